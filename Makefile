@@ -1,0 +1,43 @@
+# The two set-up commands README.md gives, for a fresh Debian 12 machine (as root or with sudo):
+#   make demo   installs what is missing, builds, runs the default scenario
+#   make test   the same, then every test (ctest), ending with ctest's summary
+#
+# Build: Release with assertions on (GREGOR_ASSERT is always on; NDEBUG is never defined), -j2.
+
+BUILD_DIR ?= build
+JOBS ?= 2
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Debian 12 packages: build (compiler, CMake, Boost, SQLite, Dear ImGui, GLFW, Catch2, yaml-cpp, stb),
+# headless GUI tests (Xvfb, Mesa) and the stock Kafka clients the real-socket tests drive (kcat, node/npm).
+DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-dev libsqlite3-dev sqlite3 \
+  libimgui-dev libglfw3-dev libgl-dev catch2 libyaml-cpp-dev libstb-dev xvfb xauth libgl1-mesa-dri \
+  kcat iperf3 nodejs npm
+
+.PHONY: all deps build test demo clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+
+demo: build
+	./$(BUILD_DIR)/gregor bench sim-loop
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,113 @@
+// gregor bench: Gregor measuring itself. Figures are printed with the baseline they should be
+// compared against, measured in the same run, because the machines are shared and noisy.
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "app/commands.h"
+#include "sim/simulator.h"
+
+namespace po = boost::program_options;
+
+namespace gregor::app {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A node that answers every frame with a frame of the same size: the network path, end to end.
+class PingPong final : public Node {
+ public:
+  PingPong(Runtime& rt, NodeId peer, int in_flight, size_t frame_bytes)
+      : rt_(rt), peer_(peer), in_flight_(in_flight), frame_bytes_(frame_bytes) {}
+  void start() override {
+    for (int i = 0; i < in_flight_; i++) rt_.send(peer_, Bytes(frame_bytes_, 7));
+  }
+  void on_message(NodeId from, Bytes frame) override { rt_.send(from, std::move(frame)); }
+
+ private:
+  Runtime& rt_;
+  NodeId peer_;
+  int in_flight_;
+  size_t frame_bytes_;
+};
+
+int bench_sim_loop(uint64_t events) {
+  // Bare event loop: each event schedules the next one a random small delay later, with 64 chains
+  // interleaved so the heap holds a realistic number of entries.
+  {
+    sim::EventLoop loop;
+    Rng rng(1);
+    uint64_t remaining = events;
+    std::function<void()> tick = [&] {
+      if (remaining == 0) return;
+      remaining--;
+      loop.schedule_after(Duration::micros(1 + static_cast<int64_t>(rng.uniform(1000))), tick);
+    };
+    for (int i = 0; i < 64; i++) loop.schedule_after(Duration::micros(i), tick);
+    auto t0 = std::chrono::steady_clock::now();
+    while (loop.step()) {
+    }
+    double s = seconds_since(t0);
+    std::printf("event loop:   %10.0f events/s  (%llu events in %.3f s)\n",
+                static_cast<double>(loop.events_run()) / s,
+                static_cast<unsigned long long>(loop.events_run()), s);
+  }
+  // Network path: two nodes bounce 100-byte frames, 16 in flight; each delivery is one send and
+  // one delivery through the simulated network with latency and jitter.
+  {
+    sim::Simulator simulator(1);
+    simulator.add_node(NodeId{1}, "a", [](Runtime& rt) { return std::make_unique<PingPong>(rt, NodeId{2}, 16, 100); }, false);
+    simulator.add_node(NodeId{2}, "b", [](Runtime& rt) { return std::make_unique<PingPong>(rt, NodeId{1}, 0, 100); }, false);
+    simulator.start(NodeId{2});
+    simulator.start(NodeId{1});
+    auto t0 = std::chrono::steady_clock::now();
+    while (simulator.frames_delivered() < events / 2 && simulator.loop().step()) {
+    }
+    double s = seconds_since(t0);
+    double per_s = static_cast<double>(simulator.frames_delivered()) / s;
+    std::printf("network path: %10.0f messages/s (send + deliver; %llu messages in %.3f s, %.1f simulated s)\n",
+                per_s, static_cast<unsigned long long>(simulator.frames_delivered()), s,
+                static_cast<double>(simulator.now().us) / 1e6);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args) {
+  po::options_description desc(
+      "usage: gregor bench WHAT [options]\n\n"
+      "WHAT:\n"
+      "  sim-loop   events/s of the bare event loop and messages/s of the simulated network path\n\n"
+      "options");
+  std::string what;
+  uint64_t events = 2'000'000;
+  desc.add_options()("help,h", "show this help")("events", po::value<uint64_t>(&events)->default_value(events),
+                                                  "events (sim-loop)");
+  po::options_description hidden;
+  hidden.add_options()("what", po::value<std::string>(&what));
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gregor bench: " << e.what() << "\n" << desc << "\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (what == "sim-loop") return bench_sim_loop(events);
+  std::cerr << "gregor bench: unknown benchmark '" << what << "'\n" << desc << "\n";
+  return 2;
+}
+
+}  // namespace gregor::app

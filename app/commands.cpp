@@ -1,0 +1,37 @@
+#include "app/commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+namespace gregor::app {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"bench", "measure Gregor's own speed (sim-loop, ...)", cmd_bench},
+  };
+  return list;
+}
+
+static void usage() {
+  std::cout << "gregor: a deterministic simulation and teaching testbed of Kafka's core design\n\n"
+               "usage: gregor <command> [options]   (gregor <command> --help for its options)\n\n"
+               "commands:\n";
+  for (const auto& c : commands()) std::printf("  %-20s %s\n", c.name, c.summary);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    usage();
+    return argc < 2 ? 2 : 0;
+  }
+  std::string name = argv[1];
+  Args args(argv + 2, argv + argc);
+  for (const auto& c : commands())
+    if (name == c.name) return c.run(args);
+  std::cerr << "gregor: unknown command '" << name << "' (gregor --help lists them)\n";
+  return 2;
+}
+
+}  // namespace gregor::app

@@ -1,0 +1,26 @@
+// The `gregor` command: one executable, subcommands in the style of git and Kafka's CLIs.
+//
+// Each subcommand is a function taking its own arguments (argv after the subcommand name) and
+// returning the process exit code: 0 success, 1 a failed expectation or check, 2 bad input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gregor::app {
+
+int main(int argc, char** argv);
+
+using Args = std::vector<std::string>;
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+// Registered subcommands, in the order `gregor --help` lists them.
+const std::vector<Command>& commands();
+
+int cmd_bench(const Args& args);
+
+}  // namespace gregor::app

@@ -1,0 +1,32 @@
+# Layers and their include roots.
+#
+# Every layer folder (engine/, sim/, trace/, net/, gui/, app/) is one library target. Sources include
+# each other as "engine/core/types.h", "sim/world.h", ... but a target does not see the repository
+# root: each layer gets an include root of its own in the build tree holding only a link to its
+# folder, and a target sees only the roots of the layers it links. So an include against the layer
+# direction (engine including sim/, sim including gui/) fails to compile, not just to link.
+
+add_library(gregor_flags INTERFACE)
+target_compile_options(gregor_flags INTERFACE
+  -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wpedantic -Werror
+  # -Wconversion is left off: the byte codecs would drown in casts that add no safety over the
+  # bounds-checked ByteReader/ByteWriter they already go through.
+)
+
+function(gregor_layer target folder)
+  set(root "${CMAKE_BINARY_DIR}/include-roots/${folder}")
+  file(MAKE_DIRECTORY "${root}")
+  if(NOT EXISTS "${root}/${folder}")
+    file(CREATE_LINK "${CMAKE_SOURCE_DIR}/${folder}" "${root}/${folder}" SYMBOLIC)
+  endif()
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/${folder}/*.cpp")
+  if(NOT srcs)
+    # A layer whose folder holds no source yet still gets a library, so the targets above it link
+    # the same way before and after it grows.
+    set(srcs "${CMAKE_BINARY_DIR}/include-roots/${folder}.empty.cpp")
+    file(WRITE "${srcs}" "// ${folder}/ has no sources yet\n")
+  endif()
+  add_library(${target} STATIC ${srcs})
+  target_include_directories(${target} PUBLIC "${root}")
+  target_link_libraries(${target} PRIVATE gregor_flags)
+endfunction()

@@ -1,0 +1,177 @@
+// Simulator: the deterministic world. One thread, one event loop, virtual time, one master seed.
+//
+// It owns the nodes (each a Node driven through a SimRuntime), their disks, and the network
+// between them, and it injects faults. Everything a node does goes through its runtime; every
+// state change is emitted as a TraceEvent, hashed into the run's fingerprint and passed to the
+// listeners (checkers, the trace recorder, the GUI). Faults are emitted too, by node 0 (the world).
+//
+// Network model: per directed pair of nodes an ordered channel with latency = base + uniform jitter,
+// delivering in send order (TCP order). The two directions between a pair form one connection:
+// when it breaks (either direction cut, either end crashes) everything in flight both ways is
+// dropped and both ends get Node::on_disconnect. A cut direction refuses sends until healed; the
+// other direction may connect again at once. Clog holds a direction's frames until a time, then
+// delivers them in order.
+//
+// Node lifecycle: start, crash (page cache kept), power_loss (unsynced disk data lost),
+// restart (a fresh Node object over the same disk), pause/resume (frozen: timers and deliveries
+// wait, as in a stop-the-world GC pause).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/core/runtime.h"
+#include "sim/event_loop.h"
+#include "sim/sim_disk.h"
+
+namespace gregor::sim {
+
+enum class NodeState { kRunning, kPaused, kCrashed };
+const char* node_state_name(NodeState s);
+
+struct LinkLatency {
+  Duration base = Duration::micros(500);
+  Duration jitter = Duration::micros(200);
+};
+
+struct SimConfig {
+  LinkLatency latency;
+  uint64_t disk_capacity_bytes = UINT64_MAX;
+  uint64_t event_limit = 200'000'000;
+  // Echo each node's Runtime::log lines to stderr (debugging).
+  bool verbose = false;
+};
+
+using NodeFactory = std::function<std::unique_ptr<Node>(Runtime&)>;
+using TraceListener = std::function<void(const TraceEvent&)>;
+
+class SimRuntime;
+
+class Simulator {
+ public:
+  static constexpr NodeId kWorld{0};  // the node that emits fault events
+
+  explicit Simulator(uint64_t seed, SimConfig config = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  uint64_t seed() const { return seed_; }
+  Time now() const { return loop_.now(); }
+  EventLoop& loop() { return loop_; }
+
+  // Nodes. REQUIRES: id > 0 and not yet added. The node starts at the current time unless
+  // start_now is false.
+  void add_node(NodeId id, std::string name, NodeFactory factory, bool start_now = true);
+  bool has_node(NodeId id) const { return nodes_.count(id.value) > 0; }
+  std::vector<NodeId> node_ids() const;
+  const std::string& node_name(NodeId id) const;
+  NodeState state(NodeId id) const;
+  // The live node object (nullptr when crashed). The object changes on every restart.
+  Node* node(NodeId id);
+  template <typename T>
+  T* node_as(NodeId id) {
+    return dynamic_cast<T*>(node(id));
+  }
+  SimDisk& disk(NodeId id);
+  uint64_t incarnation(NodeId id) const;
+
+  // Lifecycle faults.
+  void start(NodeId id);
+  void crash(NodeId id);
+  void power_loss(NodeId id);
+  void restart(NodeId id);
+  void pause(NodeId id);
+  void resume(NodeId id);
+
+  // Network faults. partition cuts every link from a node in `from` to a node in `to` (and back
+  // when both_ways); heal restores them. heal_all removes every cut.
+  void partition(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways = true);
+  void heal(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways = true);
+  void heal_all();
+  // Isolates a node from every other node, both ways.
+  void isolate(NodeId id);
+  bool is_cut(NodeId from, NodeId to) const;
+  // Holds frames from -> to until now + d, then delivers them in order.
+  void clog(NodeId from, NodeId to, Duration d);
+  // Latency of one direction (or every link when from/to are kWorld).
+  void set_latency(NodeId from, NodeId to, LinkLatency latency);
+  // Disk faults.
+  void corrupt_disk(NodeId id, const std::string& path = "");
+  void set_disk_capacity(NodeId id, uint64_t bytes);
+
+  // Running. Each returns why it stopped.
+  RunOutcome run_until(Time t) { return check(loop_.run_until(t)); }
+  RunOutcome run_for(Duration d) { return run_until(now() + d); }
+  RunOutcome run_until_pred(const std::function<bool()>& pred, Time deadline) {
+    return check(loop_.run_while_not(pred, deadline));
+  }
+
+  // Trace.
+  void add_listener(TraceListener l) { listeners_.push_back(std::move(l)); }
+  void emit(NodeId node, std::string kind, std::vector<TraceField> fields);
+  const Fingerprint& fingerprint() const { return fingerprint_; }
+  uint64_t events_emitted() const { return events_emitted_; }
+
+  // Network statistics.
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_delivered() const { return frames_delivered_; }
+  uint64_t frames_dropped() const { return frames_dropped_; }
+
+  // A stream of randomness for a fault source or a workload: derive(seed, label).
+  Rng stream(const std::string& label, uint64_t index = 0) const { return Rng::derive(seed_, label, index); }
+
+ private:
+  friend class SimRuntime;
+  struct Channel {
+    uint64_t epoch = 0;  // bumped when the connection breaks: frames of older epochs are dropped
+    bool cut = false;
+    Time last_delivery{0};
+    Time clog_until{0};
+    bool has_latency = false;
+    LinkLatency latency;
+  };
+  struct Slot {
+    NodeId id;
+    std::string name;
+    NodeFactory factory;
+    NodeState state = NodeState::kCrashed;
+    bool started = false;
+    uint64_t incarnation = 0;
+    std::unique_ptr<SimDisk> disk;
+    Rng rng{0};
+    std::unique_ptr<SimRuntime> runtime;
+    std::unique_ptr<Node> node;
+    std::vector<std::function<void()>> deferred;  // work that arrived while paused
+    std::set<NodeId> connected;                    // peers with an open connection
+  };
+
+  Slot& slot(NodeId id);
+  const Slot& slot(NodeId id) const;
+  Channel& channel(NodeId from, NodeId to) { return channels_[{from.value, to.value}]; }
+  bool send(NodeId from, NodeId to, Bytes frame);
+  void break_connection(NodeId a, NodeId b);
+  // Runs fn for node id at the current time if the node (same incarnation) is running; defers it
+  // while paused; drops it when crashed.
+  void run_on_node(NodeId id, uint64_t incarnation, std::function<void()> fn);
+  RunOutcome check(RunOutcome o);
+  std::string describe_position() const;
+
+  uint64_t seed_;
+  SimConfig config_;
+  EventLoop loop_;
+  Rng net_rng_;
+  Rng disk_fault_rng_;
+  std::map<int32_t, Slot> nodes_;                       // ordered by id
+  std::map<std::pair<int32_t, int32_t>, Channel> channels_;
+  std::vector<TraceListener> listeners_;
+  Fingerprint fingerprint_;
+  uint64_t events_emitted_ = 0;
+  uint64_t frames_sent_ = 0, frames_delivered_ = 0, frames_dropped_ = 0;
+};
+
+}  // namespace gregor::sim
