@@ -1,0 +1,47 @@
+// FileDisk: the Disk interface over real files under a root directory, with real fsync.
+//
+// Paths are relative to the root; directories are created on demand. Metadata operations (create,
+// rename, remove) fsync the containing directory before returning, so they are durable as the
+// Disk contract in engine/core/disk.h promises. Errors of the operating system come back as
+// Status (kDiskFull for ENOSPC/EDQUOT, kNotFound for ENOENT, kIoError otherwise), never as a crash.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "engine/core/disk.h"
+
+namespace gregor::net {
+
+class FileDisk final : public Disk {
+ public:
+  // The root is created if missing.
+  explicit FileDisk(std::string root);
+  ~FileDisk() override;
+  FileDisk(const FileDisk&) = delete;
+  FileDisk& operator=(const FileDisk&) = delete;
+
+  Status create(const std::string& path) override;
+  Result<uint64_t> append(const std::string& path, ByteView data) override;
+  Result<Bytes> read(const std::string& path, uint64_t offset, size_t len) override;
+  Status truncate(const std::string& path, uint64_t size) override;
+  Status fsync(const std::string& path) override;
+  Status rename(const std::string& from, const std::string& to) override;
+  Status remove(const std::string& path) override;
+  Result<uint64_t> size(const std::string& path) override;
+  bool exists(const std::string& path) override;
+  Result<std::vector<std::string>> list(const std::string& dir) override;
+
+  const std::string& root() const { return root_; }
+
+ private:
+  std::string full(const std::string& path) const;
+  Result<int> fd_for(const std::string& path);  // cached open descriptor (O_RDWR)
+  void close_fd(const std::string& path);
+  Status make_parent_dirs(const std::string& path);
+  Status sync_dir_of(const std::string& path);
+  std::string root_;
+  std::map<std::string, int> fds_;
+};
+
+}  // namespace gregor::net
