@@ -215,8 +215,13 @@ void Simulator::run_on_node(NodeId id, uint64_t incarnation, std::function<void(
   fn();
 }
 
-bool Simulator::send(NodeId from, NodeId to, Bytes frame) {
-  if (!has_node(to)) return false;
+bool Simulator::send(NodeId from, NodeId addressed, Bytes frame) {
+  // A negative id answers on the inbound connection of node -id; the frame arrives there as coming
+  // from this node. A positive id travels on this node's outbound connection and arrives from -from.
+  const bool reply = addressed.value < 0;
+  const NodeId to{reply ? -addressed.value : addressed.value};
+  const NodeId seen_from{reply ? from.value : -from.value};
+  if (to.value == 0 || !has_node(to)) return false;
   Slot& dst = slot(to);
   Channel& ch = channel(from, to);
   if (ch.cut || dst.state == NodeState::kCrashed) {
@@ -235,17 +240,17 @@ bool Simulator::send(NodeId from, NodeId to, Bytes frame) {
   ch.last_delivery = at;
   uint64_t epoch = ch.epoch;
   uint64_t inc = dst.incarnation;
-  loop_.schedule(at, [this, from, to, epoch, inc, frame = std::move(frame)]() mutable {
+  loop_.schedule(at, [this, from, to, seen_from, epoch, inc, frame = std::move(frame)]() mutable {
     Channel& c = channel(from, to);
     Slot& d2 = slot(to);
     if (c.epoch != epoch || d2.incarnation != inc || d2.state == NodeState::kCrashed) {
       frames_dropped_++;
       return;
     }
-    run_on_node(to, inc, [this, from, to, frame = std::move(frame)]() mutable {
+    run_on_node(to, inc, [this, seen_from, to, frame = std::move(frame)]() mutable {
       frames_delivered_++;
       Node* n = slot(to).node.get();
-      if (n) n->on_message(from, std::move(frame));
+      if (n) n->on_message(seen_from, std::move(frame));
     });
   });
   return true;
@@ -259,18 +264,25 @@ void Simulator::break_connection(NodeId a, NodeId b) {
   bool was_connected = sa.connected.erase(b) > 0;
   was_connected = (sb.connected.erase(a) > 0) || was_connected;
   if (!was_connected) return;
-  // Both ends learn it (at once: a reset connection, or a crash seen by the peer's kernel).
-  for (auto [self, peer] : {std::pair{a, b}, std::pair{b, a}}) {
-    Slot& s = slot(self);
-    if (s.state == NodeState::kCrashed) continue;
-    uint64_t inc = s.incarnation;
-    loop_.schedule(now(), [this, self, peer, inc] {
-      run_on_node(self, inc, [this, self, peer] {
-        Node* n = slot(self).node.get();
-        if (n) n->on_disconnect(peer);
-      });
+  // Both ends learn it (at once: a reset connection, or a crash seen by the peer's kernel). The
+  // simulator keeps one connection state per pair, so each end hears of both its outbound
+  // connection (peer id) and its inbound one (negative peer id); a node ignores ids it never used.
+  notify_disconnect(a, b);
+  notify_disconnect(a, NodeId{-b.value});
+  notify_disconnect(b, a);
+  notify_disconnect(b, NodeId{-a.value});
+}
+
+void Simulator::notify_disconnect(NodeId self, NodeId peer) {
+  Slot& s = slot(self);
+  if (s.state == NodeState::kCrashed) return;
+  uint64_t inc = s.incarnation;
+  loop_.schedule(now(), [this, self, peer, inc] {
+    run_on_node(self, inc, [this, self, peer] {
+      Node* n = slot(self).node.get();
+      if (n) n->on_disconnect(peer);
     });
-  }
+  });
 }
 
 void Simulator::partition(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {

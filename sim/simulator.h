@@ -6,7 +6,9 @@
 // listeners (checkers, the trace recorder, the GUI). Faults are emitted too, by node 0 (the world).
 //
 // Network model: per directed pair of nodes an ordered channel with latency = base + uniform jitter,
-// delivering in send order (TCP order). The two directions between a pair form one connection:
+// delivering in send order (TCP order). Connection ids follow engine/core/runtime.h: a frame sent
+// to node B (> 0) by node A arrives at B from -A (A's connection into B); B's send(-A) arrives at A
+// from B. The two directions between a pair form one connection:
 // when it breaks (either direction cut, either end crashes) everything in flight both ways is
 // dropped and both ends get Node::on_disconnect. A cut direction refuses sends until healed; the
 // other direction may connect again at once. Clog holds a direction's frames until a time, then
@@ -153,6 +155,7 @@ class Simulator {
   Slot& slot(NodeId id);
   const Slot& slot(NodeId id) const;
   Channel& channel(NodeId from, NodeId to) { return channels_[{from.value, to.value}]; }
+  void notify_disconnect(NodeId self, NodeId peer);
   bool send(NodeId from, NodeId to, Bytes frame);
   void break_connection(NodeId a, NodeId b);
   // Runs fn for node id at the current time if the node (same incarnation) is running; defers it

@@ -6,8 +6,17 @@
 // and disk; the real runtime (net/) with Boost.Asio, a steady clock, TCP and files. Nothing in
 // engine/ knows which one it runs on.
 //
-// Messages are bytes (encoded frames), never shared objects: what crosses the simulated network is
-// exactly what would cross a socket.
+// Messages are bytes (encoded frames, without the 4-byte size prefix that TCP framing adds), never
+// shared objects: what crosses the simulated network is exactly what would cross a socket.
+//
+// Connections, as on TCP. send(to) with a node id (> 0) travels on this node's OUTBOUND connection
+// to that node (opened on demand). The receiver sees it arrive on an INBOUND connection, whose id is
+// negative and is not the sender's node id (a stock Kafka client never says who it is); the
+// receiver answers with send(that negative id), and the answer arrives back on the outbound
+// connection, so the original sender sees it with from = the node id it sent to. Hence the rule
+// every node follows: a frame from a positive id is a response (or a push) on a connection this
+// node opened; a frame from a negative id is a request from a peer that connected to this node.
+// Use a negative id only to reply on; it identifies a connection, not a node.
 #pragma once
 
 #include <functional>
@@ -52,12 +61,15 @@ class Runtime {
 };
 
 // What the runtime drives.
+inline bool is_inbound_connection(NodeId peer) { return peer.value < 0; }
+
 class Node {
  public:
   virtual ~Node() = default;
   virtual void start() = 0;
   virtual void on_message(NodeId from, Bytes frame) = 0;
-  // The connection with peer broke: frames in flight either way are lost.
+  // The connection with peer (a node id for an outbound connection, a negative id for an inbound
+  // one) broke: frames in flight either way are lost.
   virtual void on_disconnect(NodeId peer) { (void)peer; }
 };
 
