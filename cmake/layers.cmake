@@ -9,6 +9,9 @@
 add_library(gregor_flags INTERFACE)
 target_compile_options(gregor_flags INTERFACE
   -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wpedantic -Werror
+  # g++ 12 reports false "may be used uninitialized" for std::variant held in std::optional
+  # (GCC bug 105562 and friends) at -O2; the code is valid and the warning unactionable.
+  -Wno-maybe-uninitialized
   # -Wconversion is left off: the byte codecs would drown in casts that add no safety over the
   # bounds-checked ByteReader/ByteWriter they already go through.
 )
