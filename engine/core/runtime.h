@@ -50,6 +50,15 @@ class Runtime {
   // Node::on_disconnect.
   virtual bool send(NodeId to, Bytes frame) = 0;
 
+  // Where node `id` listens, as a node learns it (from Metadata or from its configuration). The real
+  // runtime connects there on the next send(id); the simulator, where every node is reachable by
+  // id, ignores it.
+  virtual void learn_address(NodeId id, const std::string& host, int32_t port) {
+    (void)id;
+    (void)host;
+    (void)port;
+  }
+
   virtual Disk& disk() = 0;
   virtual Rng& rng() = 0;
 
