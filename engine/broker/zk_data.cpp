@@ -1,0 +1,123 @@
+#include "engine/broker/zk_data.h"
+
+#include "engine/core/json.h"
+
+namespace gregor::broker {
+
+namespace zk_paths {
+std::vector<std::string> persistent_roots() {
+  return {"/brokers", "/brokers/ids", "/brokers/topics", "/config", "/config/topics", "/admin",
+          "/admin/delete_topics", "/isr_change_notification"};
+}
+}  // namespace zk_paths
+
+namespace {
+Bytes to_bytes_json(const Json& j) { return to_bytes(j.dump()); }
+Result<Json> parse_json(ByteView data, const char* what) {
+  auto j = Json::parse(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+  if (!j) return Status::error(StatusCode::kCorruption, std::string("bad ") + what + " znode: " + j.status().message());
+  if (!j->is_object()) return Status::error(StatusCode::kCorruption, std::string("bad ") + what + " znode: not an object");
+  return j;
+}
+Json int_array(const std::vector<int32_t>& v) {
+  Json::Array a;
+  for (int32_t x : v) a.push_back(Json(x));
+  return Json(std::move(a));
+}
+std::vector<int32_t> to_ints(const Json& j) {
+  std::vector<int32_t> v;
+  for (const auto& x : j.as_array()) v.push_back(static_cast<int32_t>(x.as_int()));
+  return v;
+}
+}  // namespace
+
+std::string int_list(const std::vector<int32_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+Bytes BrokerRegistration::encode() const {
+  Json::Object o;
+  o["version"] = Json(5);
+  o["host"] = Json(host);
+  o["port"] = Json(port);
+  o["jmx_port"] = Json(-1);
+  o["timestamp"] = Json(std::to_string(timestamp_ms));
+  o["endpoints"] = Json(Json::Array{Json("PLAINTEXT://" + host + ":" + std::to_string(port))});
+  Json::Object proto;
+  proto["PLAINTEXT"] = Json("PLAINTEXT");
+  o["listener_security_protocol_map"] = Json(std::move(proto));
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<BrokerRegistration> BrokerRegistration::decode(int32_t id, ByteView data) {
+  auto j = parse_json(data, "broker registration");
+  if (!j) return j.status();
+  BrokerRegistration r;
+  r.id = id;
+  r.host = (*j)["host"].as_string();
+  r.port = static_cast<int32_t>((*j)["port"].as_int());
+  r.timestamp_ms = std::strtoll((*j)["timestamp"].as_string("0").c_str(), nullptr, 10);
+  return r;
+}
+
+Bytes LeaderIsrState::encode() const {
+  Json::Object o;
+  o["controller_epoch"] = Json(controller_epoch);
+  o["leader"] = Json(leader);
+  o["version"] = Json(1);
+  o["leader_epoch"] = Json(leader_epoch);
+  o["isr"] = int_array(isr);
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<LeaderIsrState> LeaderIsrState::decode(ByteView data) {
+  auto j = parse_json(data, "partition state");
+  if (!j) return j.status();
+  LeaderIsrState s;
+  s.controller_epoch = static_cast<int32_t>((*j)["controller_epoch"].as_int());
+  s.leader = static_cast<int32_t>((*j)["leader"].as_int(-1));
+  s.leader_epoch = static_cast<int32_t>((*j)["leader_epoch"].as_int());
+  s.isr = to_ints((*j)["isr"]);
+  return s;
+}
+
+Bytes TopicAssignment::encode() const {
+  Json::Object parts;
+  for (const auto& [p, replicas] : partitions) parts[std::to_string(p)] = int_array(replicas);
+  Json::Object o;
+  o["version"] = Json(2);
+  o["partitions"] = Json(std::move(parts));
+  o["adding_replicas"] = Json(Json::Object{});
+  o["removing_replicas"] = Json(Json::Object{});
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<TopicAssignment> TopicAssignment::decode(ByteView data) {
+  auto j = parse_json(data, "topic assignment");
+  if (!j) return j.status();
+  TopicAssignment a;
+  for (const auto& [k, v] : (*j)["partitions"].as_object())
+    a.partitions[static_cast<int32_t>(std::strtol(k.c_str(), nullptr, 10))] = to_ints(v);
+  return a;
+}
+
+Bytes encode_topic_config(const std::map<std::string, std::string>& config) {
+  Json::Object c;
+  for (const auto& [k, v] : config) c[k] = Json(v);
+  Json::Object o;
+  o["version"] = Json(1);
+  o["config"] = Json(std::move(c));
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<std::map<std::string, std::string>> decode_topic_config(ByteView data) {
+  auto j = parse_json(data, "topic config");
+  if (!j) return j.status();
+  std::map<std::string, std::string> m;
+  for (const auto& [k, v] : (*j)["config"].as_object()) m[k] = v.as_string();
+  return m;
+}
+
+}  // namespace gregor::broker

@@ -1,0 +1,78 @@
+// What brokers keep in the coordination service, at Kafka's paths and in Kafka's JSON.
+//
+//   /brokers/ids/N                       ephemeral  {"version":5,"host":"h","port":9092,"endpoints":[...],...}
+//   /controller                          ephemeral  {"version":1,"brokerid":N,"timestamp":"..."}
+//   /controller_epoch                    persistent "7"
+//   /brokers/topics/T                    persistent {"version":2,"partitions":{"0":[1,2,3],...}}
+//   /brokers/topics/T/partitions/P/state persistent {"controller_epoch":7,"leader":1,"version":1,
+//                                                    "leader_epoch":3,"isr":[1,2]}
+//   /config/topics/T                     persistent {"version":1,"config":{"min.insync.replicas":"2"}}
+//   /admin/delete_topics/T               persistent (a deletion request)
+//   /isr_change_notification/isr_change_0000000001   (a leader changed an ISR; the controller
+//                                                    propagates it with UpdateMetadata)
+// Partition state is changed only by conditional (versioned) writes: the controller's include a
+// check of /controller_epoch's version, so a stale controller's write fails; a leader's ISR change
+// carries the zk version it last saw, so a zombie leader's write fails.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/bytes.h"
+#include "engine/core/status.h"
+
+namespace gregor::broker {
+
+namespace zk_paths {
+inline std::string broker_ids() { return "/brokers/ids"; }
+inline std::string broker(int32_t id) { return "/brokers/ids/" + std::to_string(id); }
+inline std::string controller() { return "/controller"; }
+inline std::string controller_epoch() { return "/controller_epoch"; }
+inline std::string topics() { return "/brokers/topics"; }
+inline std::string topic(const std::string& t) { return "/brokers/topics/" + t; }
+inline std::string partitions(const std::string& t) { return topic(t) + "/partitions"; }
+inline std::string partition(const std::string& t, int32_t p) { return partitions(t) + "/" + std::to_string(p); }
+inline std::string partition_state(const std::string& t, int32_t p) { return partition(t, p) + "/state"; }
+inline std::string topic_config(const std::string& t) { return "/config/topics/" + t; }
+inline std::string delete_topics() { return "/admin/delete_topics"; }
+inline std::string delete_topic(const std::string& t) { return "/admin/delete_topics/" + t; }
+inline std::string isr_change_notification() { return "/isr_change_notification"; }
+inline std::string isr_change_prefix() { return "/isr_change_notification/isr_change_"; }
+// The persistent parents every cluster needs (created by whoever starts first).
+std::vector<std::string> persistent_roots();
+}  // namespace zk_paths
+
+struct BrokerRegistration {
+  int32_t id = 0;
+  std::string host;
+  int32_t port = 0;
+  int64_t timestamp_ms = 0;
+  Bytes encode() const;
+  static Result<BrokerRegistration> decode(int32_t id, ByteView data);
+};
+
+// The leader, leader epoch, ISR and controller epoch of a partition, as stored in its state znode.
+struct LeaderIsrState {
+  int32_t leader = -1;  // -1: no leader (offline)
+  int32_t leader_epoch = 0;
+  std::vector<int32_t> isr;
+  int32_t controller_epoch = 0;
+  Bytes encode() const;
+  static Result<LeaderIsrState> decode(ByteView data);
+  bool operator==(const LeaderIsrState&) const = default;
+};
+
+struct TopicAssignment {
+  std::map<int32_t, std::vector<int32_t>> partitions;  // partition -> replicas in preference order
+  Bytes encode() const;
+  static Result<TopicAssignment> decode(ByteView data);
+};
+
+Bytes encode_topic_config(const std::map<std::string, std::string>& config);
+Result<std::map<std::string, std::string>> decode_topic_config(ByteView data);
+
+std::string int_list(const std::vector<int32_t>& v);  // "1,2,3"
+
+}  // namespace gregor::broker
