@@ -1,0 +1,46 @@
+// The API versions every Gregor broker advertises in ApiVersions and implements: one table, so
+// that every broker of a cluster advertises the same ranges (kafkajs reuses the seed broker's
+// version map for every broker) and so that the codecs implement exactly what is advertised.
+//
+// Why these ranges (docs/protocol.md; /work/shared/reference/kafka-protocol.md §4): no flexible
+// version except ApiVersions v3, because kafkajs 2.2.4 has no flexible support and librdkafka 2.0.2
+// would switch to flexible OffsetFetch/InitProducerId if offered; mins low enough that librdkafka's
+// feature checks pass (FindCoordinator and InitProducerId from v0, Produce 3 and Fetch 4 for
+// magic-2 record batches). The inter-broker APIs (LeaderAndIsr, StopReplica, UpdateMetadata,
+// ControlledShutdown, OffsetForLeaderEpoch) use their last non-flexible versions; a ZooKeeper-era
+// Kafka broker advertises them too.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "engine/protocol/api_keys.h"
+
+namespace gregor::protocol {
+
+struct ApiVersionRange {
+  ApiKey api_key;
+  int16_t min_version;
+  int16_t max_version;
+  bool operator==(const ApiVersionRange&) const = default;
+};
+
+// The advertised ranges, ordered by api key.
+std::span<const ApiVersionRange> supported_api_versions();
+
+// The range for one API, or nullopt when Gregor does not implement it.
+std::optional<ApiVersionRange> supported_range(ApiKey key);
+
+bool is_version_supported(ApiKey key, int16_t version);
+
+// The version Gregor's own brokers send of each inter-broker request (the highest non-flexible one).
+inline constexpr int16_t kLeaderAndIsrVersion = 3;
+inline constexpr int16_t kStopReplicaVersion = 1;
+inline constexpr int16_t kUpdateMetadataVersion = 5;
+inline constexpr int16_t kControlledShutdownVersion = 2;
+inline constexpr int16_t kOffsetForLeaderEpochVersion = 3;
+// Followers replicate with Fetch at this version (replica_id = the follower's broker id).
+inline constexpr int16_t kReplicaFetchVersion = 11;
+
+}  // namespace gregor::protocol
