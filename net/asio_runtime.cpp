@@ -1,0 +1,360 @@
+#include "net/asio_runtime.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "engine/core/assert.h"
+
+namespace gregor::net {
+namespace {
+
+uint64_t choose_seed(const NodeConfig& config) {
+  if (config.seed) return *config.seed;
+  uint64_t state = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) ^
+                   (static_cast<uint64_t>(::getpid()) << 32);
+  return splitmix64(state);
+}
+
+std::string wall_clock_stamp() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm local{};
+  localtime_r(&secs, &local);
+  char buf[48];
+  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &local);
+  std::snprintf(buf + n, sizeof buf - n, ".%03d", static_cast<int>(millis));
+  return buf;
+}
+
+// FileDisk("") would write under "/": a runtime without a data directory is a bug of its creator.
+const std::string& checked_data_dir(const NodeConfig& config) {
+  GREGOR_ASSERT_MSG(!config.data_dir.empty(), "AsioRuntime needs a data directory (NodeConfig::data_dir)");
+  return config.data_dir;
+}
+
+NodeConfig with_defaults(NodeConfig config) {
+  if (config.name.empty()) config.name = "node-" + std::to_string(config.id.value);
+  return config;
+}
+
+}  // namespace
+
+Status NodeConfig::validate() const {
+  auto bad = [](const std::string& m) { return Status::error(StatusCode::kInvalidArgument, m); };
+  if (id.value <= 0 || id.value >= kNodeIdLimit)
+    return bad("node id " + std::to_string(id.value) + " is out of range [1, " + std::to_string(kNodeIdLimit - 1) + "]");
+  if (data_dir.empty()) return bad("no data directory");
+  if (listen && listen_host.empty()) return bad("no listen host");
+  for (const auto& [peer, address] : peers) {
+    if (peer.value <= 0 || peer.value >= kNodeIdLimit)
+      return bad("peer id " + std::to_string(peer.value) + " is out of range");
+    if (address.host.empty() || address.port == 0) return bad("peer " + std::to_string(peer.value) + " has no address");
+  }
+  return transport.validate();
+}
+
+AsioRuntime::AsioRuntime(asio::io_context& io, NodeConfig config, SteadyClock::time_point epoch)
+    : io_(io),
+      config_(with_defaults(std::move(config))),
+      epoch_(epoch),
+      seed_(choose_seed(config_)),
+      disk_(checked_data_dir(config_)),
+      rng_(Rng::derive(seed_, "node", static_cast<uint64_t>(config_.id.value))),
+      jitter_rng_(Rng::derive(seed_, "net-reconnect", static_cast<uint64_t>(config_.id.value))),
+      timers_(io, epoch) {
+  for (const auto& [id, address] : config_.peers)
+    if (id != config_.id) peers_[id].address = address;
+}
+
+AsioRuntime::~AsioRuntime() { stop(); }
+
+Status AsioRuntime::open() {
+  GREGOR_ASSERT(!opened_ && !stopped_);
+  GREGOR_RETURN_IF_ERROR(config_.validate());
+  if (config_.listen) {
+    boost::system::error_code ec;
+    tcp::endpoint endpoint;
+    asio::ip::address ip = asio::ip::make_address(config_.listen_host, ec);
+    if (!ec) {
+      endpoint = tcp::endpoint(ip, config_.listen_port);
+    } else {
+      // A host name: resolved once, at start, like Kafka's listeners.
+      tcp::resolver resolver(io_);
+      auto results = resolver.resolve(config_.listen_host, std::to_string(config_.listen_port), ec);
+      if (ec || results.empty())
+        return Status::error(StatusCode::kInvalidArgument, "cannot resolve listen host " + config_.listen_host + ": " + ec.message());
+      endpoint = results.begin()->endpoint();
+    }
+    const std::string where = PeerAddress{endpoint.address().to_string(), endpoint.port()}.to_string();
+    tcp::acceptor acceptor(io_);
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return Status::error(StatusCode::kIoError, "cannot listen on " + where + ": " + ec.message());
+    bound_port_ = acceptor.local_endpoint(ec).port();
+    if (ec) return Status::error(StatusCode::kIoError, "cannot read the bound port of " + where + ": " + ec.message());
+    acceptor_.emplace(std::move(acceptor));
+  }
+  opened_ = true;
+  return Status::ok();
+}
+
+void AsioRuntime::start(const NodeFactory& factory) {
+  GREGOR_ASSERT(opened_ && !started_ && !stopped_);
+  started_ = true;
+  std::string listening = acceptor_ ? "listening on " + config_.listen_host + ":" + std::to_string(bound_port_) : "not listening";
+  log("starting node " + std::to_string(config_.id.value) + ", " + listening + ", data in " + config_.data_dir +
+      ", seed " + std::to_string(seed_));
+  callback_depth_++;
+  std::unique_ptr<Node> node = factory(*this);
+  callback_depth_--;
+  GREGOR_ASSERT_MSG(node != nullptr, "the node factory returned no node");
+  node_ = std::move(node);
+  if (acceptor_) accept_more();
+  callback_depth_++;
+  node_->start();
+  callback_depth_--;
+}
+
+void AsioRuntime::stop() {
+  if (stopped_) return;
+  GREGOR_ASSERT_MSG(callback_depth_ == 0, "AsioRuntime::stop called from inside its own node");
+  stopped_ = true;
+  alive_.reset();  // deferred deliveries and accept completions now do nothing
+  timers_.clear();
+  boost::system::error_code ignored;
+  if (acceptor_) acceptor_->close(ignored);
+  if (accept_retry_timer_) accept_retry_timer_->cancel();
+  for (auto& [id, peer] : peers_) {
+    if (peer.connection) peer.connection->detach();
+    peer.connection.reset();
+  }
+  for (auto& [id, connection] : inbound_) connection->detach();
+  inbound_.clear();
+  if (started_) log("stopped");
+  node_.reset();
+}
+
+void AsioRuntime::set_peer(NodeId id, PeerAddress address) {
+  GREGOR_ASSERT(id.value > 0 && id.value < kNodeIdLimit);
+  GREGOR_ASSERT(!address.host.empty() && address.port != 0);
+  if (id == config_.id) return;
+  config_.peers[id] = address;
+  peers_[id].address = std::move(address);
+}
+
+size_t AsioRuntime::connection_count() const {
+  size_t n = 0;
+  for (const auto& [id, peer] : peers_)
+    if (peer.connection && peer.connection->state() == Connection::State::kOpen) n++;
+  return n + inbound_.size();
+}
+
+TimerId AsioRuntime::after(Duration d, std::function<void()> fn) {
+  GREGOR_ASSERT(d.us >= 0);
+  if (stopped_) return TimerId{0};  // a stopped node's timers never fire
+  return timers_.add(now() + d, [this, fn = std::move(fn)] {
+    if (!node_) return;
+    callback_depth_++;
+    fn();
+    callback_depth_--;
+  });
+}
+
+void AsioRuntime::cancel(TimerId id) { timers_.cancel(id); }
+
+bool AsioRuntime::send(NodeId to, Bytes frame) {
+  auto refuse = [this] {
+    stats_.sends_refused++;
+    return false;
+  };
+  if (!started_ || stopped_) return refuse();
+  if (to == config_.id || to.value == -config_.id.value) {
+    // The loopback connection: a request to self arrives from -self, its reply from self.
+    if (loopback_queued_bytes_ + frame.size() > config_.transport.send_queue_bytes_max) return refuse();
+    loopback_queued_bytes_ += frame.size();
+    stats_.frames_sent++;
+    const NodeId seen_from{-to.value};
+    defer([this, seen_from, frame = std::move(frame)]() mutable {
+      loopback_queued_bytes_ -= frame.size();
+      if (!node_) return;
+      stats_.frames_received++;
+      callback_depth_++;
+      node_->on_message(seen_from, std::move(frame));
+      callback_depth_--;
+    });
+    return true;
+  }
+  std::shared_ptr<Connection> connection;  // held here: a failing send may close and release it
+  if (to.value < 0) {
+    auto it = inbound_.find(to);
+    if (it == inbound_.end()) return refuse();
+    connection = it->second;
+  } else {
+    auto it = peers_.find(to);
+    if (it == peers_.end()) return refuse();
+    Peer& peer = it->second;
+    if (!peer.connection) {
+      if (peer.disconnect_pending || now() < peer.down_until) return refuse();
+      peer.connection = new_connection(tcp::socket(io_), to);
+      peer.connection->start_outbound(peer.address);
+    }
+    connection = peer.connection;
+  }
+  if (!connection->send(std::move(frame))) return refuse();
+  stats_.frames_sent++;
+  return true;
+}
+
+void AsioRuntime::learn_address(NodeId id, const std::string& host, int32_t port) {
+  if (id.value <= 0 || id.value >= kNodeIdLimit || host.empty() || port <= 0 || port > 65535) {
+    log("ignoring the address " + host + ":" + std::to_string(port) + " learned for node " + std::to_string(id.value));
+    return;
+  }
+  auto it = peers_.find(id);
+  PeerAddress address{host, static_cast<uint16_t>(port)};
+  if (it != peers_.end() && it->second.address == address) return;
+  set_peer(id, std::move(address));
+}
+
+void AsioRuntime::emit(std::string kind, std::vector<TraceField> fields) {
+  if (stopped_) return;
+  TraceEvent event{now(), config_.id, std::move(kind), std::move(fields)};
+  if (config_.verbose) log("event " + event.to_string());
+  if (config_.event_sink) config_.event_sink(event);
+}
+
+void AsioRuntime::log(const std::string& line) {
+  if (!config_.log_sink && !config_.log_to_stderr) return;
+  std::string out = wall_clock_stamp() + " [" + config_.name + "] " + line;
+  if (config_.log_sink) {
+    config_.log_sink(out);
+  } else {
+    out.push_back('\n');
+    std::fwrite(out.data(), 1, out.size(), stderr);  // one write per line: lines of processes do not mix
+  }
+}
+
+void AsioRuntime::on_connection_open(Connection& c) {
+  stats_.connections_opened++;
+  auto it = peers_.find(c.peer());
+  if (it != peers_.end() && it->second.connection.get() == &c) it->second.failures = 0;
+  if (config_.verbose) log("connected to node " + std::to_string(c.peer().value) + " at " + c.remote());
+}
+
+void AsioRuntime::on_connection_frame(Connection& c, Bytes frame) {
+  if (!node_) return;
+  stats_.frames_received++;
+  callback_depth_++;
+  node_->on_message(c.peer(), std::move(frame));
+  callback_depth_--;
+}
+
+void AsioRuntime::on_connection_closed(Connection& c, const std::string& reason, CloseKind kind) {
+  stats_.connections_closed++;
+  if (kind == CloseKind::kProtocol) stats_.protocol_errors++;
+  const NodeId id = c.peer();
+  std::string who;
+  if (c.outbound()) {
+    who = "connection to node " + std::to_string(id.value) + " (" + c.remote() + ")";
+    if (!c.established()) stats_.connect_failures++;
+    auto it = peers_.find(id);
+    if (it != peers_.end() && it->second.connection.get() == &c) {
+      Peer& peer = it->second;
+      Duration backoff = reconnect_backoff(peer.failures);
+      peer.failures++;
+      peer.down_until = now() + backoff;
+      peer.disconnect_pending = true;
+      peer.connection.reset();  // the caller of close() still holds the connection
+      who += ", retry in " + std::to_string(backoff.ms()) + " ms";
+    }
+  } else {
+    who = "connection " + std::to_string(id.value) + " from " + c.remote();
+    inbound_.erase(id);
+  }
+  if (kind != CloseKind::kNormal || config_.verbose) log(who + ": " + reason);
+  defer([this, id, outbound = c.outbound()] {
+    if (outbound) {
+      auto it = peers_.find(id);
+      if (it != peers_.end()) it->second.disconnect_pending = false;
+    }
+    if (!node_) return;
+    callback_depth_++;
+    node_->on_disconnect(id);
+    callback_depth_--;
+  });
+}
+
+Duration AsioRuntime::reconnect_backoff(int failures) {
+  const TransportConfig& t = config_.transport;
+  int64_t ms = t.reconnect_backoff_ms;
+  for (int i = 0; i < failures && ms < t.reconnect_backoff_max_ms; i++) ms *= 2;
+  if (ms > t.reconnect_backoff_max_ms) ms = t.reconnect_backoff_max_ms;
+  // +-20% jitter, so that many clients of a restarted broker do not reconnect in lockstep.
+  int64_t us = ms * 1000;
+  int64_t spread = us / 5;
+  if (spread > 0) us += jitter_rng_.range(-spread, spread);
+  return Duration::micros(us);
+}
+
+std::shared_ptr<Connection> AsioRuntime::new_connection(tcp::socket socket, NodeId id) {
+  ConnectionOwner* owner = this;  // the base is private: only this class hands itself out
+  return std::make_shared<Connection>(std::move(socket), owner, id, config_.transport);
+}
+
+void AsioRuntime::defer(std::function<void()> fn) {
+  std::weak_ptr<int> alive = alive_;
+  asio::post(io_, [alive, fn = std::move(fn)] {
+    if (alive.expired()) return;
+    fn();
+  });
+}
+
+void AsioRuntime::accept_more() {
+  std::weak_ptr<int> alive = alive_;
+  acceptor_->async_accept([this, alive](const boost::system::error_code& ec, tcp::socket socket) {
+    if (alive.expired()) return;
+    on_accepted(ec, std::move(socket));
+  });
+}
+
+void AsioRuntime::on_accepted(const boost::system::error_code& ec, tcp::socket socket) {
+  if (stopped_ || ec == asio::error::operation_aborted) return;
+  if (ec) {
+    // Out of descriptors and the like: keep the listener, try again shortly.
+    constexpr int kAcceptRetryMs = 100;
+    log("accept failed: " + ec.message() + "; retrying in " + std::to_string(kAcceptRetryMs) + " ms");
+    if (!accept_retry_timer_) accept_retry_timer_.emplace(io_);
+    accept_retry_timer_->expires_after(std::chrono::milliseconds(kAcceptRetryMs));
+    std::weak_ptr<int> alive = alive_;
+    accept_retry_timer_->async_wait([this, alive](const boost::system::error_code& wec) {
+      if (wec || alive.expired()) return;
+      accept_more();
+    });
+    return;
+  }
+  if (inbound_.size() >= static_cast<size_t>(config_.transport.max_connections)) {
+    boost::system::error_code ignored;
+    tcp::endpoint remote = socket.remote_endpoint(ignored);
+    log("refusing a connection from " + remote.address().to_string() + ": max.connections=" +
+        std::to_string(config_.transport.max_connections) + " reached");
+    socket.close(ignored);
+    accept_more();
+    return;
+  }
+  GREGOR_ASSERT_MSG(next_connection_id_ > INT32_MIN, "inbound connection ids exhausted");
+  NodeId id{next_connection_id_--};
+  auto connection = new_connection(std::move(socket), id);
+  inbound_[id] = connection;
+  stats_.connections_accepted++;
+  connection->start_inbound();
+  if (config_.verbose) log("accepted connection " + std::to_string(id.value) + " from " + connection->remote());
+  accept_more();
+}
+
+}  // namespace gregor::net

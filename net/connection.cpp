@@ -1,0 +1,196 @@
+#include "net/connection.h"
+
+#include "engine/core/assert.h"
+
+namespace gregor::net {
+namespace {
+
+std::string endpoint_text(const tcp::endpoint& e) {
+  PeerAddress a{e.address().to_string(), e.port()};
+  return a.to_string();
+}
+
+}  // namespace
+
+Connection::Connection(tcp::socket socket, ConnectionOwner* owner, NodeId peer, const TransportConfig& config)
+    : socket_(std::move(socket)), owner_(owner), peer_(peer), config_(config), reader_(config.socket_request_max_bytes) {}
+
+Connection::~Connection() = default;
+
+void Connection::start_outbound(const PeerAddress& address) {
+  GREGOR_ASSERT(state_ == State::kConnecting && !socket_.is_open());
+  outbound_ = true;
+  remote_ = address.to_string();
+  auto self = shared_from_this();
+  setup_timer_.emplace(socket_.get_executor());
+  setup_timer_->expires_after(std::chrono::milliseconds(config_.socket_connection_setup_timeout_ms));
+  setup_timer_->async_wait([self](const boost::system::error_code& ec) {
+    if (ec || self->state_ != State::kConnecting) return;
+    self->close("connection setup timed out after " + std::to_string(self->config_.socket_connection_setup_timeout_ms) +
+                    " ms (socket.connection.setup.timeout.ms)",
+                CloseKind::kError);
+  });
+  boost::system::error_code ec;
+  asio::ip::address ip = asio::ip::make_address(address.host, ec);
+  if (!ec) {
+    tcp::endpoint endpoint(ip, address.port);
+    socket_.async_connect(endpoint, [self, endpoint](const boost::system::error_code& cec) {
+      self->on_connected(cec, endpoint);
+    });
+    return;
+  }
+  // A host name: resolved asynchronously on every connect, so a changed address is picked up.
+  resolver_.emplace(socket_.get_executor());
+  resolver_->async_resolve(address.host, std::to_string(address.port),
+                           [self](const boost::system::error_code& rec, tcp::resolver::results_type results) {
+                             if (self->state_ != State::kConnecting) return;
+                             if (rec) return self->close("cannot resolve " + self->remote_ + ": " + rec.message(), CloseKind::kError);
+                             self->connect_to(results);
+                           });
+}
+
+void Connection::connect_to(const tcp::resolver::results_type& endpoints) {
+  auto self = shared_from_this();
+  asio::async_connect(socket_, endpoints, [self](const boost::system::error_code& ec, const tcp::endpoint& endpoint) {
+    self->on_connected(ec, endpoint);
+  });
+}
+
+void Connection::on_connected(const boost::system::error_code& ec, const tcp::endpoint& endpoint) {
+  if (state_ != State::kConnecting) return;  // timed out or closed meanwhile
+  if (ec) return close("connect to " + remote_ + " failed: " + ec.message(), CloseKind::kError);
+  remote_ = endpoint_text(endpoint);
+  if (setup_timer_) setup_timer_->cancel();
+  opened();
+  if (state_ == State::kOpen && owner_) owner_->on_connection_open(*this);
+}
+
+void Connection::start_inbound() {
+  GREGOR_ASSERT(state_ == State::kConnecting && socket_.is_open());
+  boost::system::error_code ec;
+  tcp::endpoint e = socket_.remote_endpoint(ec);
+  remote_ = ec ? std::string("?") : endpoint_text(e);
+  opened();
+}
+
+void Connection::opened() {
+  state_ = State::kOpen;
+  established_ = true;
+  // Kafka disables Nagle on every socket: requests and responses are small and latency-bound.
+  boost::system::error_code ec;
+  socket_.set_option(tcp::no_delay(true), ec);
+  read_more();
+  write_more();
+}
+
+bool Connection::send(Bytes payload) {
+  if (state_ == State::kClosed) return false;
+  if (payload.size() > static_cast<size_t>(INT32_MAX)) return false;
+  if (queue_.size() + 1 > config_.send_queue_frames_max ||
+      queued_bytes_ + kFrameSizeBytes + payload.size() > config_.send_queue_bytes_max) {
+    close("send queue full (" + std::to_string(queue_.size()) + " frames, " + std::to_string(queued_bytes_) +
+              " bytes queued): the peer does not read fast enough",
+          CloseKind::kError);
+    return false;
+  }
+  Outgoing& out = queue_.emplace_back();
+  encode_frame_size(static_cast<uint32_t>(payload.size()), out.size);
+  queued_bytes_ += kFrameSizeBytes + payload.size();
+  out.payload = std::move(payload);
+  write_more();
+  return true;
+}
+
+void Connection::write_more() {
+  if (writing_ || state_ != State::kOpen || queue_.empty()) return;
+  write_buffers_.clear();
+  size_t frames = 0;
+  for (const Outgoing& out : queue_) {
+    if (frames == kGatherFramesMax) break;
+    write_buffers_.push_back(asio::buffer(out.size, kFrameSizeBytes));
+    if (!out.payload.empty()) write_buffers_.push_back(asio::buffer(out.payload));
+    frames++;
+  }
+  writing_ = true;
+  auto self = shared_from_this();
+  asio::async_write(socket_, write_buffers_, [self, frames](const boost::system::error_code& ec, size_t) {
+    self->on_written(ec, frames);
+  });
+}
+
+void Connection::on_written(const boost::system::error_code& ec, size_t frames) {
+  writing_ = false;
+  if (state_ == State::kClosed) {
+    // close() left the queue alone while this write could still read from it.
+    queue_.clear();
+    queued_bytes_ = 0;
+    return;
+  }
+  if (ec) return close("write failed: " + ec.message(), CloseKind::kError);
+  GREGOR_ASSERT(frames <= queue_.size());
+  for (size_t i = 0; i < frames; i++) {
+    queued_bytes_ -= kFrameSizeBytes + queue_.front().payload.size();
+    queue_.pop_front();
+  }
+  write_more();
+}
+
+void Connection::read_more() {
+  if (state_ != State::kOpen) return;
+  std::span<uint8_t> space = reader_.prepare();
+  auto self = shared_from_this();
+  socket_.async_read_some(asio::buffer(space.data(), space.size()),
+                          [self](const boost::system::error_code& ec, size_t n) { self->on_read(ec, n); });
+}
+
+void Connection::on_read(const boost::system::error_code& ec, size_t n) {
+  if (state_ != State::kClosed && n > 0) reader_.commit(n);
+  // Frames that arrived complete are delivered before an error or end of stream is acted on.
+  Bytes frame;
+  while (state_ == State::kOpen) {
+    FrameReader::Outcome outcome = reader_.next(&frame);
+    if (outcome == FrameReader::Outcome::kNeedMore) break;
+    if (outcome == FrameReader::Outcome::kNegativeSize)
+      return close("malformed frame: negative size " + std::to_string(reader_.declared_size()), CloseKind::kProtocol);
+    if (outcome == FrameReader::Outcome::kOversized)
+      return close("frame of " + std::to_string(reader_.declared_size()) + " bytes is larger than socket.request.max.bytes=" +
+                       std::to_string(config_.socket_request_max_bytes),
+                   CloseKind::kProtocol);
+    if (!owner_) return;
+    owner_->on_connection_frame(*this, std::move(frame));
+    frame = Bytes();
+  }
+  if (state_ != State::kOpen) return;
+  if (ec == asio::error::eof) {
+    if (reader_.buffered_bytes() > 0)
+      return close("closed by the peer in the middle of a frame (" + std::to_string(reader_.buffered_bytes()) +
+                       " bytes of it received)",
+                   CloseKind::kError);
+    return close("closed by the peer", CloseKind::kNormal);
+  }
+  if (ec) return close("read failed: " + ec.message(), CloseKind::kError);
+  read_more();
+}
+
+void Connection::close(const std::string& reason, CloseKind kind) {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosed;
+  boost::system::error_code ignored;
+  socket_.close(ignored);  // pending reads, writes and the connect complete with operation_aborted
+  if (setup_timer_) setup_timer_->cancel();
+  if (resolver_) resolver_->cancel();
+  if (!writing_) {
+    queue_.clear();
+    queued_bytes_ = 0;
+  }
+  ConnectionOwner* owner = owner_;
+  owner_ = nullptr;
+  if (owner) owner->on_connection_closed(*this, reason, kind);
+}
+
+void Connection::detach() {
+  owner_ = nullptr;
+  close("detached", CloseKind::kNormal);
+}
+
+}  // namespace gregor::net

@@ -1,0 +1,69 @@
+#include "net/frame_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/core/assert.h"
+
+namespace gregor::net {
+
+void encode_frame_size(uint32_t payload_bytes, uint8_t out[kFrameSizeBytes]) {
+  out[0] = static_cast<uint8_t>(payload_bytes >> 24);
+  out[1] = static_cast<uint8_t>(payload_bytes >> 16);
+  out[2] = static_cast<uint8_t>(payload_bytes >> 8);
+  out[3] = static_cast<uint8_t>(payload_bytes);
+}
+
+FrameReader::FrameReader(int32_t max_frame_bytes) : max_frame_bytes_(max_frame_bytes), buffer_(kReadChunkBytes) {
+  GREGOR_ASSERT(max_frame_bytes > 0);
+}
+
+std::span<uint8_t> FrameReader::prepare() {
+  if (begin_ == end_) {
+    begin_ = end_ = 0;
+    if (buffer_.size() > kShrinkAboveBytes) Bytes(kReadChunkBytes).swap(buffer_);
+  }
+  size_t want = kReadChunkBytes;
+  if (declared_size_ >= 0) {
+    // The whole frame must end up contiguous: make room for the rest of it at once.
+    size_t frame_total = kFrameSizeBytes + static_cast<size_t>(declared_size_);
+    size_t have = end_ - begin_;
+    if (frame_total > have) want = std::max(want, frame_total - have);
+  }
+  if (buffer_.size() - end_ < want) {
+    if (begin_ > 0) {
+      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    if (buffer_.size() - end_ < want) buffer_.resize(end_ + want);
+  }
+  // Bound: one frame of the largest size plus a read chunk.
+  GREGOR_ASSERT(buffer_.size() <= kFrameSizeBytes + static_cast<size_t>(max_frame_bytes_) + 2 * kReadChunkBytes);
+  return std::span<uint8_t>(buffer_.data() + end_, buffer_.size() - end_);
+}
+
+void FrameReader::commit(size_t n) {
+  GREGOR_ASSERT(n <= buffer_.size() - end_);
+  end_ += n;
+}
+
+FrameReader::Outcome FrameReader::next(Bytes* frame) {
+  if (failed_ != Outcome::kNeedMore) return failed_;
+  size_t have = end_ - begin_;
+  if (have < kFrameSizeBytes) return Outcome::kNeedMore;
+  const uint8_t* p = buffer_.data() + begin_;
+  int32_t size = static_cast<int32_t>((static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
+                                      (static_cast<uint32_t>(p[2]) << 8) | static_cast<uint32_t>(p[3]));
+  declared_size_ = size;
+  if (size < 0) return failed_ = Outcome::kNegativeSize;
+  if (size > max_frame_bytes_) return failed_ = Outcome::kOversized;
+  size_t total = kFrameSizeBytes + static_cast<size_t>(size);
+  if (have < total) return Outcome::kNeedMore;
+  frame->assign(p + kFrameSizeBytes, p + total);
+  begin_ += total;
+  declared_size_ = -1;
+  return Outcome::kFrame;
+}
+
+}  // namespace gregor::net

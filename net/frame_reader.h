@@ -1,0 +1,75 @@
+// FrameReader: splits a TCP byte stream into Kafka's size-prefixed frames.
+//
+// Wire format (Kafka's, for requests and responses alike): a frame is an int32 big-endian size N,
+// then N bytes of payload. Gregor's Runtime::send and Node::on_message carry the payload only: the
+// transport adds the 4-byte size when writing and strips it when reading, so a frame means the
+// same bytes in the simulator and on a socket. A zero-size frame is legal (the payload is empty).
+//
+// The reader owns one buffer. The socket reads into prepare(), commits what arrived, and next()
+// takes complete frames out in arrival order. A declared size that is negative or larger than the
+// limit (socket.request.max.bytes) is reported as soon as the 4 size bytes are in, before any of
+// the body is buffered, so a hostile size cannot make the node allocate. The buffer never holds
+// more than one frame plus one read chunk, and shrinks back after a large frame.
+//
+// No sockets here: the reader is a pure function of the bytes fed to it, tested as such.
+//
+// engine/protocol/frame.h describes the same format for codecs (frame(), FrameDecoder over bytes
+// handed to it). This reader is the socket's side of it: the socket reads straight into its buffer
+// (no copy through a chunk), and the memory a large frame needed is given back afterwards, which
+// matters with many connections. tests/net checks that both cut every stream the same way.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/core/bytes.h"
+
+namespace gregor::net {
+
+constexpr size_t kFrameSizeBytes = 4;
+
+// The 4-byte big-endian size that precedes a payload of payload_bytes.
+void encode_frame_size(uint32_t payload_bytes, uint8_t out[kFrameSizeBytes]);
+
+class FrameReader {
+ public:
+  static constexpr size_t kReadChunkBytes = 64 * 1024;
+  // A buffer that grew past this for a large frame is given back once it is empty again.
+  static constexpr size_t kShrinkAboveBytes = 1024 * 1024;
+
+  // REQUIRES: max_frame_bytes > 0.
+  explicit FrameReader(int32_t max_frame_bytes);
+
+  // Free space to read into: at least kReadChunkBytes, and enough for the rest of a frame whose
+  // size is known. Valid until the next call of any other method.
+  std::span<uint8_t> prepare();
+  // n bytes were written at the start of the span prepare() returned. REQUIRES: n <= its size.
+  void commit(size_t n);
+
+  enum class Outcome {
+    kFrame,         // *frame holds the next payload
+    kNeedMore,      // no complete frame buffered
+    kNegativeSize,  // malformed: the declared size is negative; the stream is unusable
+    kOversized,     // the declared size exceeds the limit; the stream is unusable
+  };
+  // Takes the next complete frame out. After kNegativeSize or kOversized every later call returns
+  // the same outcome: the connection must be closed.
+  Outcome next(Bytes* frame);
+
+  // The size field of the frame at the head of the buffer (meaningful after kNegativeSize,
+  // kOversized, or kNeedMore with at least 4 bytes buffered); -1 when not yet known.
+  int64_t declared_size() const { return declared_size_; }
+  // Bytes received and not yet taken out as frames: non-zero at end of stream means a frame was cut.
+  size_t buffered_bytes() const { return end_ - begin_; }
+  size_t capacity_bytes() const { return buffer_.size(); }
+
+ private:
+  int32_t max_frame_bytes_;
+  Bytes buffer_;
+  size_t begin_ = 0;  // first unconsumed byte
+  size_t end_ = 0;    // one past the last received byte
+  int64_t declared_size_ = -1;
+  Outcome failed_ = Outcome::kNeedMore;  // kNegativeSize / kOversized once the stream is broken
+};
+
+}  // namespace gregor::net

@@ -1,0 +1,53 @@
+#include "net/run_node.h"
+
+#include <csignal>
+#include <cstdio>
+
+namespace gregor::net {
+
+int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) {
+  if (Status s = config.validate(); !s) {
+    std::fprintf(stderr, "gregor: bad node configuration: %s\n", s.message().c_str());
+    return 2;
+  }
+  // A write to a socket the peer has closed must be an error code, not a process-killing signal
+  // (Asio already sends with MSG_NOSIGNAL on Linux; this covers every other path).
+  std::signal(SIGPIPE, SIG_IGN);
+
+  asio::io_context io(1);  // concurrency hint: exactly one thread runs it
+  AsioRuntime runtime(io, std::move(config));
+  if (Status s = runtime.open(); !s) {
+    runtime.log("cannot start: " + s.message());
+    return 1;
+  }
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::steady_timer limit(io);
+  bool stopping = false;
+  auto stop = [&](const std::string& why) {
+    if (stopping) return;
+    stopping = true;
+    runtime.log("stopping: " + why);
+    boost::system::error_code ignored;
+    signals.cancel(ignored);
+    limit.cancel();
+    runtime.stop();
+    io.stop();
+  };
+  signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
+    if (ec) return;
+    stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  });
+  if (options.max_run_time.us > 0) {
+    limit.expires_after(std::chrono::microseconds(options.max_run_time.us));
+    limit.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      stop("run time limit of " + format_time(Time{options.max_run_time.us}) + " reached");
+    });
+  }
+  runtime.start(factory);
+  io.run();
+  stop("the io_context ran out of work");  // no-op after a signal; reached otherwise only by a bug
+  return 0;
+}
+
+}  // namespace gregor::net

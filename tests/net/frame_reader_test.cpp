@@ -1,0 +1,183 @@
+// FrameReader: Kafka's size-prefixed framing cut out of a byte stream, whatever the read sizes.
+// Also TransportConfig's Kafka keys and peer address parsing.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/protocol/frame.h"
+#include "net/frame_reader.h"
+#include "net/transport_config.h"
+#include "net_test_util.h"
+
+using namespace gregor;
+using net::FrameReader;
+
+namespace {
+
+Bytes framed(const Bytes& payload) {
+  Bytes out(net::kFrameSizeBytes);
+  net::encode_frame_size(static_cast<uint32_t>(payload.size()), out.data());
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+Bytes raw_size(uint32_t size) {
+  Bytes out(net::kFrameSizeBytes);
+  net::encode_frame_size(size, out.data());
+  return out;
+}
+
+// Feeds stream to the reader in pieces of the given sizes (cycled), as a socket would, and collects
+// frames until the stream ends or the reader fails.
+struct FeedResult {
+  std::vector<Bytes> frames;
+  FrameReader::Outcome last = FrameReader::Outcome::kNeedMore;
+};
+FeedResult feed(FrameReader& reader, const Bytes& stream, const std::vector<size_t>& pieces) {
+  FeedResult r;
+  size_t pos = 0, piece = 0;
+  while (pos < stream.size()) {
+    std::span<uint8_t> space = reader.prepare();
+    REQUIRE(space.size() >= 1);
+    size_t n = std::min({space.size(), stream.size() - pos, pieces[piece++ % pieces.size()]});
+    std::memcpy(space.data(), stream.data() + pos, n);
+    reader.commit(n);
+    pos += n;
+    Bytes frame;
+    for (;;) {
+      r.last = reader.next(&frame);
+      if (r.last != FrameReader::Outcome::kFrame) break;
+      r.frames.push_back(frame);
+    }
+    if (r.last != FrameReader::Outcome::kNeedMore) break;
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("FrameReader: frames of every size come out whole and in order, however the stream is cut") {
+  std::vector<Bytes> payloads;
+  const size_t sizes[] = {0, 1, 3, 4, 5, 100, 65535, 65536, 65537, 200000, 0, 7};
+  for (size_t i = 0; i < std::size(sizes); i++) payloads.push_back(test::pattern_payload(i, sizes[i]));
+  Bytes stream;
+  for (const auto& p : payloads) {
+    Bytes f = framed(p);
+    stream.insert(stream.end(), f.begin(), f.end());
+  }
+  const std::vector<std::vector<size_t>> cuts = {{1}, {2, 3}, {4}, {7, 1, 13}, {65536}, {1000000}, {3, 65539}};
+  for (const auto& pieces : cuts) {
+    FrameReader reader(1 << 20);
+    FeedResult r = feed(reader, stream, pieces);
+    CHECK(r.last == FrameReader::Outcome::kNeedMore);
+    REQUIRE(r.frames.size() == payloads.size());
+    for (size_t i = 0; i < payloads.size(); i++) CHECK(r.frames[i] == payloads[i]);
+    CHECK(reader.buffered_bytes() == 0);
+    // The buffer grew for the 200000-byte frame and was given back once it was empty.
+    CHECK(reader.capacity_bytes() <= FrameReader::kShrinkAboveBytes);
+  }
+}
+
+TEST_CASE("FrameReader: a negative size is malformed, and stays so") {
+  FrameReader reader(1000);
+  Bytes stream = framed(to_bytes("ok"));
+  Bytes bad = raw_size(0xfffffffbu);  // -5
+  stream.insert(stream.end(), bad.begin(), bad.end());
+  stream.push_back(1);
+  FeedResult r = feed(reader, stream, {1});
+  REQUIRE(r.frames.size() == 1);
+  CHECK(r.frames[0] == to_bytes("ok"));
+  CHECK(r.last == FrameReader::Outcome::kNegativeSize);
+  CHECK(reader.declared_size() == -5);
+  Bytes frame;
+  CHECK(reader.next(&frame) == FrameReader::Outcome::kNegativeSize);
+}
+
+TEST_CASE("FrameReader: a size over the limit is refused before any of the body arrives") {
+  FrameReader reader(1000);
+  FeedResult at_limit = feed(reader, framed(Bytes(1000, 7)), {4096});
+  REQUIRE(at_limit.frames.size() == 1);  // exactly the limit is allowed
+  CHECK(at_limit.frames[0].size() == 1000);
+
+  // Only the 4 size bytes of a frame of 1001: refused at once, nothing reserved for it.
+  FeedResult over = feed(reader, raw_size(1001), {4});
+  CHECK(over.frames.empty());
+  CHECK(over.last == FrameReader::Outcome::kOversized);
+  CHECK(reader.declared_size() == 1001);
+  CHECK(reader.capacity_bytes() <= FrameReader::kReadChunkBytes);
+}
+
+TEST_CASE("FrameReader: an HTTP request is an oversized frame, as in Kafka") {
+  FrameReader reader(104857600);
+  FeedResult r = feed(reader, to_bytes("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"), {4096});
+  CHECK(r.frames.empty());
+  CHECK(r.last == FrameReader::Outcome::kOversized);
+  CHECK(reader.declared_size() == 0x47455420);  // "GET "
+}
+
+TEST_CASE("FrameReader: cuts random streams exactly as engine/protocol's FrameDecoder does") {
+  Rng rng(20261202);
+  for (int round = 0; round < 200; round++) {
+    // Mostly valid frames, sometimes a corrupt size, cut at random.
+    Bytes stream;
+    int frames = static_cast<int>(rng.range(0, 20));
+    for (int i = 0; i < frames; i++) {
+      if (rng.chance(0.05)) {
+        Bytes b = raw_size(static_cast<uint32_t>(rng.next_u64()));
+        stream.insert(stream.end(), b.begin(), b.end());
+      } else {
+        Bytes f = framed(test::pattern_payload(static_cast<uint64_t>(round * 100 + i), static_cast<size_t>(rng.range(0, 3000))));
+        stream.insert(stream.end(), f.begin(), f.end());
+      }
+    }
+    if (rng.chance(0.3) && !stream.empty()) stream.resize(static_cast<size_t>(rng.range(0, static_cast<int64_t>(stream.size()))));
+    const int32_t limit = 2500;
+
+    protocol::FrameDecoder decoder(limit);
+    decoder.feed(as_view(stream));
+    std::vector<Bytes> expected;
+    while (auto f = decoder.next()) expected.push_back(*f);
+
+    FrameReader reader(limit);
+    FeedResult r = feed(reader, stream, {static_cast<size_t>(rng.range(1, 5000))});
+    CHECK(r.frames == expected);
+    CHECK((r.last != FrameReader::Outcome::kNeedMore) == decoder.failed());
+  }
+}
+
+TEST_CASE("TransportConfig: Kafka's keys and defaults") {
+  net::TransportConfig c;
+  CHECK(c.socket_request_max_bytes == 104857600);
+  CHECK(c.reconnect_backoff_ms == 50);
+  CHECK(c.reconnect_backoff_max_ms == 1000);
+  CHECK(c.socket_connection_setup_timeout_ms == 10000);
+  CHECK(c.validate().is_ok());
+  CHECK(c.set("socket.request.max.bytes", "2048").is_ok());
+  CHECK(c.socket_request_max_bytes == 2048);
+  CHECK(c.set("reconnect.backoff.max.ms", "20").is_ok());
+  CHECK(!c.validate().is_ok());  // max below reconnect.backoff.ms
+  CHECK(c.set("gregor.send.queue.frames.max", "10").is_ok());
+  CHECK(c.send_queue_frames_max == 10);
+  CHECK(c.set("socket.request.max.bytes", "-1").code() == StatusCode::kInvalidArgument);
+  CHECK(c.set("socket.request.max.bytes", "12x").code() == StatusCode::kInvalidArgument);
+  CHECK(c.set("no.such.key", "1").code() == StatusCode::kInvalidArgument);
+  CHECK(c.socket_request_max_bytes == 2048);  // failed sets changed nothing
+}
+
+TEST_CASE("parse_peer_address: host:port and [v6]:port") {
+  auto a = net::parse_peer_address("127.0.0.1:9092");
+  REQUIRE(a.is_ok());
+  CHECK(a->host == "127.0.0.1");
+  CHECK(a->port == 9092);
+  CHECK(a->to_string() == "127.0.0.1:9092");
+  auto b = net::parse_peer_address("[::1]:2181");
+  REQUIRE(b.is_ok());
+  CHECK(b->host == "::1");
+  CHECK(b->to_string() == "[::1]:2181");
+  auto c = net::parse_peer_address("broker-1.local:19092");
+  REQUIRE(c.is_ok());
+  CHECK(c->host == "broker-1.local");
+  for (const char* bad : {"", "host", ":9092", "host:", "host:0", "host:65536", "::1:9092", "[::1]9092", "h:9x"})
+    CHECK(!net::parse_peer_address(bad).is_ok());
+}
