@@ -1,0 +1,231 @@
+// Opening a log: finding its segments and checkpoints, and recovering after a crash.
+#include <set>
+
+#include "engine/log/checkpoint_file.h"
+#include "engine/log/log.h"
+
+namespace gregor::log {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+bool parse_log_dir_name(const std::string& dir, std::string* topic, int32_t* partition) {
+  const size_t slash = dir.rfind('/');
+  const std::string name = slash == std::string::npos ? dir : dir.substr(slash + 1);
+  const size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size() || name.size() - dash - 1 > 9) return false;
+  int32_t p = 0;
+  for (size_t i = dash + 1; i < name.size(); i++) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    p = p * 10 + (name[i] - '0');
+  }
+  *topic = name.substr(0, dash);
+  *partition = p;
+  return true;
+}
+
+Log::Log(Disk& disk, std::string dir, std::string topic, int32_t partition, LogConfig config, Time now)
+    : disk_(disk),
+      dir_(std::move(dir)),
+      topic_(std::move(topic)),
+      partition_(partition),
+      config_(config),
+      epoch_cache_(&disk, dir_ + "/" + kLeaderEpochCheckpointFile),
+      last_flush_time_(now) {}
+
+Result<std::unique_ptr<Log>> Log::open(Disk& disk, std::string dir, LogConfig config, Time now,
+                                       RecoveryReport* report, OpenOptions options) {
+  RecoveryReport local;
+  RecoveryReport& r = report ? *report : local;
+  r = RecoveryReport{};
+  GREGOR_RETURN_IF_ERROR(config.validate());
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::string topic;
+  int32_t partition = 0;
+  if (!parse_log_dir_name(dir, &topic, &partition))
+    return Status::error(StatusCode::kInvalidArgument, "log directory '" + dir + "' is not named <topic>-<partition>");
+  std::unique_ptr<Log> log(new Log(disk, dir, topic, partition, config, now));
+  GREGOR_RETURN_IF_ERROR(log->load(now, r, options));
+  return Result<std::unique_ptr<Log>>(std::move(log));
+}
+
+Status Log::remove_all(Disk& disk, const std::string& dir) {
+  auto names = disk.list(dir);
+  if (!names) return names.status();
+  for (const std::string& name : *names) {
+    Status s = disk.remove(dir + "/" + name);
+    if (!s.is_ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  Status s = disk.remove(dir);  // the directory itself on real files; the simulator has none
+  if (!s.is_ok() && s.code() != StatusCode::kNotFound) return s;
+  return Status::ok();
+}
+
+Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
+  auto listed = disk_.list(dir_);
+  if (!listed) return listed.status();
+  const std::set<std::string> names(listed->begin(), listed->end());
+
+  // Leftovers: temp files of interrupted checkpoint writes, indexes whose log was deleted.
+  std::vector<Offset> bases;
+  for (const std::string& name : names) {
+    const bool stray_index = (parse_segment_file_name(name, kIndexSuffix) &&
+                              !names.count(segment_file_name(*parse_segment_file_name(name, kIndexSuffix), kLogSuffix))) ||
+                             (parse_segment_file_name(name, kTimeIndexSuffix) &&
+                              !names.count(segment_file_name(*parse_segment_file_name(name, kTimeIndexSuffix), kLogSuffix)));
+    if (ends_with(name, ".tmp") || stray_index) {
+      GREGOR_RETURN_IF_ERROR(disk_.remove(path(name)));
+      r.stray_files_removed++;
+    } else if (auto base = parse_segment_file_name(name, kLogSuffix)) {
+      bases.push_back(*base);
+    }
+  }
+  r.segments_found = static_cast<int>(bases.size());
+
+  // Checkpoints. One that does not parse is treated as missing: the log then rescans more.
+  auto read_checkpoint = [&](const char* file) -> std::optional<Offset> {
+    if (!disk_.exists(path(file))) return std::nullopt;
+    auto bytes = disk_.read_all(path(file));
+    if (!bytes) return std::nullopt;
+    auto value = parse_offset_checkpoint(as_view(*bytes), topic_, partition_);
+    if (!value) return std::nullopt;
+    return Offset{*value};
+  };
+  const std::optional<Offset> recovery_checkpoint = read_checkpoint(kRecoveryPointCheckpointFile);
+  const std::optional<Offset> log_start_checkpoint = read_checkpoint(kLogStartOffsetCheckpointFile);
+  if (recovery_checkpoint) checkpointed_recovery_point_ = *recovery_checkpoint;
+  if (log_start_checkpoint) checkpointed_log_start_offset_ = *log_start_checkpoint;
+
+  Status epochs_loaded = epoch_cache_.load();
+  if (!epochs_loaded.is_ok() && epochs_loaded.code() != StatusCode::kNotFound &&
+      epochs_loaded.code() != StatusCode::kCorruption)
+    return epochs_loaded;
+
+  if (bases.empty()) {
+    const Offset start = log_start_checkpoint.value_or(Offset{0});
+    auto segment = LogSegment::create(disk_, dir_, start, config_, now);
+    if (!segment) return segment.status();
+    segments_.push_back(std::move(*segment));
+    log_start_offset_ = start;
+    recovery_point_ = start;
+    GREGOR_RETURN_IF_ERROR(epoch_cache_.clear());
+    r.recovery_point = start;
+    r.log_start_offset = r.log_end_offset = start;
+    return Status::ok();
+  }
+
+  for (Offset base : bases) {
+    auto segment = LogSegment::open_existing(disk_, dir_, base, config_, now);
+    if (!segment) return segment.status();
+    segments_.push_back(std::move(*segment));
+  }
+  const Offset recovery_point = std::max(recovery_checkpoint.value_or(bases.front()), bases.front());
+  r.recovery_point = recovery_point;
+  r.recovery_point_checkpoint_found = recovery_checkpoint.has_value();
+  bool any_data = false;
+  for (const auto& s : segments_) any_data = any_data || s->size_bytes() > 0;
+  const bool rebuild_epochs = !epochs_loaded.is_ok() && any_data;
+  r.epoch_cache_rebuilt = rebuild_epochs;
+
+  auto assign_epoch = [this](const record::BatchHeader& h) -> Status {
+    if (h.partition_leader_epoch < 0) return Status::ok();
+    return epoch_cache_.assign(LeaderEpoch{h.partition_leader_epoch}, Offset{h.base_offset});
+  };
+  auto report_corruption = [&](const LogSegment& s, const ScanResult& result) {
+    r.corruption_found = true;
+    r.corruption_path = path(segment_file_name(s.base_offset(), kLogSuffix));
+    r.corruption_position = result.corruption_position;
+    r.corruption_detail = result.corruption_detail;
+    return Status::error(StatusCode::kCorruption, "corrupt data below the recovery point " +
+                                                      std::to_string(recovery_point.value) + ": " +
+                                                      result.corruption_detail);
+  };
+  auto count = [&](const ScanResult& result) {
+    r.batches_validated += result.batches;
+    r.bytes_validated += result.valid_bytes;
+  };
+
+  // Segments wholly below the recovery point were fsynced with their indexes: load and check the
+  // indexes, and rescan only when they fail (or when asked to verify, or the epochs are lost).
+  const size_t first_recovered = floor_segment(recovery_point);
+  for (size_t i = 0; i < first_recovered; i++) {
+    LogSegment& s = *segments_[i];
+    const Offset next_base = segments_[i + 1]->base_offset();
+    Status indexes = s.load_indexes(next_base);
+    const bool rebuild = !indexes.is_ok();
+    if (rebuild && indexes.code() != StatusCode::kCorruption && indexes.code() != StatusCode::kNotFound) return indexes;
+    if (!rebuild && !rebuild_epochs && !options.verify_all_segments) continue;
+    ScanOptions scan;
+    scan.verify_crc = rebuild || options.verify_all_segments;
+    scan.rebuild_indexes = rebuild;
+    if (rebuild_epochs) scan.on_batch = assign_epoch;
+    auto result = s.scan(scan);
+    if (!result) return result.status();
+    if (rebuild) r.indexes_rebuilt++;
+    if (scan.verify_crc) count(*result);
+    if (result->corruption) return report_corruption(s, *result);
+    if (rebuild && s.next_offset() != next_base) {
+      ScanResult gap;
+      gap.corruption_position = s.size_bytes();
+      gap.corruption_detail = "segment ends at offset " + std::to_string(s.next_offset().value) +
+                              " but the next one starts at " + std::to_string(next_base.value);
+      return report_corruption(s, gap);
+    }
+  }
+
+  // From the segment holding the recovery point on: rescan, rebuild indexes, cut a torn tail.
+  for (size_t i = first_recovered; i < segments_.size(); i++) {
+    LogSegment& s = *segments_[i];
+    ScanOptions scan;
+    scan.rebuild_indexes = true;
+    scan.durable_below = recovery_point;
+    scan.truncate_torn_tail = true;
+    scan.on_batch = assign_epoch;
+    auto result = s.scan(scan);
+    if (!result) return result.status();
+    r.segments_recovered++;
+    count(*result);
+    if (result->corruption) return report_corruption(s, *result);
+    r.bytes_truncated += result->truncated_bytes;
+    const bool last = i + 1 == segments_.size();
+    const bool ends_early = !last && s.next_offset() != segments_[i + 1]->base_offset();
+    if (ends_early && s.next_offset() < recovery_point) {
+      ScanResult gap;
+      gap.corruption_position = s.size_bytes();
+      gap.corruption_detail = "segment ends at offset " + std::to_string(s.next_offset().value) +
+                              " but the next one starts at " + std::to_string(segments_[i + 1]->base_offset().value);
+      return report_corruption(s, gap);
+    }
+    if (result->truncated_bytes > 0 || ends_early) {
+      // The log ends here: what follows was written after the torn part and cannot be trusted
+      // to continue it (a power loss during a roll leaves exactly this).
+      while (segments_.size() > i + 1) {
+        r.bytes_truncated += segments_.back()->size_bytes();
+        GREGOR_RETURN_IF_ERROR(segments_.back()->remove_files());
+        segments_.pop_back();
+        r.segments_deleted++;
+      }
+      break;
+    }
+  }
+
+  const Offset log_end = log_end_offset();
+  log_start_offset_ = std::max(log_start_checkpoint.value_or(segments_.front()->base_offset()), segments_.front()->base_offset());
+  recovery_point_ = std::min(recovery_point, log_end);
+  GREGOR_RETURN_IF_ERROR(epoch_cache_.truncate_from_end(log_end));
+  if (log_start_offset_ > log_end) {
+    // A crash in the middle of truncate_fully_and_start_at: finish it.
+    GREGOR_RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_offset_));
+  } else {
+    GREGOR_RETURN_IF_ERROR(epoch_cache_.truncate_from_start(log_start_offset_));
+  }
+  r.log_start_offset = log_start_offset_;
+  r.log_end_offset = log_end_offset();
+  return Status::ok();
+}
+
+}  // namespace gregor::log

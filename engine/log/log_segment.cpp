@@ -1,0 +1,373 @@
+#include "engine/log/log_segment.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/log/batch_scanner.h"
+
+namespace gregor::log {
+namespace {
+
+// How much a recovery scan reads at a time.
+constexpr size_t kScanBlockBytes = 1 << 20;
+// A read never asks the disk for more than this in one go beyond what it must return.
+constexpr size_t kReadBlockBytesMax = 64 << 20;
+
+std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+// The continuity rule of a segment, checked while walking it: the first batch seen either starts at
+// the segment's base offset (scan from position 0) or ends at the offset its index entry says
+// (scan from an index entry), and every later batch starts where the previous one ended.
+class Continuity {
+ public:
+  Continuity(Offset base_offset, const OffsetIndex::Entry& start)
+      : from_index_entry_(start.position != 0), expected_(from_index_entry_ ? start.offset : base_offset) {}
+  Status check(const record::BatchHeader& h) {
+    const bool ok = (first_ && from_index_entry_) ? h.last_offset() == expected_.value : h.base_offset == expected_.value;
+    if (!ok)
+      return Status::error(StatusCode::kCorruption,
+                           "batch offsets " + std::to_string(h.base_offset) + ".." + std::to_string(h.last_offset()) +
+                               ((first_ && from_index_entry_) ? " where the index says last offset " : " where base offset ") +
+                               std::to_string(expected_.value) + " was expected");
+    first_ = false;
+    expected_ = Offset{h.next_offset()};
+    return Status::ok();
+  }
+
+ private:
+  bool first_ = true;
+  bool from_index_entry_;
+  Offset expected_;
+};
+
+}  // namespace
+
+std::string segment_file_name(Offset base_offset, const char* suffix) {
+  GREGOR_ASSERT(base_offset.value >= 0);
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%020lld", static_cast<long long>(base_offset.value));
+  return std::string(digits) + suffix;
+}
+
+std::optional<Offset> parse_segment_file_name(const std::string& name, const char* suffix) {
+  const std::string s = suffix;
+  if (name.size() != 20 + s.size() || name.compare(20, s.size(), s) != 0) return std::nullopt;
+  int64_t v = 0;
+  for (size_t i = 0; i < 20; i++) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    const int digit = name[i] - '0';
+    if (v > (INT64_MAX - digit) / 10) return std::nullopt;
+    v = v * 10 + digit;
+  }
+  return Offset{v};
+}
+
+LogSegment::LogSegment(Disk& disk, const std::string& dir, Offset base_offset, const LogConfig& config, Time now)
+    : disk_(disk),
+      log_path_(join(dir, segment_file_name(base_offset, kLogSuffix))),
+      base_offset_(base_offset),
+      index_interval_bytes_(config.index_interval_bytes),
+      offset_index_(disk, join(dir, segment_file_name(base_offset, kIndexSuffix)), base_offset,
+                    static_cast<size_t>(config.segment_index_bytes) / kOffsetIndexEntryBytes),
+      time_index_(disk, join(dir, segment_file_name(base_offset, kTimeIndexSuffix)), base_offset,
+                  static_cast<size_t>(config.segment_index_bytes) / kTimeIndexEntryBytes),
+      next_offset_(base_offset),
+      offset_of_max_timestamp_(base_offset),
+      created_(now),
+      last_modified_(now) {}
+
+Result<std::unique_ptr<LogSegment>> LogSegment::create(Disk& disk, const std::string& dir, Offset base_offset,
+                                                       const LogConfig& config, Time now) {
+  std::unique_ptr<LogSegment> s(new LogSegment(disk, dir, base_offset, config, now));
+  for (const std::string& path : {s->log_path_, s->offset_index_.path(), s->time_index_.path()}) {
+    GREGOR_RETURN_IF_ERROR(disk.create(path));
+    // A leftover file of the same name (a crash in the middle of a truncation) must not come back
+    // after a power loss: empty it durably.
+    auto size = disk.size(path);
+    if (!size) return size.status();
+    if (*size > 0) {
+      GREGOR_RETURN_IF_ERROR(disk.truncate(path, 0));
+      GREGOR_RETURN_IF_ERROR(disk.fsync(path));
+    }
+  }
+  return s;
+}
+
+Result<std::unique_ptr<LogSegment>> LogSegment::open_existing(Disk& disk, const std::string& dir, Offset base_offset,
+                                                              const LogConfig& config, Time now) {
+  std::unique_ptr<LogSegment> s(new LogSegment(disk, dir, base_offset, config, now));
+  auto size = disk.size(s->log_path_);
+  if (!size) return size.status();
+  s->size_ = *size;
+  for (const std::string& path : {s->offset_index_.path(), s->time_index_.path()}) {
+    if (!disk.exists(path)) {
+      s->indexes_missing_ = true;
+      GREGOR_RETURN_IF_ERROR(disk.create(path));
+    }
+  }
+  return s;
+}
+
+SegmentInfo LogSegment::info(bool active) const {
+  SegmentInfo i;
+  i.base_offset = base_offset_;
+  i.next_offset = next_offset_;
+  i.size_bytes = size_;
+  i.index_entries = offset_index_.entry_count();
+  i.time_index_entries = time_index_.entry_count();
+  i.max_timestamp = max_timestamp_;
+  i.active = active;
+  return i;
+}
+
+bool LogSegment::should_roll(const record::BatchHeader& incoming, const LogConfig& config, Time now) const {
+  const int64_t incoming_bytes = static_cast<int64_t>(incoming.size_bytes());
+  const int64_t size = static_cast<int64_t>(size_);
+  // Age is measured from the first batch's timestamp when there is one, else from creation.
+  const int64_t waited_ms = first_batch_timestamp_ && *first_batch_timestamp_ >= 0
+                                ? incoming.max_timestamp - *first_batch_timestamp_
+                                : now.ms() - created_.ms();
+  // Unlike Kafka, an empty segment takes a batch larger than segment.bytes instead of rolling
+  // again (Kafka would replace the empty segment with another empty one).
+  return (size > 0 && size > config.segment_bytes - incoming_bytes) || (size > 0 && waited_ms > config.segment_ms) ||
+         offset_index_.is_full() || time_index_.is_full() || incoming.last_offset() - base_offset_.value > INT32_MAX;
+}
+
+void LogSegment::note_appended(const record::BatchHeader& header, uint64_t position, uint64_t size) {
+  if (position == 0) first_batch_timestamp_ = header.max_timestamp;
+  if (header.max_timestamp > max_timestamp_) {
+    max_timestamp_ = header.max_timestamp;
+    offset_of_max_timestamp_ = Offset{header.last_offset()};
+  }
+  size_ = position + size;
+  next_offset_ = Offset{header.next_offset()};
+}
+
+Status LogSegment::maybe_index(const record::BatchHeader& header, uint64_t position) {
+  const uint64_t size = header.size_bytes();
+  Status status;
+  if (bytes_since_last_index_entry_ > static_cast<uint64_t>(index_interval_bytes_) && !offset_index_.is_full()) {
+    status = offset_index_.append(Offset{header.last_offset()}, static_cast<uint32_t>(position));
+    if (status.is_ok()) {
+      status = time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_);
+      bytes_since_last_index_entry_ = 0;
+    }
+  }
+  bytes_since_last_index_entry_ += size;
+  return status;
+}
+
+Status LogSegment::append(ByteView batch, const record::BatchHeader& header, Time now) {
+  GREGOR_ASSERT(header.base_offset == next_offset_.value);
+  GREGOR_ASSERT(batch.size() == header.size_bytes());
+  GREGOR_ASSERT(size_ + batch.size() <= UINT32_MAX);
+  const uint64_t position = size_;
+  auto at = disk_.append(log_path_, batch);
+  if (!at) return at.status();
+  GREGOR_ASSERT_MSG(*at == position, log_path_ + " changed size under the log");
+  note_appended(header, position, batch.size());
+  last_modified_ = now;
+  // The indexes are sparse and rebuilt by recovery, so an entry that could not be written (a full
+  // disk) only makes later lookups scan a little further; the batch itself is in.
+  static_cast<void>(maybe_index(header, position));
+  return Status::ok();
+}
+
+Result<LogSegment::Location> LogSegment::locate(Offset target) const {
+  const OffsetIndex::Entry start = offset_index_.lookup(target);
+  BatchScanner scanner(disk_, log_path_, start.position, size_,
+                       static_cast<size_t>(index_interval_bytes_) + record::kBatchHeaderBytes);
+  Continuity continuity(base_offset_, start);
+  while (true) {
+    switch (scanner.next(false)) {
+      case BatchScanner::Step::kEnd:
+        return Location{size_, next_offset_};
+      case BatchScanner::Step::kBatch:
+        GREGOR_RETURN_IF_ERROR(continuity.check(scanner.header()));
+        if (scanner.header().last_offset() >= target.value)
+          return Location{scanner.batch_position(), Offset{scanner.header().base_offset}};
+        break;
+      default:
+        return scanner.error();
+    }
+  }
+}
+
+Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const {
+  const OffsetIndex::Entry start = offset_index_.lookup(from);
+  // One read covers the way from the index entry to `from` and max_bytes after it, usually.
+  const size_t block = std::min(kReadBlockBytesMax, max_bytes + static_cast<size_t>(index_interval_bytes_) +
+                                                        2 * record::kBatchHeaderBytes);
+  BatchScanner scanner(disk_, log_path_, start.position, size_, block);
+  Continuity continuity(base_offset_, start);
+  auto corrupt = [&](const Status& why) -> Result<bool> {
+    if (!out.empty()) return false;  // serve what checked out; the next read starts at the bad batch
+    return why;
+  };
+  while (true) {
+    const BatchScanner::Step step = scanner.next(false);
+    if (step == BatchScanner::Step::kEnd) return true;
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
+    const record::BatchHeader& h = scanner.header();
+    Status continuous = continuity.check(h);
+    if (!continuous.is_ok()) return corrupt(Status::error(StatusCode::kCorruption, log_path_ + ": " + continuous.message()));
+    if (h.last_offset() < from.value) continue;
+    if (h.base_offset >= max_offset.value) return false;
+    if (!out.empty() && out.size() + h.size_bytes() > max_bytes) return false;
+    if (record::compute_batch_crc(scanner.batch()) != h.crc)
+      return corrupt(Status::error(StatusCode::kCorruption, log_path_ + " at byte " + std::to_string(scanner.batch_position()) +
+                                                                ": batch at offset " + std::to_string(h.base_offset) +
+                                                                " fails its CRC"));
+    out.insert(out.end(), scanner.batch().begin(), scanner.batch().end());
+  }
+}
+
+Result<Offset> LogSegment::next_offset_after_truncation(Offset offset) const {
+  auto location = locate(offset);
+  if (!location) return location.status();
+  return location->base_offset;
+}
+
+Result<uint64_t> LogSegment::truncate_to(Offset offset) {
+  auto location = locate(offset);
+  if (!location) return location.status();
+  const uint64_t cut = location->position;
+  if (cut == size_) return uint64_t{0};
+  const uint64_t removed = size_ - cut;
+  GREGOR_RETURN_IF_ERROR(disk_.truncate(log_path_, cut));
+  GREGOR_RETURN_IF_ERROR(offset_index_.truncate_to_position(static_cast<uint32_t>(cut)));
+  GREGOR_RETURN_IF_ERROR(time_index_.truncate_to(location->base_offset));
+  size_ = cut;
+  next_offset_ = location->base_offset;
+  // Recompute what depended on the removed batches. The largest timestamp of the batches up to the
+  // last remaining index entry is in the time index; the few batches after it are scanned.
+  const uint64_t last_indexed = offset_index_.entries().empty() ? 0 : offset_index_.entries().back().position;
+  bytes_since_last_index_entry_ = cut - last_indexed;
+  max_timestamp_ = record::kNoTimestamp;
+  offset_of_max_timestamp_ = base_offset_;
+  if (!time_index_.entries().empty()) {
+    max_timestamp_ = time_index_.entries().back().timestamp;
+    offset_of_max_timestamp_ = time_index_.entries().back().offset;
+  }
+  BatchScanner scanner(disk_, log_path_, last_indexed, cut, static_cast<size_t>(index_interval_bytes_) + record::kBatchHeaderBytes);
+  while (scanner.next(false) == BatchScanner::Step::kBatch) {
+    if (scanner.header().max_timestamp > max_timestamp_) {
+      max_timestamp_ = scanner.header().max_timestamp;
+      offset_of_max_timestamp_ = Offset{scanner.header().last_offset()};
+    }
+  }
+  if (cut == 0) first_batch_timestamp_.reset();
+  // Truncation must be durable before anything is appended after it: otherwise a power loss could
+  // bring back the removed batches (a file that was cut and then grew is not a pure append).
+  GREGOR_RETURN_IF_ERROR(flush());
+  return removed;
+}
+
+Status LogSegment::load_indexes(Offset next_offset) {
+  if (indexes_missing_) return Status::error(StatusCode::kNotFound, log_path_ + ": index files missing");
+  next_offset_ = next_offset;
+  GREGOR_RETURN_IF_ERROR(offset_index_.load(size_));
+  if (!offset_index_.entries().empty() && offset_index_.entries().back().offset >= next_offset)
+    return Status::error(StatusCode::kCorruption, offset_index_.path() + ": entry past the end of the segment");
+  GREGOR_RETURN_IF_ERROR(time_index_.load(next_offset));
+  if (!time_index_.entries().empty()) {
+    max_timestamp_ = time_index_.entries().back().timestamp;
+    offset_of_max_timestamp_ = time_index_.entries().back().offset;
+  }
+  bytes_since_last_index_entry_ = size_ - (offset_index_.entries().empty() ? 0 : offset_index_.entries().back().position);
+  // The first batch's timestamp, in case this segment becomes the active one again (truncation).
+  if (size_ >= record::kBatchHeaderBytes) {
+    auto head = disk_.read(log_path_, 0, record::kBatchHeaderBytes);
+    if (head && head->size() == record::kBatchHeaderBytes) {
+      ByteReader r(as_view(*head));
+      r.skip(35);
+      first_batch_timestamp_ = r.i64();
+    }
+  }
+  return Status::ok();
+}
+
+Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
+  auto file_size = disk_.size(log_path_);
+  if (!file_size) return file_size.status();
+  if (options.rebuild_indexes) {
+    GREGOR_RETURN_IF_ERROR(offset_index_.reset());
+    GREGOR_RETURN_IF_ERROR(time_index_.reset());
+    indexes_missing_ = false;
+    bytes_since_last_index_entry_ = 0;
+    max_timestamp_ = record::kNoTimestamp;
+    offset_of_max_timestamp_ = base_offset_;
+    first_batch_timestamp_.reset();
+    size_ = 0;
+    next_offset_ = base_offset_;
+  }
+  ScanResult result;
+  BatchScanner scanner(disk_, log_path_, 0, *file_size, kScanBlockBytes);
+  Continuity continuity(base_offset_, OffsetIndex::Entry{base_offset_, 0});
+  Offset expected = base_offset_;
+  Status bad;
+  while (true) {
+    const BatchScanner::Step step = scanner.next(options.verify_crc);
+    if (step == BatchScanner::Step::kEnd) break;
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) {
+      bad = scanner.error();
+      break;
+    }
+    const record::BatchHeader& h = scanner.header();
+    bad = continuity.check(h);
+    if (!bad.is_ok()) {
+      bad = Status::error(StatusCode::kCorruption, log_path_ + " at byte " + std::to_string(scanner.batch_position()) + ": " + bad.message());
+      break;
+    }
+    if (options.on_batch) GREGOR_RETURN_IF_ERROR(options.on_batch(h));
+    if (options.rebuild_indexes) {
+      note_appended(h, scanner.batch_position(), h.size_bytes());
+      GREGOR_RETURN_IF_ERROR(maybe_index(h, scanner.batch_position()));
+    }
+    expected = Offset{h.next_offset()};
+    result.batches++;
+    result.valid_bytes = scanner.position();
+  }
+  if (!bad.is_ok()) {
+    if (expected < options.durable_below) {
+      result.corruption = true;
+      result.corruption_position = result.valid_bytes;
+      result.corruption_detail = bad.message();
+    } else if (options.truncate_torn_tail) {
+      result.truncated_bytes = *file_size - result.valid_bytes;
+      GREGOR_RETURN_IF_ERROR(disk_.truncate(log_path_, result.valid_bytes));
+      GREGOR_RETURN_IF_ERROR(disk_.fsync(log_path_));
+    }
+  }
+  if (options.rebuild_indexes) {
+    // Durable indexes: after this open, every index file on disk matches its log.
+    GREGOR_RETURN_IF_ERROR(disk_.fsync(offset_index_.path()));
+    GREGOR_RETURN_IF_ERROR(disk_.fsync(time_index_.path()));
+  }
+  return result;
+}
+
+Status LogSegment::on_become_inactive() {
+  return time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_, true);
+}
+
+Status LogSegment::flush() {
+  GREGOR_RETURN_IF_ERROR(disk_.fsync(log_path_));
+  GREGOR_RETURN_IF_ERROR(disk_.fsync(offset_index_.path()));
+  return disk_.fsync(time_index_.path());
+}
+
+Status LogSegment::remove_files() {
+  // The log file first: a crash after it leaves only index files without a log, which opening
+  // the log removes.
+  GREGOR_RETURN_IF_ERROR(disk_.remove(log_path_));
+  for (const std::string& path : {offset_index_.path(), time_index_.path()}) {
+    Status s = disk_.remove(path);
+    if (!s.is_ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  return Status::ok();
+}
+
+}  // namespace gregor::log

@@ -1,0 +1,80 @@
+// Values the log hands back: append and read results, segment descriptions, the recovery report
+// and the events it announces through an optional listener (the log emits nothing by itself; the
+// broker turns these into trace events).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engine/core/bytes.h"
+#include "engine/core/types.h"
+
+namespace gregor::log {
+
+struct AppendInfo {
+  Offset first_offset;
+  Offset last_offset;
+  int32_t record_count = 0;
+  int64_t max_timestamp = -1;
+};
+
+struct ReadResult {
+  Bytes records;  // whole batches, concatenated (Fetch's RECORDS)
+  Offset log_start_offset;
+  Offset log_end_offset;
+};
+
+struct SegmentInfo {
+  Offset base_offset;
+  Offset next_offset;  // one past the segment's last offset
+  uint64_t size_bytes = 0;
+  size_t index_entries = 0;
+  size_t time_index_entries = 0;
+  int64_t max_timestamp = -1;
+  bool active = false;
+};
+
+// What opening a log found and did. Filled in even when open fails.
+struct RecoveryReport {
+  int segments_found = 0;
+  int segments_recovered = 0;   // rescanned from the recovery point on, indexes rebuilt
+  int segments_deleted = 0;     // after the truncation point
+  int indexes_rebuilt = 0;      // of segments below the recovery point, after a failed sanity check
+  int stray_files_removed = 0;  // leftover temp files and indexes without a log
+  int64_t batches_validated = 0;
+  uint64_t bytes_validated = 0;
+  uint64_t bytes_truncated = 0;  // a torn or garbage tail cut off
+  Offset recovery_point;         // as checkpointed (the log start offset when there was none)
+  bool recovery_point_checkpoint_found = false;
+  bool epoch_cache_rebuilt = false;  // leader-epoch-checkpoint missing or unreadable: rebuilt from batches
+  Offset log_start_offset;
+  Offset log_end_offset;
+  // Corruption below the recovery point (fsynced data that no longer checks): open fails with
+  // kCorruption and says where.
+  bool corruption_found = false;
+  std::string corruption_path;
+  uint64_t corruption_position = 0;
+  std::string corruption_detail;
+};
+
+struct LogEvent {
+  enum class Kind {
+    kSegmentRolled,     // offset: the new segment's base offset
+    kSegmentDeleted,    // offset: the deleted segment's base; detail: "retention.ms", "retention.bytes",
+                        // "log-start-offset" or "truncation"
+    kTruncated,         // offset: the new log end offset
+    kFlushed,           // offset: the new recovery point
+    kLogStartOffsetChanged,  // offset: the new log start offset
+    kCorruptionDetected,     // offset: where a read found it; detail: file and position
+  };
+  Kind kind;
+  Offset offset;
+  std::string detail;
+};
+
+using LogEventListener = std::function<void(const LogEvent&)>;
+
+const char* log_event_kind_name(LogEvent::Kind kind);
+
+}  // namespace gregor::log

@@ -1,0 +1,85 @@
+#include "engine/record/record_batch.h"
+
+#include <string>
+
+#include "engine/record/crc32c.h"
+
+namespace gregor::record {
+namespace {
+
+void put_be(uint8_t* p, uint64_t v, int n) {
+  for (int i = n - 1; i >= 0; i--) {
+    p[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
+}  // namespace
+
+uint32_t compute_batch_crc(ByteView batch) {
+  GREGOR_ASSERT(batch.size() >= kBatchHeaderBytes);
+  ByteReader r(batch.subspan(kBatchLengthPosition, 4));
+  const int32_t batch_length = r.i32();
+  GREGOR_ASSERT(batch_length >= 0 && kLogOverhead + static_cast<size_t>(batch_length) <= batch.size());
+  return crc32c(batch.subspan(kAttributesPosition, kLogOverhead + static_cast<size_t>(batch_length) -
+                                                       kAttributesPosition));
+}
+
+Result<BatchHeader> parse_batch_header(ByteView batch, bool verify_crc) {
+  if (batch.size() < kLogOverhead)
+    return Status::error(StatusCode::kOutOfRange, "batch shorter than its length field");
+  ByteReader r(batch);
+  BatchHeader h;
+  h.base_offset = r.i64();
+  h.batch_length = r.i32();
+  if (h.batch_length < static_cast<int32_t>(kBatchHeaderBytes - kLogOverhead) || h.batch_length > kBatchBytesMax)
+    return Status::error(StatusCode::kCorruption, "batch length " + std::to_string(h.batch_length) +
+                                                      " outside [49, " + std::to_string(kBatchBytesMax) + "]");
+  if (batch.size() < h.size_bytes())
+    return Status::error(StatusCode::kOutOfRange, "batch of " + std::to_string(h.size_bytes()) +
+                                                      " bytes truncated to " + std::to_string(batch.size()));
+  h.partition_leader_epoch = r.i32();
+  h.magic = r.i8();
+  h.crc = r.u32();
+  h.attributes = r.i16();
+  h.last_offset_delta = r.i32();
+  h.base_timestamp = r.i64();
+  h.max_timestamp = r.i64();
+  h.producer_id = r.i64();
+  h.producer_epoch = r.i16();
+  h.base_sequence = r.i32();
+  h.record_count = r.i32();
+  GREGOR_ASSERT(r.ok());  // the length checks above guarantee a whole header
+  if (h.magic != kMagicV2)
+    return Status::error(StatusCode::kCorruption, "unsupported magic " + std::to_string(h.magic));
+  if (h.record_count < 0 || h.last_offset_delta < 0)
+    return Status::error(StatusCode::kCorruption, "negative record count or last offset delta");
+  if (verify_crc) {
+    const uint32_t actual = compute_batch_crc(batch);
+    if (actual != h.crc)
+      return Status::error(StatusCode::kCorruption, "batch at offset " + std::to_string(h.base_offset) +
+                                                        ": crc " + std::to_string(h.crc) +
+                                                        " stored, " + std::to_string(actual) + " computed");
+  }
+  return h;
+}
+
+void set_base_offset(uint8_t* batch, int64_t base_offset) {
+  put_be(batch + kBaseOffsetPosition, static_cast<uint64_t>(base_offset), 8);
+}
+
+void set_partition_leader_epoch(uint8_t* batch, int32_t epoch) {
+  put_be(batch + kPartitionLeaderEpochPosition, static_cast<uint32_t>(epoch), 4);
+}
+
+void set_base_offset(Bytes& batch, int64_t base_offset) {
+  GREGOR_ASSERT(batch.size() >= kBatchHeaderBytes);
+  set_base_offset(batch.data(), base_offset);
+}
+
+void set_partition_leader_epoch(Bytes& batch, int32_t epoch) {
+  GREGOR_ASSERT(batch.size() >= kBatchHeaderBytes);
+  set_partition_leader_epoch(batch.data(), epoch);
+}
+
+}  // namespace gregor::record
