@@ -1,0 +1,479 @@
+#include "samples.h"
+
+namespace gregor::protocol::samples {
+
+namespace {
+Bytes b(std::string_view s) { return to_bytes(s); }
+}  // namespace
+
+ProduceRequest produce_request(int16_t) {
+  ProduceRequest m;
+  m.transactional_id = "txn-1";
+  m.acks = 1;
+  m.timeout_ms = 30000;
+  m.topic_data = {{"t1", {{0, b("batch-0")}, {1, std::nullopt}}}, {"t2", {{7, b("")}}}};
+  return m;
+}
+
+ProduceResponse produce_response(int16_t v) {
+  ProduceResponse m;
+  ProduceResponse::PartitionProduceResponse p0{0, ErrorCode::NONE, 42, 1700000000000, -1};
+  ProduceResponse::PartitionProduceResponse p1{1, ErrorCode::NOT_LEADER_OR_FOLLOWER, -1, -1, -1};
+  if (v >= 5) {
+    p0.log_start_offset = 3;
+    p1.log_start_offset = 9;
+  }
+  m.responses = {{"t1", {p0, p1}}, {"t2", {}}};
+  m.throttle_time_ms = 5;
+  return m;
+}
+
+FetchRequest fetch_request(int16_t v) {
+  FetchRequest m;
+  m.replica_id = 2;
+  m.max_wait_ms = 500;
+  m.min_bytes = 1;
+  m.max_bytes = 52428800;
+  m.isolation_level = 1;
+  FetchRequest::FetchPartition p{3, -1, 100, -1, 1048576};
+  if (v >= 9) p.current_leader_epoch = 4;
+  if (v >= 5) p.log_start_offset = 10;
+  m.topics = {{"t1", {p, FetchRequest::FetchPartition{0, -1, 0, -1, 65536}}}};
+  if (v >= 7) {
+    m.session_id = 77;
+    m.session_epoch = 3;
+    m.forgotten_topics_data = {{"old", {1, 2}}};
+  }
+  if (v >= 11) m.rack_id = "rack-a";
+  return m;
+}
+
+FetchResponse fetch_response(int16_t v) {
+  FetchResponse m;
+  m.throttle_time_ms = 1;
+  if (v >= 7) {
+    m.error_code = ErrorCode::NONE;
+    m.session_id = 12;
+  }
+  FetchResponse::PartitionData p0;
+  p0.partition_index = 0;
+  p0.high_watermark = 50;
+  p0.last_stable_offset = 50;
+  p0.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{{1000, 20}, {1001, 30}};
+  p0.records = b("batches...");
+  FetchResponse::PartitionData p1;
+  p1.partition_index = 1;
+  p1.error_code = ErrorCode::OFFSET_OUT_OF_RANGE;
+  p1.high_watermark = -1;
+  p1.aborted_transactions = std::nullopt;
+  p1.records = std::nullopt;
+  if (v >= 5) {
+    p0.log_start_offset = 5;
+    p1.log_start_offset = 0;
+  }
+  if (v >= 11) p0.preferred_read_replica = 3;
+  m.responses = {{"t1", {p0, p1}}};
+  return m;
+}
+
+ListOffsetsRequest list_offsets_request(int16_t v) {
+  ListOffsetsRequest m;
+  m.replica_id = -1;
+  if (v >= 2) m.isolation_level = 1;
+  m.topics = {{"t1", {{0, kListOffsetsEarliestTimestamp}, {1, 1700000000000}}}};
+  return m;
+}
+
+ListOffsetsResponse list_offsets_response(int16_t v) {
+  ListOffsetsResponse m;
+  if (v >= 2) m.throttle_time_ms = 2;
+  m.topics = {{"t1", {{0, ErrorCode::NONE, -1, 17}, {1, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, -1, -1}}}};
+  return m;
+}
+
+MetadataRequest metadata_request(int16_t v) {
+  MetadataRequest m;
+  m.topics = std::vector<MetadataRequest::MetadataRequestTopic>{{"t1"}, {"t2"}};
+  if (v >= 4) m.allow_auto_topic_creation = false;
+  return m;
+}
+
+MetadataResponse metadata_response(int16_t v) {
+  MetadataResponse m;
+  if (v >= 3) m.throttle_time_ms = 3;
+  m.brokers = {{1, "127.0.0.1", 19092, std::nullopt}, {2, "127.0.0.1", 19093, "rack-b"}};
+  if (v >= 2) m.cluster_id = "gregor-cluster";
+  m.controller_id = 2;
+  MetadataResponse::MetadataResponseTopic t1;
+  t1.name = "t1";
+  t1.is_internal = true;
+  t1.partitions = {{ErrorCode::NONE, 0, 1, {1, 2}, {1, 2}},
+                   {ErrorCode::LEADER_NOT_AVAILABLE, 1, -1, {2, 1}, {}}};
+  MetadataResponse::MetadataResponseTopic t2;
+  t2.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+  t2.name = "missing";
+  m.topics = {t1, t2};
+  return m;
+}
+
+LeaderAndIsrRequest leader_and_isr_request(int16_t v) {
+  LeaderAndIsrRequest m;
+  m.controller_id = 1;
+  m.controller_epoch = 5;
+  if (v >= 2) m.broker_epoch = 4294967296;
+  LeaderAndIsrRequest::LeaderAndIsrPartitionState p0;
+  p0.partition_index = 0;
+  p0.controller_epoch = 5;
+  p0.leader = 2;
+  p0.leader_epoch = 7;
+  p0.isr = {2, 3};
+  p0.zk_version = 11;
+  p0.replicas = {2, 3, 1};
+  LeaderAndIsrRequest::LeaderAndIsrPartitionState p1 = p0;
+  p1.partition_index = 1;
+  p1.leader = 3;
+  p1.isr = {3};
+  if (v >= 3) {
+    p0.adding_replicas = {4};
+    p1.removing_replicas = {1};
+  }
+  if (v >= 1) p1.is_new = true;
+  LeaderAndIsrRequest::LeaderAndIsrPartitionState q0 = p0;
+  q0.partition_index = 4;
+  m.topic_states = {{"t1", {p0, p1}}, {"t2", {q0}}};
+  m.live_leaders = {{2, "127.0.0.1", 19093}, {3, "127.0.0.1", 19094}};
+  return m;
+}
+
+LeaderAndIsrResponse leader_and_isr_response(int16_t) {
+  LeaderAndIsrResponse m;
+  m.error_code = ErrorCode::NONE;
+  m.partition_errors = {{"t1", 0, ErrorCode::NONE}, {"t1", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
+  return m;
+}
+
+StopReplicaRequest stop_replica_request(int16_t v) {
+  StopReplicaRequest m;
+  m.controller_id = 1;
+  m.controller_epoch = 6;
+  if (v >= 1) m.broker_epoch = 99;
+  m.delete_partitions = true;
+  m.topics = {{"t1", {0, 2}}, {"t2", {5}}};
+  return m;
+}
+
+StopReplicaResponse stop_replica_response(int16_t) {
+  StopReplicaResponse m;
+  m.error_code = ErrorCode::STALE_CONTROLLER_EPOCH;
+  m.partition_errors = {{"t1", 0, ErrorCode::NONE}, {"t2", 5, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}};
+  return m;
+}
+
+UpdateMetadataRequest update_metadata_request(int16_t v) {
+  UpdateMetadataRequest m;
+  m.controller_id = 1;
+  m.controller_epoch = 3;
+  if (v >= 5) m.broker_epoch = 8;
+  UpdateMetadataRequest::UpdateMetadataPartitionState p;
+  p.partition_index = 0;
+  p.controller_epoch = 3;
+  p.leader = 1;
+  p.leader_epoch = 2;
+  p.isr = {1, 2};
+  p.zk_version = 4;
+  p.replicas = {1, 2, 3};
+  if (v >= 4) p.offline_replicas = {3};
+  UpdateMetadataRequest::UpdateMetadataPartitionState p1 = p;
+  p1.partition_index = 1;
+  m.topic_states = {{"t1", {p, p1}}, {"t2", {p}}};
+  UpdateMetadataRequest::UpdateMetadataEndpoint e{19092, "127.0.0.1", "", kSecurityProtocolPlaintext};
+  if (v >= 3) e.listener = "PLAINTEXT";
+  UpdateMetadataRequest::UpdateMetadataBroker b1{1, {e}, std::nullopt};
+  UpdateMetadataRequest::UpdateMetadataBroker b2{2, {e}, std::nullopt};
+  b2.endpoints[0].port = 19093;
+  if (v >= 1) {
+    UpdateMetadataRequest::UpdateMetadataEndpoint e2 = e;
+    e2.port = 29093;
+    e2.security_protocol = 1;  // SSL
+    b2.endpoints.push_back(e2);
+  }
+  if (v >= 2) b2.rack = "rack-b";
+  m.live_brokers = {b1, b2};
+  return m;
+}
+
+UpdateMetadataResponse update_metadata_response(int16_t) {
+  UpdateMetadataResponse m;
+  m.error_code = ErrorCode::STALE_BROKER_EPOCH;
+  return m;
+}
+
+ControlledShutdownRequest controlled_shutdown_request(int16_t v) {
+  ControlledShutdownRequest m;
+  m.broker_id = 3;
+  if (v >= 2) m.broker_epoch = 12;
+  return m;
+}
+
+ControlledShutdownResponse controlled_shutdown_response(int16_t) {
+  ControlledShutdownResponse m;
+  m.error_code = ErrorCode::NONE;
+  m.remaining_partitions = {{"t1", 0}, {"t2", 3}};
+  return m;
+}
+
+OffsetCommitRequest offset_commit_request(int16_t v) {
+  OffsetCommitRequest m;
+  m.group_id = "g1";
+  m.generation_id = 4;
+  m.member_id = "rdkafka-1";
+  if (v <= 4) m.retention_time_ms = 86400000;
+  m.topics = {{"t1", {{0, 10, "meta"}, {1, 20, std::nullopt}}}};
+  return m;
+}
+
+OffsetCommitResponse offset_commit_response(int16_t v) {
+  OffsetCommitResponse m;
+  if (v >= 3) m.throttle_time_ms = 4;
+  m.topics = {{"t1", {{0, ErrorCode::NONE}, {1, ErrorCode::ILLEGAL_GENERATION}}}};
+  return m;
+}
+
+OffsetFetchRequest offset_fetch_request(int16_t) {
+  OffsetFetchRequest m;
+  m.group_id = "g1";
+  m.topics = std::vector<OffsetFetchRequest::OffsetFetchRequestTopic>{{"t1", {0, 1}}, {"t2", {}}};
+  return m;
+}
+
+OffsetFetchResponse offset_fetch_response(int16_t v) {
+  OffsetFetchResponse m;
+  if (v >= 3) m.throttle_time_ms = 6;
+  m.topics = {{"t1", {{0, 10, "meta", ErrorCode::NONE}, {1, -1, "", ErrorCode::NONE},
+                      {2, -1, std::nullopt, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}}}};
+  if (v >= 2) m.error_code = ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
+  return m;
+}
+
+FindCoordinatorRequest find_coordinator_request(int16_t v) {
+  FindCoordinatorRequest m;
+  m.key = "g1";
+  if (v >= 1) m.key_type = kCoordinatorKeyTypeTransaction;
+  return m;
+}
+
+FindCoordinatorResponse find_coordinator_response(int16_t v) {
+  FindCoordinatorResponse m;
+  if (v >= 1) {
+    m.throttle_time_ms = 7;
+    m.error_message = "none";
+  }
+  m.error_code = ErrorCode::NONE;
+  m.node_id = 2;
+  m.host = "127.0.0.1";
+  m.port = 19093;
+  return m;
+}
+
+JoinGroupRequest join_group_request(int16_t v) {
+  JoinGroupRequest m;
+  m.group_id = "g1";
+  m.session_timeout_ms = 45000;
+  if (v >= 1) m.rebalance_timeout_ms = 300000;
+  m.member_id = "";
+  if (v >= 5) m.group_instance_id = "instance-1";
+  m.protocol_type = "consumer";
+  m.protocols = {{"range", b(std::string_view("\x00\x01range-meta", 12))}, {"roundrobin", b("")}};
+  return m;
+}
+
+JoinGroupResponse join_group_response(int16_t v) {
+  JoinGroupResponse m;
+  if (v >= 2) m.throttle_time_ms = 8;
+  m.error_code = ErrorCode::NONE;
+  m.generation_id = 3;
+  m.protocol_name = "range";
+  m.leader = "member-a";
+  m.member_id = "member-b";
+  JoinGroupResponse::JoinGroupResponseMember a{"member-a", std::nullopt, b("meta-a")};
+  JoinGroupResponse::JoinGroupResponseMember c{"member-b", std::nullopt, b("")};
+  if (v >= 5) a.group_instance_id = "instance-a";
+  m.members = {a, c};
+  return m;
+}
+
+HeartbeatRequest heartbeat_request(int16_t v) {
+  HeartbeatRequest m;
+  m.group_id = "g1";
+  m.generation_id = 3;
+  m.member_id = "member-a";
+  if (v >= 3) m.group_instance_id = "instance-a";
+  return m;
+}
+
+HeartbeatResponse heartbeat_response(int16_t v) {
+  HeartbeatResponse m;
+  if (v >= 1) m.throttle_time_ms = 9;
+  m.error_code = ErrorCode::REBALANCE_IN_PROGRESS;
+  return m;
+}
+
+LeaveGroupRequest leave_group_request(int16_t) {
+  LeaveGroupRequest m;
+  m.group_id = "g1";
+  m.member_id = "member-a";
+  return m;
+}
+
+LeaveGroupResponse leave_group_response(int16_t v) {
+  LeaveGroupResponse m;
+  if (v >= 1) m.throttle_time_ms = 10;
+  m.error_code = ErrorCode::UNKNOWN_MEMBER_ID;
+  return m;
+}
+
+SyncGroupRequest sync_group_request(int16_t v) {
+  SyncGroupRequest m;
+  m.group_id = "g1";
+  m.generation_id = 3;
+  m.member_id = "member-a";
+  if (v >= 3) m.group_instance_id = "instance-a";
+  m.assignments = {{"member-a", b("assign-a")}, {"member-b", b("")}};
+  return m;
+}
+
+SyncGroupResponse sync_group_response(int16_t v) {
+  SyncGroupResponse m;
+  if (v >= 1) m.throttle_time_ms = 11;
+  m.error_code = ErrorCode::NONE;
+  m.assignment = b("assign-a");
+  return m;
+}
+
+DescribeGroupsRequest describe_groups_request(int16_t v) {
+  DescribeGroupsRequest m;
+  m.groups = {"g1", "g2"};
+  if (v >= 3) m.include_authorized_operations = true;
+  return m;
+}
+
+DescribeGroupsResponse describe_groups_response(int16_t v) {
+  DescribeGroupsResponse m;
+  if (v >= 1) m.throttle_time_ms = 12;
+  DescribeGroupsResponse::DescribedGroup g;
+  g.group_id = "g1";
+  g.group_state = "Stable";
+  g.protocol_type = "consumer";
+  g.protocol_data = "range";
+  DescribeGroupsResponse::DescribedGroupMember member{"member-a", std::nullopt, "rdkafka", "/127.0.0.1",
+                                                      b("meta"), b("assign")};
+  if (v >= 4) member.group_instance_id = "instance-a";
+  g.members = {member};
+  if (v >= 3) g.authorized_operations = 0x0f;
+  DescribeGroupsResponse::DescribedGroup dead;
+  dead.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
+  dead.group_id = "g2";
+  dead.group_state = "Dead";
+  m.groups = {g, dead};
+  return m;
+}
+
+ListGroupsRequest list_groups_request(int16_t) { return ListGroupsRequest{}; }
+
+ListGroupsResponse list_groups_response(int16_t v) {
+  ListGroupsResponse m;
+  if (v >= 1) m.throttle_time_ms = 13;
+  m.error_code = ErrorCode::NONE;
+  m.groups = {{"g1", "consumer"}, {"g2", ""}};
+  return m;
+}
+
+ApiVersionsRequest api_versions_request(int16_t v) {
+  ApiVersionsRequest m;
+  if (v >= 3) {
+    m.client_software_name = "librdkafka";
+    m.client_software_version = "2.0.2";
+  }
+  return m;
+}
+
+ApiVersionsResponse api_versions_response(int16_t v) {
+  ApiVersionsResponse m = make_api_versions_response();
+  if (v >= 1) m.throttle_time_ms = 14;
+  return m;
+}
+
+CreateTopicsRequest create_topics_request(int16_t v) {
+  CreateTopicsRequest m;
+  CreateTopicsRequest::CreatableTopic a;
+  a.name = "t1";
+  a.num_partitions = 3;
+  a.replication_factor = 2;
+  a.configs = {{"min.insync.replicas", "2"}, {"retention.ms", std::nullopt}};
+  CreateTopicsRequest::CreatableTopic manual;
+  manual.name = "t2";
+  manual.assignments = {{0, {1, 2}}, {1, {2, 3}}};
+  m.topics = {a, manual};
+  m.timeout_ms = 5000;
+  if (v >= 1) m.validate_only = true;
+  return m;
+}
+
+CreateTopicsResponse create_topics_response(int16_t v) {
+  CreateTopicsResponse m;
+  if (v >= 2) m.throttle_time_ms = 15;
+  CreateTopicsResponse::CreatableTopicResult ok{"t1", ErrorCode::NONE, std::nullopt};
+  CreateTopicsResponse::CreatableTopicResult exists{"t2", ErrorCode::TOPIC_ALREADY_EXISTS, std::nullopt};
+  if (v >= 1) exists.error_message = "Topic 't2' already exists.";
+  m.topics = {ok, exists};
+  return m;
+}
+
+DeleteTopicsRequest delete_topics_request(int16_t) {
+  DeleteTopicsRequest m;
+  m.topic_names = {"t1", "t2"};
+  m.timeout_ms = 30000;
+  return m;
+}
+
+DeleteTopicsResponse delete_topics_response(int16_t v) {
+  DeleteTopicsResponse m;
+  if (v >= 1) m.throttle_time_ms = 16;
+  m.responses = {{"t1", ErrorCode::NONE}, {"t2", ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}};
+  return m;
+}
+
+InitProducerIdRequest init_producer_id_request(int16_t) {
+  InitProducerIdRequest m;
+  m.transactional_id = std::nullopt;
+  m.transaction_timeout_ms = -1;
+  return m;
+}
+
+InitProducerIdResponse init_producer_id_response(int16_t) {
+  InitProducerIdResponse m;
+  m.throttle_time_ms = 17;
+  m.producer_id = 4000;
+  m.producer_epoch = 2;
+  return m;
+}
+
+OffsetForLeaderEpochRequest offset_for_leader_epoch_request(int16_t v) {
+  OffsetForLeaderEpochRequest m;
+  if (v >= 3) m.replica_id = 2;
+  OffsetForLeaderEpochRequest::OffsetForLeaderPartition p{0, -1, 6};
+  if (v >= 2) p.current_leader_epoch = 7;
+  m.topics = {{"t1", {p, OffsetForLeaderEpochRequest::OffsetForLeaderPartition{1, -1, 0}}}};
+  return m;
+}
+
+OffsetForLeaderEpochResponse offset_for_leader_epoch_response(int16_t v) {
+  OffsetForLeaderEpochResponse m;
+  if (v >= 2) m.throttle_time_ms = 18;
+  OffsetForLeaderEpochResponse::EpochEndOffset p{ErrorCode::NONE, 0, -1, 120};
+  if (v >= 1) p.leader_epoch = 6;
+  m.topics = {{"t1", {p, {ErrorCode::FENCED_LEADER_EPOCH, 1, -1, -1}}}};
+  return m;
+}
+
+}  // namespace gregor::protocol::samples

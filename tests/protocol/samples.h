@@ -1,0 +1,58 @@
+// Sample requests and responses for the protocol tests: for a given version, every field that
+// version carries is set to a value different from its default (so a field dropped by an encoder
+// or a decoder shows up), and fields the version does not carry keep their defaults (which is what
+// decoding yields for them).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/protocol/protocol.h"
+
+namespace gregor::protocol::samples {
+
+ProduceRequest produce_request(int16_t v);
+ProduceResponse produce_response(int16_t v);
+FetchRequest fetch_request(int16_t v);
+FetchResponse fetch_response(int16_t v);
+ListOffsetsRequest list_offsets_request(int16_t v);
+ListOffsetsResponse list_offsets_response(int16_t v);
+MetadataRequest metadata_request(int16_t v);
+MetadataResponse metadata_response(int16_t v);
+LeaderAndIsrRequest leader_and_isr_request(int16_t v);
+LeaderAndIsrResponse leader_and_isr_response(int16_t v);
+StopReplicaRequest stop_replica_request(int16_t v);
+StopReplicaResponse stop_replica_response(int16_t v);
+UpdateMetadataRequest update_metadata_request(int16_t v);
+UpdateMetadataResponse update_metadata_response(int16_t v);
+ControlledShutdownRequest controlled_shutdown_request(int16_t v);
+ControlledShutdownResponse controlled_shutdown_response(int16_t v);
+OffsetCommitRequest offset_commit_request(int16_t v);
+OffsetCommitResponse offset_commit_response(int16_t v);
+OffsetFetchRequest offset_fetch_request(int16_t v);
+OffsetFetchResponse offset_fetch_response(int16_t v);
+FindCoordinatorRequest find_coordinator_request(int16_t v);
+FindCoordinatorResponse find_coordinator_response(int16_t v);
+JoinGroupRequest join_group_request(int16_t v);
+JoinGroupResponse join_group_response(int16_t v);
+HeartbeatRequest heartbeat_request(int16_t v);
+HeartbeatResponse heartbeat_response(int16_t v);
+LeaveGroupRequest leave_group_request(int16_t v);
+LeaveGroupResponse leave_group_response(int16_t v);
+SyncGroupRequest sync_group_request(int16_t v);
+SyncGroupResponse sync_group_response(int16_t v);
+DescribeGroupsRequest describe_groups_request(int16_t v);
+DescribeGroupsResponse describe_groups_response(int16_t v);
+ListGroupsRequest list_groups_request(int16_t v);
+ListGroupsResponse list_groups_response(int16_t v);
+ApiVersionsRequest api_versions_request(int16_t v);
+ApiVersionsResponse api_versions_response(int16_t v);
+CreateTopicsRequest create_topics_request(int16_t v);
+CreateTopicsResponse create_topics_response(int16_t v);
+DeleteTopicsRequest delete_topics_request(int16_t v);
+DeleteTopicsResponse delete_topics_response(int16_t v);
+InitProducerIdRequest init_producer_id_request(int16_t v);
+InitProducerIdResponse init_producer_id_response(int16_t v);
+OffsetForLeaderEpochRequest offset_for_leader_epoch_request(int16_t v);
+OffsetForLeaderEpochResponse offset_for_leader_epoch_response(int16_t v);
+
+}  // namespace gregor::protocol::samples
