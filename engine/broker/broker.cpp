@@ -1,0 +1,308 @@
+#include "engine/broker/broker.h"
+#include "engine/broker/delayed_operations.h"
+
+#include <algorithm>
+
+#include "engine/broker/hw_checkpoint.h"
+#include "engine/core/json.h"
+#include "engine/protocol/api_versions.h"
+#include "engine/protocol/api_versions_table.h"
+#include "engine/protocol/controlled_shutdown.h"
+
+namespace gregor::broker {
+
+using coord::CreateMode;
+using coord::ZkError;
+using protocol::ApiKey;
+using protocol::ErrorCode;
+
+namespace {
+constexpr int kControlledShutdownMaxRetries = 3;            // controlled.shutdown.max.retries
+constexpr int64_t kControlledShutdownRetryBackoffMs = 5000;  // controlled.shutdown.retry.backoff.ms
+constexpr int64_t kRetentionCheckIntervalMs = 300000;        // log.retention.check.interval.ms
+constexpr size_t kMaxQueuedRequestsPerConnection = 1000;
+
+coord::ZkClientConfig zk_config(const BrokerConfig& c) {
+  coord::ZkClientConfig z;
+  z.servers = c.zookeeper_servers;
+  z.session_timeout = Duration::millis(c.zookeeper_session_timeout_ms);
+  return z;
+}
+}  // namespace
+
+Broker::Broker(Runtime& rt, BrokerConfig config)
+    : rt_(rt),
+      config_(std::move(config)),
+      zk_(rt, zk_config(config_)),
+      net_(rt, "broker-" + std::to_string(config_.broker_id)),
+      controller_(rt, config_, zk_, net_),
+      fetcher_(rt, config_, net_, [this](const TopicPartition& tp) { return partition(tp); }) {}
+
+Broker::~Broker() = default;
+
+Partition* Broker::partition(const TopicPartition& tp) {
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? nullptr : it->second.get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Startup, zk session, registration.
+
+void Broker::start() {
+  auto hws = read_hw_checkpoint(rt_.disk());
+  if (hws)
+    checkpointed_hw_ = *hws;
+  else
+    rt_.log("ignoring " + std::string(kHwCheckpointFile) + ": " + hws.status().to_string());
+  zk_.set_session_listener([this](coord::SessionState s) { on_session_state(s); });
+  zk_.set_watch_listener([this](const coord::WatchEvent& e) { on_watch(e); });
+  zk_.start();
+  rt_.after(Duration::millis(config_.replica_high_watermark_checkpoint_interval_ms), [this] { checkpoint_high_watermarks(); });
+  rt_.after(Duration::millis(std::max<int64_t>(1, config_.replica_lag_time_max_ms / 2)), [this] { shrink_isr_tick(); });
+  rt_.after(Duration::millis(kRetentionCheckIntervalMs), [this] { retention_tick(); });
+  rt_.emit("broker_start", {{"broker", config_.broker_id}});
+}
+
+void Broker::on_session_state(coord::SessionState s) {
+  if (s == coord::SessionState::kConnected && !registered_) {
+    // Whoever starts first creates the persistent parents; NodeExists is fine.
+    for (const auto& path : zk_paths::persistent_roots()) zk_.create(path, {}, CreateMode::kPersistent, [](ZkError, std::string) {});
+    register_broker();
+  } else if (s == coord::SessionState::kExpired) {
+    // Our ephemerals are gone: this broker is dead to the cluster until it registers again.
+    registered_ = false;
+    controller_.resign("zk session expired");
+    rt_.emit("broker_session_expired", {{"broker", config_.broker_id}});
+    zk_.start();
+  }
+}
+
+void Broker::register_broker() {
+  BrokerRegistration reg;
+  reg.id = config_.broker_id;
+  reg.host = config_.advertised_host;
+  reg.port = config_.advertised_port;
+  reg.timestamp_ms = rt_.now().ms();
+  zk_.create(zk_paths::broker(config_.broker_id), reg.encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
+    if (err == ZkError::kOk) {
+      registered_ = true;
+      rt_.emit("broker_register", {{"broker", config_.broker_id}});
+      controller_.elect();
+      return;
+    }
+    // NodeExists: our previous session's registration has not expired yet. Try again shortly.
+    rt_.after(Duration::millis(err == ZkError::kNodeExists ? 1000 : 200), [this] {
+      if (!registered_ && zk_.state() == coord::SessionState::kConnected) register_broker();
+    });
+  });
+}
+
+void Broker::on_watch(const coord::WatchEvent& e) { controller_.on_watch(e); }
+
+// ---------------------------------------------------------------------------------------------
+// Frames.
+
+void Broker::on_message(NodeId from, Bytes frame) {
+  if (zk_.owns_peer(from)) return zk_.on_message(from, std::move(frame));
+  if (!is_inbound_connection(from)) return net_.on_message(from, frame);
+  enqueue_request(from, std::move(frame));
+}
+
+void Broker::on_disconnect(NodeId peer) {
+  if (zk_.owns_peer(peer)) zk_.on_disconnect(peer);
+  if (!is_inbound_connection(peer)) {
+    net_.on_disconnect(peer);
+    return;
+  }
+  connections_.erase(peer.value);
+}
+
+void Broker::enqueue_request(NodeId from, Bytes frame) {
+  Connection& c = connections_[from.value];
+  if (c.busy) {
+    if (c.queued.size() >= kMaxQueuedRequestsPerConnection) {
+      rt_.log("dropping a request: too many queued on one connection");
+      return;
+    }
+    c.queued.push_back(std::move(frame));
+    return;
+  }
+  c.busy = true;
+  dispatch(from, std::move(frame));
+}
+
+void Broker::finish(NodeId from) {
+  auto it = connections_.find(from.value);
+  if (it == connections_.end()) return;
+  it->second.busy = false;
+  if (it->second.queued.empty()) return;
+  // The next request runs on a fresh stack.
+  rt_.after(Duration{0}, [this, from] {
+    auto it2 = connections_.find(from.value);
+    if (it2 == connections_.end() || it2->second.busy || it2->second.queued.empty()) return;
+    Bytes next = std::move(it2->second.queued.front());
+    it2->second.queued.pop_front();
+    it2->second.busy = true;
+    dispatch(from, std::move(next));
+  });
+}
+
+void Broker::dispatch(NodeId from, Bytes frame) {
+  ByteReader r(as_view(frame));
+  auto header = protocol::RequestHeader::decode(r);
+  if (!header) {
+    rt_.log("malformed request header: " + header.status().to_string());
+    return finish(from);
+  }
+  Request req{from, *header, {}, r.position()};
+  if (!protocol::is_version_supported(header->api_key, header->api_version)) {
+    if (header->api_key == ApiKey::API_VERSIONS) {
+      // KIP-511: answer with a v0 body so that any client can read it, then it retries lower.
+      ByteWriter w;
+      protocol::make_unsupported_api_versions_response().encode(w, protocol::kUnsupportedApiVersionsReplyVersion);
+      return respond_raw(req, w.take(), 0);
+    }
+    rt_.log("unsupported request " + std::to_string(static_cast<int>(header->api_key)) + " v" +
+            std::to_string(header->api_version));
+    return finish(from);
+  }
+  switch (header->api_key) {
+    case ApiKey::API_VERSIONS: return handle_api_versions(req, r);
+    case ApiKey::PRODUCE: return handle_produce(req, r);
+    case ApiKey::FETCH: return handle_fetch(req, r);
+    case ApiKey::LIST_OFFSETS: return handle_list_offsets(req, r);
+    case ApiKey::METADATA: return handle_metadata(req, r);
+    case ApiKey::CREATE_TOPICS: return handle_create_topics(req, r);
+    case ApiKey::DELETE_TOPICS: return handle_delete_topics(req, r);
+    case ApiKey::LEADER_AND_ISR: return handle_leader_and_isr(req, r);
+    case ApiKey::UPDATE_METADATA: return handle_update_metadata(req, r);
+    case ApiKey::STOP_REPLICA: return handle_stop_replica(req, r);
+    case ApiKey::CONTROLLED_SHUTDOWN: return handle_controlled_shutdown(req, r);
+    case ApiKey::OFFSET_FOR_LEADER_EPOCH: return handle_offset_for_leader_epoch(req, r);
+    default:
+      rt_.log("no handler for api key " + std::to_string(static_cast<int>(header->api_key)));
+      return finish(from);
+  }
+}
+
+void Broker::respond_raw(const Request& req, Bytes body, int16_t header_version) {
+  ByteWriter w;
+  protocol::ResponseHeader h{req.header.correlation_id};
+  h.encode(w, header_version);
+  w.raw(as_view(body));
+  rt_.send(req.from, w.take());
+  finish(req.from);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Partitions, ISR writes, checkpoints.
+
+Partition* Broker::get_or_create_partition(const TopicPartition& tp) {
+  if (Partition* p = partition(tp)) return p;
+  TopicConfig tc = config_.topic_defaults;
+  auto cit = topic_configs_.find(tp.topic);
+  if (cit != topic_configs_.end()) tc = cit->second;
+  log::LogConfig lc;
+  lc.segment_bytes = tc.segment_bytes;
+  lc.segment_ms = tc.segment_ms;
+  lc.index_interval_bytes = tc.index_interval_bytes;
+  lc.flush_messages = tc.flush_messages;
+  lc.flush_ms = tc.flush_ms;
+  lc.retention_ms = tc.retention_ms;
+  lc.retention_bytes = tc.retention_bytes;
+  log::RecoveryReport report;
+  auto lg = log::Log::open(rt_.disk(), tp.str(), lc, rt_.now(), &report);
+  if (!lg) {
+    rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
+    rt_.emit("log_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", lg.status().to_string()}});
+    return nullptr;
+  }
+  auto p = std::make_unique<Partition>(rt_, *this, tp, config_.broker_id, std::move(*lg), tc, config_);
+  auto hw = checkpointed_hw_.find(tp);
+  if (hw != checkpointed_hw_.end()) p->restore_high_watermark(Offset{hw->second});
+  Partition* raw = p.get();
+  partitions_[tp] = std::move(p);
+  return raw;
+}
+
+void Broker::write_isr(Partition& p, const LeaderIsrState& new_state, int32_t expected_zk_version) {
+  const TopicPartition tp = p.tp();
+  zk_.set_data(zk_paths::partition_state(tp.topic, tp.partition), new_state.encode(), expected_zk_version,
+               [this, tp, new_state](ZkError err, coord::Stat st) {
+                 Partition* part = partition(tp);
+                 if (!part) return;
+                 part->on_isr_write_result(err == ZkError::kOk, new_state, st.version);
+                 if (err != ZkError::kOk) return;
+                 // Tell the controller, which propagates the new ISR with UpdateMetadata.
+                 Json::Object entry;
+                 entry["topic"] = Json(tp.topic);
+                 entry["partition"] = Json(tp.partition);
+                 Json::Object note;
+                 note["version"] = Json(1);
+                 note["partitions"] = Json(Json::Array{Json(std::move(entry))});
+                 zk_.create(zk_paths::isr_change_prefix(), to_bytes(Json(std::move(note)).dump()),
+                            CreateMode::kPersistentSequential, [](ZkError, std::string) {});
+               });
+}
+
+void Broker::on_partition_progress(Partition&) { schedule_delayed_check(); }
+
+void Broker::checkpoint_high_watermarks() {
+  std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
+  for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
+  Status s = write_hw_checkpoint(rt_.disk(), hws);
+  if (s.is_ok())
+    checkpointed_hw_ = std::move(hws);
+  else
+    rt_.log("high watermark checkpoint failed: " + s.to_string());
+  rt_.after(Duration::millis(config_.replica_high_watermark_checkpoint_interval_ms), [this] { checkpoint_high_watermarks(); });
+}
+
+void Broker::retention_tick() {
+  for (auto& [tp, p] : partitions_) {
+    auto deleted = p->log().apply_retention(rt_.now());
+    if (deleted && *deleted > 0)
+      rt_.emit("log_retention", {{"topic", tp.topic}, {"partition", tp.partition}, {"segments_deleted", *deleted},
+                                 {"log_start", p->log_start_offset().value}});
+  }
+  rt_.after(Duration::millis(kRetentionCheckIntervalMs), [this] { retention_tick(); });
+}
+
+void Broker::shrink_isr_tick() {
+  for (auto& [tp, p] : partitions_) p->maybe_shrink_isr(rt_.now());
+  rt_.after(Duration::millis(std::max<int64_t>(1, config_.replica_lag_time_max_ms / 2)), [this] { shrink_isr_tick(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Controlled shutdown (the broker side).
+
+void Broker::controlled_shutdown(std::function<void(bool)> done) {
+  shutting_down_ = true;
+  auto attempt = std::make_shared<std::function<void(int)>>();
+  std::weak_ptr<std::function<void(int)>> weak = attempt;
+  *attempt = [this, done, weak](int tries_left) {
+    auto self = weak.lock();
+    int32_t controller = metadata_.controller_id();
+    if (controller < 0 || tries_left == 0) return done(false);
+    protocol::ControlledShutdownRequest req;
+    req.broker_id = config_.broker_id;
+    net_.send(NodeId{controller}, req, protocol::kControlledShutdownVersion,
+              Duration::millis(config_.controller_socket_timeout_ms),
+              [this, done, self, tries_left](ErrorCode transport, ByteReader* body) {
+                bool ok = false;
+                if (transport == ErrorCode::NONE && body) {
+                  auto resp = protocol::ControlledShutdownResponse::decode(*body, protocol::kControlledShutdownVersion);
+                  ok = resp && resp->error_code == ErrorCode::NONE && resp->remaining_partitions.empty();
+                }
+                if (ok) {
+                  rt_.emit("controlled_shutdown_complete", {{"broker", config_.broker_id}});
+                  return done(true);
+                }
+                rt_.after(Duration::millis(kControlledShutdownRetryBackoffMs), [self, tries_left] { (*self)(tries_left - 1); });
+              });
+  };
+  (*attempt)(kControlledShutdownMaxRetries);
+}
+
+}  // namespace gregor::broker

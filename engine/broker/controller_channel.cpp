@@ -1,0 +1,42 @@
+#include "engine/broker/controller_channel.h"
+
+namespace gregor::broker {
+
+void ControllerChannel::remove_broker(int32_t broker) {
+  live_.erase(broker);
+  queues_.erase(broker);
+}
+
+void ControllerChannel::clear() {
+  generation_++;
+  queues_.clear();
+  busy_.clear();
+  live_.clear();
+}
+
+void ControllerChannel::pump(int32_t broker) {
+  if (busy_[broker] || !live_.count(broker)) return;
+  auto qit = queues_.find(broker);
+  if (qit == queues_.end() || qit->second.empty()) return;
+  busy_[broker] = true;
+  const Item& item = qit->second.front();
+  uint64_t gen = generation_;
+  net_.send_raw(NodeId{broker}, item.key, item.version, item.body, timeout_,
+                [this, broker, gen](protocol::ErrorCode error, ByteReader*) {
+                  if (gen != generation_) return;
+                  busy_[broker] = false;
+                  if (error == protocol::ErrorCode::NONE) {
+                    auto it = queues_.find(broker);
+                    if (it != queues_.end() && !it->second.empty()) it->second.pop_front();
+                    pump(broker);
+                    return;
+                  }
+                  // Retry while the broker is live; its session expiry will remove it otherwise.
+                  rt_.after(Duration::millis(100), [this, broker, gen] {
+                    if (gen == generation_) pump(broker);
+                  });
+                },
+                true);
+}
+
+}  // namespace gregor::broker

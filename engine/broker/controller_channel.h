@@ -1,0 +1,47 @@
+// ControllerChannel: the controller's ordered request queues to brokers (Kafka's
+// ControllerChannelManager). One request in flight per broker, in order: a LeaderAndIsr must not
+// overtake the one before it. A failed send is retried after a backoff for as long as the broker
+// is live; removing a broker drops its queue.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+
+#include "engine/client/network_client.h"
+
+namespace gregor::broker {
+
+class ControllerChannel {
+ public:
+  ControllerChannel(Runtime& rt, client::NetworkClient& net, Duration timeout) : rt_(rt), net_(net), timeout_(timeout) {}
+
+  template <typename Request>
+  void enqueue(int32_t broker, const Request& request, int16_t version) {
+    ByteWriter w;
+    request.encode(w, version);
+    queues_[broker].push_back(Item{Request::kApiKey, version, w.take()});
+    pump(broker);
+  }
+  void add_broker(int32_t broker) { live_[broker] = true; }
+  void remove_broker(int32_t broker);
+  void clear();
+
+ private:
+  struct Item {
+    protocol::ApiKey key;
+    int16_t version;
+    Bytes body;
+  };
+  void pump(int32_t broker);
+
+  Runtime& rt_;
+  client::NetworkClient& net_;
+  Duration timeout_;
+  std::map<int32_t, std::deque<Item>> queues_;
+  std::map<int32_t, bool> busy_;
+  std::map<int32_t, bool> live_;
+  uint64_t generation_ = 0;  // bumped by clear(): callbacks of an older generation do nothing
+};
+
+}  // namespace gregor::broker

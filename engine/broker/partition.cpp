@@ -1,0 +1,430 @@
+#include "engine/broker/partition.h"
+
+#include <algorithm>
+
+#include "engine/record/record_batch.h"
+
+namespace gregor::broker {
+
+namespace {
+// "Never caught up": far enough in the past that no lag window reaches it.
+constexpr Time kNever{-(int64_t{1} << 60)};
+
+bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+ErrorCode error_for(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kOk: return ErrorCode::NONE;
+    case StatusCode::kOutOfRange: return ErrorCode::OFFSET_OUT_OF_RANGE;
+    case StatusCode::kCorruption: return ErrorCode::CORRUPT_MESSAGE;
+    case StatusCode::kInvalidArgument: return ErrorCode::CORRUPT_MESSAGE;
+    default: return ErrorCode::KAFKA_STORAGE_ERROR;
+  }
+}
+}  // namespace
+
+Partition::Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, int32_t local_broker,
+                     std::unique_ptr<log::Log> log, TopicConfig config, const BrokerConfig& broker_config)
+    : rt_(rt),
+      owner_(owner),
+      tp_(std::move(tp)),
+      local_broker_(local_broker),
+      log_(std::move(log)),
+      config_(config),
+      broker_config_(broker_config) {
+  GREGOR_ASSERT(log_ != nullptr);
+  auto f = ids();
+  f.emplace_back("leo", log_->log_end_offset().value);
+  f.emplace_back("log_start", log_->log_start_offset().value);
+  rt_.emit("log_open", std::move(f));
+}
+
+std::vector<TraceField> Partition::ids() const {
+  return {{"topic", tp_.topic}, {"partition", tp_.partition}};
+}
+
+void Partition::restore_high_watermark(Offset hw) {
+  Offset bounded = std::min(std::max(hw, log_->log_start_offset()), log_->log_end_offset());
+  hw_ = bounded;
+}
+
+bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
+  if (st.leader_epoch < leader_epoch_) return false;
+  if (st.leader_epoch == leader_epoch_ && role_ == Role::kLeader) return false;
+  role_ = Role::kLeader;
+  leader_ = local_broker_;
+  leader_epoch_ = st.leader_epoch;
+  controller_epoch_ = st.controller_epoch;
+  zk_version_ = st.zk_version;
+  isr_ = st.isr;
+  replicas_ = st.replicas;
+  pending_isr_.reset();
+  // KAFKA-7415: a new leader records the start of its epoch at its own LEO, and never truncates.
+  leader_epoch_start_offset_ = log_->log_end_offset();
+  Status assigned = log_->epoch_cache().assign(LeaderEpoch{leader_epoch_}, leader_epoch_start_offset_);
+  if (!assigned.is_ok()) rt_.log(tp_.str() + ": leader-epoch-checkpoint write failed: " + assigned.to_string());
+  followers_.clear();
+  for (int32_t r : replicas_) {
+    if (r == local_broker_) continue;
+    FollowerState f;
+    f.broker = r;
+    // An in-sync follower gets a fresh lag window, so a new leader does not evict it at once.
+    f.last_caught_up = contains(isr_, r) ? now : kNever;
+    followers_[r] = f;
+  }
+  auto f = ids();
+  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("isr", int_list(isr_));
+  f.emplace_back("leo", log_->log_end_offset().value);
+  f.emplace_back("hw", hw_.value);
+  rt_.emit("become_leader", std::move(f));
+  maybe_increment_hw(now);
+  return true;
+}
+
+bool Partition::make_follower(const PartitionAssignmentState& st, Time now) {
+  (void)now;
+  if (st.leader_epoch < leader_epoch_) return false;
+  if (st.leader_epoch == leader_epoch_ && role_ == Role::kFollower && leader_ == st.leader) return false;
+  role_ = Role::kFollower;
+  leader_ = st.leader;
+  leader_epoch_ = st.leader_epoch;
+  controller_epoch_ = st.controller_epoch;
+  zk_version_ = st.zk_version;
+  isr_ = st.isr;
+  replicas_ = st.replicas;
+  pending_isr_.reset();
+  followers_.clear();
+  auto f = ids();
+  f.emplace_back("leader", leader_);
+  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("leo", log_->log_end_offset().value);
+  f.emplace_back("hw", hw_.value);
+  rt_.emit("become_follower", std::move(f));
+  return true;
+}
+
+void Partition::make_offline() {
+  role_ = Role::kNone;
+  leader_ = -1;
+  followers_.clear();
+  pending_isr_.reset();
+}
+
+LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Time now) {
+  LeaderAppend out;
+  if (role_ != Role::kLeader) {
+    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    return out;
+  }
+  if (required_acks == -1 && static_cast<int32_t>(isr_.size()) < config_.min_insync_replicas) {
+    out.error = ErrorCode::NOT_ENOUGH_REPLICAS;
+    out.message = "ISR " + int_list(isr_) + " is smaller than min.insync.replicas=" +
+                  std::to_string(config_.min_insync_replicas);
+    return out;
+  }
+  if (static_cast<int64_t>(batch.size()) > config_.max_message_bytes) {
+    out.error = ErrorCode::MESSAGE_TOO_LARGE;
+    return out;
+  }
+  auto header = record::parse_batch_header(as_view(batch), true);
+  if (!header) {
+    out.error = ErrorCode::CORRUPT_MESSAGE;
+    out.message = header.status().message();
+    return out;
+  }
+  auto info = log_->append_as_leader(std::move(batch), LeaderEpoch{leader_epoch_}, now);
+  if (!info) {
+    out.error = error_for(info.status());
+    out.message = info.status().message();
+    return out;
+  }
+  out.base_offset = info->first_offset;
+  out.last_offset = info->last_offset;
+  out.log_start = log_->log_start_offset();
+  auto f = ids();
+  f.emplace_back("base_offset", info->first_offset.value);
+  f.emplace_back("last_offset", info->last_offset.value);
+  f.emplace_back("epoch", leader_epoch_);
+  f.emplace_back("crc", static_cast<int64_t>(header->crc));
+  f.emplace_back("role", "leader");
+  rt_.emit("log_append", std::move(f));
+  maybe_increment_hw(now);
+  owner_.on_partition_progress(*this);
+  return out;
+}
+
+ErrorCode Partition::check_enough_replicas_reach(Offset required_offset) const {
+  if (role_ != Role::kLeader) return ErrorCode::NOT_LEADER_OR_FOLLOWER;
+  if (hw_ < required_offset) return ErrorCode::REQUEST_TIMED_OUT;  // still waiting
+  if (static_cast<int32_t>(isr_.size()) < config_.min_insync_replicas)
+    return ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+  return ErrorCode::NONE;
+}
+
+LeaderRead Partition::fetch_for_follower(int32_t replica, Offset fetch_offset, int32_t current_leader_epoch,
+                                         int32_t last_fetched_epoch, int32_t max_bytes, Time now) {
+  LeaderRead out;
+  if (role_ != Role::kLeader) {
+    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    return out;
+  }
+  if (current_leader_epoch >= 0 && current_leader_epoch < leader_epoch_) {
+    out.error = ErrorCode::FENCED_LEADER_EPOCH;
+    return out;
+  }
+  if (current_leader_epoch > leader_epoch_) {
+    out.error = ErrorCode::UNKNOWN_LEADER_EPOCH;
+    return out;
+  }
+  auto fit = followers_.find(replica);
+  if (fit == followers_.end()) {
+    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    return out;
+  }
+  const Offset leo = log_->log_end_offset();
+  out.log_start = log_->log_start_offset();
+  out.leo = leo;
+  if (last_fetched_epoch >= 0) {
+    auto [e, end] = end_offset_for_epoch(last_fetched_epoch);
+    if (e < last_fetched_epoch || end < fetch_offset.value) {
+      out.diverging_epoch = std::make_pair(e, end);
+      out.high_watermark = hw_;
+      return out;
+    }
+  }
+  if (fetch_offset > leo || fetch_offset < out.log_start) {
+    out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
+    out.high_watermark = hw_;
+    return out;
+  }
+  FollowerState& f = fit->second;
+  f.leo = fetch_offset;
+  if (fetch_offset >= leo)
+    f.last_caught_up = now;
+  else if (fetch_offset >= f.leader_leo_at_last_fetch)
+    f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
+  f.last_fetch = now;
+  f.leader_leo_at_last_fetch = leo;
+  maybe_expand_isr(replica, now);
+  maybe_increment_hw(now);
+  auto read = log_->read(fetch_offset, static_cast<size_t>(std::max(max_bytes, 1)), leo);
+  if (!read) {
+    out.error = error_for(read.status());
+    out.high_watermark = hw_;
+    return out;
+  }
+  out.records = std::move(read->records);
+  out.high_watermark = hw_;
+  return out;
+}
+
+LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, int32_t current_leader_epoch, int32_t max_bytes) {
+  LeaderRead out;
+  if (role_ != Role::kLeader) {
+    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    return out;
+  }
+  if (current_leader_epoch >= 0 && current_leader_epoch < leader_epoch_) {
+    out.error = ErrorCode::FENCED_LEADER_EPOCH;
+    return out;
+  }
+  if (current_leader_epoch > leader_epoch_) {
+    out.error = ErrorCode::UNKNOWN_LEADER_EPOCH;
+    return out;
+  }
+  const Offset leo = log_->log_end_offset();
+  out.log_start = log_->log_start_offset();
+  out.leo = leo;
+  out.high_watermark = hw_;
+  if (fetch_offset > leo || fetch_offset < out.log_start) {
+    out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
+    return out;
+  }
+  if (fetch_offset >= hw_) return out;  // nothing committed to serve yet
+  auto read = log_->read(fetch_offset, static_cast<size_t>(std::max(max_bytes, 1)), hw_);
+  if (!read) {
+    out.error = error_for(read.status());
+    return out;
+  }
+  out.records = std::move(read->records);
+  return out;
+}
+
+std::pair<int32_t, int64_t> Partition::end_offset_for_epoch(int32_t epoch) const {
+  return local_end_offset_for_epoch(epoch);
+}
+
+std::pair<int32_t, int64_t> Partition::local_end_offset_for_epoch(int32_t epoch) const {
+  auto [e, end] = log_->epoch_cache().end_offset_for(LeaderEpoch{epoch}, log_->log_end_offset());
+  return {e.value, end.value};
+}
+
+std::optional<int32_t> Partition::latest_epoch() const {
+  auto e = log_->epoch_cache().latest_epoch();
+  if (!e) return std::nullopt;
+  return e->value;
+}
+
+std::vector<int32_t> Partition::maximal_isr() const {
+  std::vector<int32_t> m = isr_;
+  if (pending_isr_)
+    for (int32_t r : *pending_isr_)
+      if (!contains(m, r)) m.push_back(r);
+  return m;
+}
+
+bool Partition::is_follower_caught_up(const FollowerState& f, Time now) const {
+  return f.leo == log_->log_end_offset() ||
+         now - f.last_caught_up <= Duration::millis(broker_config_.replica_lag_time_max_ms);
+}
+
+void Partition::maybe_increment_hw(Time now) {
+  if (role_ != Role::kLeader) return;
+  Offset candidate = log_->log_end_offset();
+  const auto maximal = maximal_isr();
+  for (const auto& [id, f] : followers_) {
+    if (f.leo < candidate && (contains(maximal, id) || (f.leo.value >= 0 && is_follower_caught_up(f, now))))
+      candidate = f.leo;
+  }
+  if (candidate > hw_) set_hw(candidate, "leader");
+}
+
+void Partition::set_hw(Offset hw, const char* why) {
+  GREGOR_ASSERT(hw > hw_);
+  hw_ = hw;
+  auto f = ids();
+  f.emplace_back("hw", hw_.value);
+  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("role", why);
+  rt_.emit("hw_advance", std::move(f));
+  owner_.on_partition_progress(*this);
+}
+
+void Partition::maybe_expand_isr(int32_t replica, Time now) {
+  (void)now;
+  if (pending_isr_ || contains(isr_, replica) || !contains(replicas_, replica)) return;
+  const FollowerState& f = followers_.at(replica);
+  if (f.leo >= hw_ && f.leo >= leader_epoch_start_offset_) {
+    std::vector<int32_t> next = isr_;
+    next.push_back(replica);
+    propose_isr(std::move(next), "expand");
+  }
+}
+
+void Partition::maybe_shrink_isr(Time now) {
+  if (role_ != Role::kLeader || pending_isr_) return;
+  const Offset leo = log_->log_end_offset();
+  std::vector<int32_t> next;
+  bool changed = false;
+  for (int32_t r : isr_) {
+    if (r == local_broker_) {
+      next.push_back(r);
+      continue;
+    }
+    auto it = followers_.find(r);
+    bool out_of_sync = it == followers_.end() ||
+                       (it->second.leo != leo &&
+                        now - it->second.last_caught_up > Duration::millis(broker_config_.replica_lag_time_max_ms));
+    if (out_of_sync)
+      changed = true;
+    else
+      next.push_back(r);
+  }
+  if (changed) propose_isr(std::move(next), "shrink");
+}
+
+void Partition::propose_isr(std::vector<int32_t> new_isr, const char* direction) {
+  pending_isr_ = new_isr;
+  LeaderIsrState s;
+  s.leader = local_broker_;
+  s.leader_epoch = leader_epoch_;
+  s.isr = std::move(new_isr);
+  s.controller_epoch = controller_epoch_;
+  auto f = ids();
+  f.emplace_back("isr", int_list(isr_));
+  f.emplace_back("proposed_isr", int_list(s.isr));
+  f.emplace_back("direction", direction);
+  f.emplace_back("zk_version", zk_version_);
+  rt_.emit("isr_change_proposed", std::move(f));
+  owner_.write_isr(*this, s, zk_version_);
+}
+
+void Partition::on_isr_write_result(bool ok, const LeaderIsrState& written, int32_t new_zk_version) {
+  if (!pending_isr_ || *pending_isr_ != written.isr) return;  // superseded by a role change
+  pending_isr_.reset();
+  if (!ok) {
+    auto f = ids();
+    f.emplace_back("proposed_isr", int_list(written.isr));
+    f.emplace_back("zk_version", zk_version_);
+    rt_.emit("isr_change_failed", std::move(f));
+    return;
+  }
+  if (role_ != Role::kLeader || written.leader_epoch != leader_epoch_) return;
+  const bool shrink = written.isr.size() < isr_.size();
+  isr_ = written.isr;
+  zk_version_ = new_zk_version;
+  auto f = ids();
+  f.emplace_back("isr", int_list(isr_));
+  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("zk_version", zk_version_);
+  f.emplace_back("direction", shrink ? "shrink" : "expand");
+  rt_.emit("isr_change", std::move(f));
+  maybe_increment_hw(rt_.now());
+}
+
+void Partition::emit_appends(ByteView batches, const char* role) {
+  size_t pos = 0;
+  while (pos < batches.size()) {
+    auto h = record::parse_batch_header(batches.subspan(pos), false);
+    if (!h) break;
+    auto f = ids();
+    f.emplace_back("base_offset", h->base_offset);
+    f.emplace_back("last_offset", h->last_offset());
+    f.emplace_back("epoch", h->partition_leader_epoch);
+    f.emplace_back("crc", static_cast<int64_t>(h->crc));
+    f.emplace_back("role", role);
+    rt_.emit("log_append", std::move(f));
+    pos += static_cast<size_t>(h->batch_length) + 12;
+  }
+}
+
+Status Partition::append_as_follower(ByteView records, Offset leader_hw, Time now) {
+  if (!records.empty()) {
+    auto info = log_->append_as_follower(records, now);
+    if (!info) return info.status();
+    emit_appends(records, "follower");
+    owner_.on_partition_progress(*this);
+  }
+  Offset candidate = std::min(leader_hw, log_->log_end_offset());
+  if (candidate > hw_) set_hw(candidate, "follower");
+  return Status::ok();
+}
+
+Status Partition::truncate_to(Offset offset, const char* reason) {
+  const Offset old = log_->log_end_offset();
+  if (offset >= old) return Status::ok();
+  GREGOR_RETURN_IF_ERROR(log_->truncate_to(offset));
+  if (hw_ > offset) hw_ = offset;
+  auto f = ids();
+  f.emplace_back("offset", offset.value);
+  f.emplace_back("old_leo", old.value);
+  f.emplace_back("reason", reason);
+  rt_.emit("log_truncate", std::move(f));
+  return Status::ok();
+}
+
+Status Partition::truncate_fully_and_start_at(Offset offset, const char* reason) {
+  const Offset old = log_->log_end_offset();
+  GREGOR_RETURN_IF_ERROR(log_->truncate_fully_and_start_at(offset));
+  hw_ = offset;
+  auto f = ids();
+  f.emplace_back("offset", offset.value);
+  f.emplace_back("old_leo", old.value);
+  f.emplace_back("reason", reason);
+  f.emplace_back("full", true);
+  rt_.emit("log_truncate", std::move(f));
+  return Status::ok();
+}
+
+}  // namespace gregor::broker

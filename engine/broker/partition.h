@@ -1,0 +1,170 @@
+// Partition: one replica of one partition on one broker, and the replication rules that apply to
+// it (../shared/reference/kafka-replication.md §1, Kafka's Partition.scala).
+//
+// As leader it appends produce batches (assigning offsets and stamping its leader epoch), tracks
+// each follower's log end offset (LEO) and last-caught-up time, advances the high watermark (HW)
+// by Kafka's rule, and proposes ISR shrinks and expansions. As follower it appends what it fetched,
+// takes the leader's HW (bounded by its own LEO) and truncates when told.
+//
+// The HW rule: HW = min(leader LEO, LEO of every replica in the maximal ISR, LEO of every caught-up
+// replica), never moving backwards. The maximal ISR is the committed ISR plus a proposed expansion
+// still being written (KIP-497): a shrink counts only once committed.
+//
+// ISR changes are not applied here: the partition asks its owner (PartitionOwner) to write the new
+// state to the coordination service with a conditional write on the version it last saw, and the
+// owner reports back. A zombie leader's write fails on the version and changes nothing.
+//
+// Trace events (node = this broker): become_leader, become_follower, log_append (one per batch,
+// with its CRC, so checkers can compare replicas), log_truncate, hw_advance, isr_change,
+// isr_change_failed, log_open.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "engine/broker/broker_config.h"
+#include "engine/broker/topic_partition.h"
+#include "engine/broker/zk_data.h"
+#include "engine/core/runtime.h"
+#include "engine/log/log.h"
+#include "engine/protocol/errors.h"
+
+namespace gregor::broker {
+
+using protocol::ErrorCode;
+
+class Partition;
+
+// What a partition needs from its broker.
+class PartitionOwner {
+ public:
+  virtual ~PartitionOwner() = default;
+  // Write new_state to the partition's state znode if its version is still expected_zk_version;
+  // report with Partition::on_isr_write_result.
+  virtual void write_isr(Partition& p, const LeaderIsrState& new_state, int32_t expected_zk_version) = 0;
+  // The HW or LEO moved: delayed produce and fetch requests may complete.
+  virtual void on_partition_progress(Partition& p) = 0;
+};
+
+enum class Role { kNone, kLeader, kFollower };
+
+// The leader's view of one follower.
+struct FollowerState {
+  int32_t broker = -1;
+  Offset leo{-1};  // -1: unknown until the follower fetches
+  Time last_caught_up{0};
+  Time last_fetch{0};
+  Offset leader_leo_at_last_fetch{-1};
+};
+
+struct LeaderAppend {
+  ErrorCode error = ErrorCode::NONE;
+  Offset base_offset{-1};
+  Offset last_offset{-1};
+  Offset log_start{-1};
+  std::string message;  // why, for errors
+};
+
+struct LeaderRead {
+  ErrorCode error = ErrorCode::NONE;
+  Bytes records;
+  Offset high_watermark{-1};
+  Offset log_start{-1};
+  Offset leo{-1};
+  // Set when the follower's log diverged (its last fetched epoch ends earlier on the leader).
+  std::optional<std::pair<int32_t, int64_t>> diverging_epoch;
+};
+
+class Partition {
+ public:
+  Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, int32_t local_broker,
+            std::unique_ptr<log::Log> log, TopicConfig config, const BrokerConfig& broker_config);
+
+  const TopicPartition& tp() const { return tp_; }
+  Role role() const { return role_; }
+  bool is_leader() const { return role_ == Role::kLeader; }
+  int32_t leader() const { return leader_; }
+  int32_t leader_epoch() const { return leader_epoch_; }
+  const std::vector<int32_t>& isr() const { return isr_; }
+  const std::vector<int32_t>& replicas() const { return replicas_; }
+  int32_t zk_version() const { return zk_version_; }
+  Offset high_watermark() const { return hw_; }
+  Offset log_end_offset() const { return log_->log_end_offset(); }
+  Offset log_start_offset() const { return log_->log_start_offset(); }
+  log::Log& log() { return *log_; }
+  const TopicConfig& config() const { return config_; }
+  const std::map<int32_t, FollowerState>& followers() const { return followers_; }
+  bool isr_change_in_flight() const { return pending_isr_.has_value(); }
+
+  // Role changes from LeaderAndIsr. Each returns false (and changes nothing) when the state is not
+  // newer than what the partition has (a stale or duplicate request).
+  bool make_leader(const PartitionAssignmentState& st, Time now);
+  bool make_follower(const PartitionAssignmentState& st, Time now);
+  // The replica is no longer assigned here or the topic is deleted.
+  void make_offline();
+
+  // Sets the HW read from the checkpoint at startup (bounded by the log).
+  void restore_high_watermark(Offset hw);
+
+  // --- Leader ---
+  LeaderAppend append_as_leader(Bytes batch, int16_t required_acks, Time now);
+  // For a delayed acks=all produce: has the HW reached required_offset (exclusive end), and with
+  // enough in-sync replicas? NONE when done, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER,
+  // or REQUEST_TIMED_OUT standing for "still waiting".
+  ErrorCode check_enough_replicas_reach(Offset required_offset) const;
+  // A follower's fetch: validates the epoch, detects divergence, records the follower's progress,
+  // may expand the ISR and advance the HW, and returns records up to the LEO.
+  LeaderRead fetch_for_follower(int32_t replica, Offset fetch_offset, int32_t current_leader_epoch,
+                                int32_t last_fetched_epoch, int32_t max_bytes, Time now);
+  // A consumer's fetch: up to the HW.
+  LeaderRead fetch_for_consumer(Offset fetch_offset, int32_t current_leader_epoch, int32_t max_bytes);
+  // OffsetForLeaderEpoch as leader: (largest epoch <= requested, its end offset).
+  std::pair<int32_t, int64_t> end_offset_for_epoch(int32_t epoch) const;
+  // Periodic: drop followers that fell behind for longer than replica.lag.time.max.ms.
+  void maybe_shrink_isr(Time now);
+  void on_isr_write_result(bool ok, const LeaderIsrState& written, int32_t new_zk_version);
+
+  // --- Follower ---
+  // Appends fetched batches, then takes min(leader HW, own LEO) as HW.
+  Status append_as_follower(ByteView records, Offset leader_hw, Time now);
+  Status truncate_to(Offset offset, const char* reason);
+  Status truncate_fully_and_start_at(Offset offset, const char* reason);
+  // This replica's own (epoch, end offset) for an epoch, for KIP-101/279 truncation.
+  std::pair<int32_t, int64_t> local_end_offset_for_epoch(int32_t epoch) const;
+  std::optional<int32_t> latest_epoch() const;
+
+ private:
+  std::vector<int32_t> maximal_isr() const;
+  bool is_follower_caught_up(const FollowerState& f, Time now) const;
+  void maybe_increment_hw(Time now);
+  void maybe_expand_isr(int32_t replica, Time now);
+  void propose_isr(std::vector<int32_t> new_isr, const char* direction);
+  void set_hw(Offset hw, const char* why);
+  void emit_appends(ByteView batches, const char* role);
+  std::vector<TraceField> ids() const;
+
+  Runtime& rt_;
+  PartitionOwner& owner_;
+  TopicPartition tp_;
+  int32_t local_broker_;
+  std::unique_ptr<log::Log> log_;
+  TopicConfig config_;
+  const BrokerConfig& broker_config_;
+
+  Role role_ = Role::kNone;
+  int32_t leader_ = -1;
+  int32_t leader_epoch_ = -1;
+  int32_t controller_epoch_ = 0;
+  int32_t zk_version_ = 0;
+  std::vector<int32_t> isr_;
+  std::vector<int32_t> replicas_;
+  Offset hw_{0};
+  Offset leader_epoch_start_offset_{0};
+  std::map<int32_t, FollowerState> followers_;
+  std::optional<std::vector<int32_t>> pending_isr_;  // an ISR write in flight
+};
+
+}  // namespace gregor::broker

@@ -1,0 +1,209 @@
+#include "engine/broker/replica_fetcher.h"
+
+#include <algorithm>
+
+#include "engine/protocol/api_versions_table.h"
+#include "engine/protocol/fetch.h"
+#include "engine/protocol/offset_for_leader_epoch.h"
+
+namespace gregor::broker {
+
+using protocol::ErrorCode;
+
+ReplicaFetcher::ReplicaFetcher(Runtime& rt, const BrokerConfig& config, client::NetworkClient& net,
+                               PartitionLookup lookup)
+    : rt_(rt), config_(config), net_(net), lookup_(std::move(lookup)) {}
+
+void ReplicaFetcher::add_partition(const TopicPartition& tp, int32_t leader, int32_t leader_epoch) {
+  State st;
+  st.leader = leader;
+  st.leader_epoch = leader_epoch;
+  st.truncating = true;
+  Partition* p = lookup_(tp);
+  if (p && config_.replication_truncation == TruncationMode::kHighWatermark) {
+    // Before KIP-101: a new follower truncates to its own high watermark, whatever the leader has.
+    (void)p->truncate_to(p->high_watermark(), "high_watermark");
+    st.truncating = false;
+  }
+  parts_[tp] = st;
+  schedule(leader, Duration{0});
+}
+
+void ReplicaFetcher::remove_partition(const TopicPartition& tp) { parts_.erase(tp); }
+void ReplicaFetcher::remove_all() { parts_.clear(); }
+
+bool ReplicaFetcher::current(const TopicPartition& tp, int32_t leader, int32_t epoch) const {
+  auto it = parts_.find(tp);
+  return it != parts_.end() && it->second.leader == leader && it->second.leader_epoch == epoch;
+}
+
+void ReplicaFetcher::schedule(int32_t leader, Duration d) {
+  Session& s = sessions_[leader];
+  if (s.wake_scheduled) return;
+  s.wake_scheduled = true;
+  rt_.after(d, [this, leader] {
+    sessions_[leader].wake_scheduled = false;
+    pump(leader);
+  });
+}
+
+void ReplicaFetcher::fail(const TopicPartition& tp, int32_t epoch) {
+  auto it = parts_.find(tp);
+  if (it == parts_.end() || it->second.leader_epoch != epoch) return;
+  it->second.retry_at = rt_.now() + Duration::millis(config_.replica_fetch_backoff_ms);
+  schedule(it->second.leader, Duration::millis(config_.replica_fetch_backoff_ms));
+}
+
+void ReplicaFetcher::pump(int32_t leader) {
+  Session& s = sessions_[leader];
+  if (s.in_flight) return;
+  std::vector<TopicPartition> truncating, fetching;
+  for (const auto& [tp, st] : parts_) {
+    if (st.leader != leader || st.retry_at > rt_.now()) continue;
+    (st.truncating ? truncating : fetching).push_back(tp);
+  }
+  if (!truncating.empty())
+    send_epoch_requests(leader, truncating);
+  else if (!fetching.empty())
+    send_fetch(leader, fetching);
+}
+
+void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<TopicPartition>& tps) {
+  protocol::OffsetForLeaderEpochRequest req;
+  req.replica_id = config_.broker_id;
+  std::map<TopicPartition, int32_t> asked_epoch;  // the leader epoch each partition is fenced with
+  for (const auto& tp : tps) {
+    Partition* p = lookup_(tp);
+    if (!p) continue;
+    auto latest = p->latest_epoch();
+    if (!latest) {
+      // An empty log (no epochs): nothing to truncate.
+      parts_[tp].truncating = false;
+      continue;
+    }
+    if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
+    req.topics.back().partitions.push_back({tp.partition, parts_[tp].leader_epoch, *latest});
+    asked_epoch[tp] = parts_[tp].leader_epoch;
+  }
+  if (req.topics.empty()) return schedule(leader, Duration{0});
+  sessions_[leader].in_flight = true;
+  net_.send(NodeId{leader}, req, protocol::kOffsetForLeaderEpochVersion,
+            Duration::millis(config_.replica_socket_timeout_ms),
+            [this, leader, asked_epoch](ErrorCode transport, ByteReader* body) {
+              sessions_[leader].in_flight = false;
+              if (transport != ErrorCode::NONE || !body) {
+                for (const auto& [tp, e] : asked_epoch) fail(tp, e);
+                return;
+              }
+              auto resp = protocol::OffsetForLeaderEpochResponse::decode(*body, protocol::kOffsetForLeaderEpochVersion);
+              if (!resp) {
+                for (const auto& [tp, e] : asked_epoch) fail(tp, e);
+                return;
+              }
+              for (const auto& t : resp->topics)
+                for (const auto& r : t.partitions) {
+                  TopicPartition tp{t.topic, r.partition};
+                  auto ask = asked_epoch.find(tp);
+                  if (ask == asked_epoch.end() || !current(tp, leader, ask->second)) continue;
+                  Partition* p = lookup_(tp);
+                  if (!p) continue;
+                  if (r.error_code != ErrorCode::NONE) {
+                    fail(tp, ask->second);
+                    continue;
+                  }
+                  const Offset leo = p->log_end_offset();
+                  if (r.end_offset < 0) {
+                    // The leader knows no epoch at or below ours: fall back to our high watermark.
+                    (void)p->truncate_to(p->high_watermark(), "leader_epoch");
+                    parts_[tp].truncating = false;
+                    continue;
+                  }
+                  auto [follower_epoch, follower_end] = p->local_end_offset_for_epoch(r.leader_epoch);
+                  if (follower_epoch < 0) {
+                    (void)p->truncate_to(std::min(Offset{r.end_offset}, leo), "leader_epoch");
+                    parts_[tp].truncating = false;
+                  } else if (follower_epoch != r.leader_epoch) {
+                    // KIP-279: we do not know the leader's epoch; go back to the end of our largest
+                    // epoch below it and ask again.
+                    (void)p->truncate_to(std::min(Offset{follower_end}, leo), "leader_epoch");
+                  } else {
+                    (void)p->truncate_to(std::min({Offset{follower_end}, Offset{r.end_offset}, leo}), "leader_epoch");
+                    parts_[tp].truncating = false;
+                  }
+                }
+              schedule(leader, Duration{0});
+            });
+}
+
+void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition>& tps) {
+  protocol::FetchRequest req;
+  req.replica_id = config_.broker_id;
+  req.max_wait_ms = static_cast<int32_t>(config_.replica_fetch_wait_max_ms);
+  req.min_bytes = config_.replica_fetch_min_bytes;
+  req.max_bytes = 10 * 1024 * 1024;
+  req.isolation_level = 0;
+  req.session_id = 0;
+  req.session_epoch = -1;
+  std::map<TopicPartition, std::pair<int32_t, int64_t>> asked;  // epoch, fetch offset
+  for (const auto& tp : tps) {
+    Partition* p = lookup_(tp);
+    if (!p) continue;
+    if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
+    protocol::FetchRequest::FetchPartition fp;
+    fp.partition = tp.partition;
+    fp.current_leader_epoch = parts_[tp].leader_epoch;
+    fp.fetch_offset = p->log_end_offset().value;
+    fp.log_start_offset = p->log_start_offset().value;
+    fp.partition_max_bytes = config_.replica_fetch_max_bytes;
+    req.topics.back().partitions.push_back(fp);
+    asked[tp] = {parts_[tp].leader_epoch, fp.fetch_offset};
+  }
+  if (req.topics.empty()) return;
+  sessions_[leader].in_flight = true;
+  // The leader may hold the request for max_wait; the timeout covers that and the socket timeout.
+  Duration timeout = Duration::millis(config_.replica_socket_timeout_ms + config_.replica_fetch_wait_max_ms);
+  net_.send(NodeId{leader}, req, protocol::kReplicaFetchVersion, timeout,
+            [this, leader, asked](ErrorCode transport, ByteReader* body) {
+              sessions_[leader].in_flight = false;
+              if (transport != ErrorCode::NONE || !body) {
+                for (const auto& [tp, a] : asked) fail(tp, a.first);
+                return;
+              }
+              auto resp = protocol::FetchResponse::decode(*body, protocol::kReplicaFetchVersion);
+              if (!resp) {
+                for (const auto& [tp, a] : asked) fail(tp, a.first);
+                return;
+              }
+              for (const auto& t : resp->responses)
+                for (const auto& pd : t.partitions) {
+                  TopicPartition tp{t.topic, pd.partition_index};
+                  auto it = asked.find(tp);
+                  if (it == asked.end() || !current(tp, leader, it->second.first)) continue;
+                  Partition* p = lookup_(tp);
+                  if (!p || p->log_end_offset().value != it->second.second) continue;  // truncated meanwhile
+                  switch (pd.error_code) {
+                    case ErrorCode::NONE: {
+                      ByteView records = pd.records ? as_view(*pd.records) : ByteView{};
+                      Status s = p->append_as_follower(records, Offset{pd.high_watermark}, rt_.now());
+                      if (!s.is_ok()) {
+                        rt_.log("follower append failed for " + tp.str() + ": " + s.to_string());
+                        fail(tp, it->second.first);
+                      }
+                      break;
+                    }
+                    case ErrorCode::OFFSET_OUT_OF_RANGE:
+                      if (pd.log_start_offset >= 0 && it->second.second < pd.log_start_offset) {
+                        (void)p->truncate_fully_and_start_at(Offset{pd.log_start_offset}, "out_of_range");
+                      } else {
+                        parts_[tp].truncating = true;  // ahead of the leader: find where we diverge
+                      }
+                      break;
+                    default:
+                      fail(tp, it->second.first);
+                  }
+                }
+              schedule(leader, Duration{0});
+            });
+}
+
+}  // namespace gregor::broker

@@ -1,0 +1,59 @@
+// ReplicaFetcher: the follower side of replication (Kafka's ReplicaFetcherThread), one fetch
+// session per leader broker.
+//
+// A partition joins in the "truncating" state whenever it becomes a follower at a new leader
+// epoch (KAFKA-7164: truncate on every epoch change). With replication.truncation = leader-epoch
+// (KIP-101/279) it asks the leader OffsetForLeaderEpoch(its latest epoch) and truncates to
+// min(leader's end offset, its own end offset for the epoch the leader answered), asking again
+// when it does not know that epoch. With high-watermark (before KIP-101) it truncates to its own
+// HW at once. Then it fetches from its LEO with long polling (replica.fetch.wait.max.ms), one
+// request in flight per leader, appends, and takes the HW.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "engine/broker/broker_config.h"
+#include "engine/broker/partition.h"
+#include "engine/client/network_client.h"
+
+namespace gregor::broker {
+
+class ReplicaFetcher {
+ public:
+  using PartitionLookup = std::function<Partition*(const TopicPartition&)>;
+  ReplicaFetcher(Runtime& rt, const BrokerConfig& config, client::NetworkClient& net, PartitionLookup lookup);
+
+  void add_partition(const TopicPartition& tp, int32_t leader, int32_t leader_epoch);
+  void remove_partition(const TopicPartition& tp);
+  void remove_all();
+  size_t partition_count() const { return parts_.size(); }
+
+ private:
+  struct State {
+    int32_t leader = -1;
+    int32_t leader_epoch = -1;
+    bool truncating = true;
+    Time retry_at{0};  // after an error, wait until then
+  };
+  struct Session {
+    bool in_flight = false;
+    bool wake_scheduled = false;
+  };
+  void pump(int32_t leader);
+  void schedule(int32_t leader, Duration d);
+  void send_epoch_requests(int32_t leader, const std::vector<TopicPartition>& tps);
+  void send_fetch(int32_t leader, const std::vector<TopicPartition>& tps);
+  void fail(const TopicPartition& tp, int32_t epoch);
+  bool current(const TopicPartition& tp, int32_t leader, int32_t epoch) const;
+
+  Runtime& rt_;
+  const BrokerConfig& config_;
+  client::NetworkClient& net_;
+  PartitionLookup lookup_;
+  std::map<TopicPartition, State> parts_;
+  std::map<int32_t, Session> sessions_;
+};
+
+}  // namespace gregor::broker

@@ -1,0 +1,82 @@
+#include "sim/cluster.h"
+
+namespace gregor::sim {
+
+Cluster::Cluster(Simulator& sim, ClusterSpec spec) : sim_(sim), spec_(std::move(spec)) {
+  for (NodeId z : zk_ids()) {
+    sim_.add_node(z, "zk-" + std::to_string(z.value - kFirstZkNodeId + 1),
+                  [](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, coord::ZkServerConfig{}); });
+  }
+  for (NodeId b : broker_ids()) {
+    broker::BrokerConfig c;
+    Status s = c.apply(spec_.broker_config);
+    GREGOR_ASSERT_MSG(s.is_ok(), s.to_string());
+    c.broker_id = b.value;
+    c.zookeeper_servers = zk_ids();
+    c.advertised_host = "broker-" + std::to_string(b.value);
+    c.advertised_port = 9092;
+    configs_[b.value] = c;
+    sim_.add_node(b, "broker-" + std::to_string(b.value),
+                  [this, id = b.value](Runtime& rt) { return std::make_unique<broker::Broker>(rt, configs_.at(id)); });
+  }
+}
+
+std::vector<NodeId> Cluster::zk_ids() const {
+  std::vector<NodeId> ids;
+  for (int i = 0; i < spec_.zk_servers; i++) ids.push_back(NodeId{kFirstZkNodeId + i});
+  return ids;
+}
+
+std::vector<NodeId> Cluster::broker_ids() const {
+  std::vector<NodeId> ids;
+  for (int i = 1; i <= spec_.brokers; i++) ids.push_back(NodeId{i});
+  return ids;
+}
+
+broker::Broker* Cluster::broker(int32_t id) { return sim_.node_as<broker::Broker>(NodeId{id}); }
+
+coord::ZkServer* Cluster::zk(int index) { return sim_.node_as<coord::ZkServer>(NodeId{kFirstZkNodeId + index}); }
+
+std::optional<int32_t> Cluster::controller() {
+  for (NodeId b : broker_ids()) {
+    broker::Broker* br = broker(b.value);
+    if (br && br->controller().is_active()) return b.value;
+  }
+  return std::nullopt;
+}
+
+std::optional<int32_t> Cluster::leader(const broker::TopicPartition& tp) {
+  auto c = controller();
+  if (!c) return std::nullopt;
+  const auto& parts = broker(*c)->controller().partitions();
+  auto it = parts.find(tp);
+  if (it == parts.end() || it->second.zk_version < 0) return std::nullopt;
+  return it->second.state.leader;
+}
+
+bool Cluster::topic_ready(const std::string& topic, int partitions) {
+  for (int p = 0; p < partitions; p++) {
+    auto l = leader(broker::TopicPartition{topic, p});
+    if (!l || *l < 0) return false;
+    broker::Broker* b = broker(*l);
+    if (!b) return false;
+    broker::Partition* part = b->partition(broker::TopicPartition{topic, p});
+    if (!part || !part->is_leader()) return false;
+  }
+  return true;
+}
+
+void Cluster::shutdown_broker(int32_t id) {
+  broker::Broker* b = broker(id);
+  if (!b) return;
+  uint64_t inc = sim_.incarnation(NodeId{id});
+  b->controlled_shutdown([this, id, inc](bool) {
+    // Stop the process once leadership has moved (or the retries ran out), unless it was already
+    // restarted meanwhile. Deferred: the broker must not be destroyed inside its own callback.
+    sim_.loop().schedule_after(Duration{0}, [this, id, inc] {
+      if (sim_.incarnation(NodeId{id}) == inc) sim_.crash(NodeId{id});
+    });
+  });
+}
+
+}  // namespace gregor::sim
