@@ -1,0 +1,487 @@
+#include "engine/coord/zk_server.h"
+
+#include <algorithm>
+
+#include "engine/core/assert.h"
+
+namespace gregor::coord {
+
+ZkServer::ZkServer(Runtime& rt, ZkServerConfig config)
+    : rt_(rt), config_(std::move(config)), storage_(rt.disk(), config_.storage), sessions_(config_.tick_time) {
+  GREGOR_ASSERT(config_.tick_time.us > 0);
+}
+
+ZkServer::~ZkServer() = default;
+
+void ZkServer::start() {
+  auto info = storage_.recover(db_);
+  if (!info) {
+    rt_.emit("zk_recover_failed", {{"reason", info.status().to_string()}});
+    rt_.log("zk: recovery failed, not serving: " + info.status().to_string());
+    return;
+  }
+  recovery_ = *info;
+  prep_ = std::make_unique<ZkPrep>(db_);
+  durable_zxid_ = db_.last_zxid();
+  serving_ = true;
+  rt_.emit("zk_recover", {{"zxid", db_.last_zxid()},
+                          {"snapshot_zxid", recovery_.snapshot_zxid},
+                          {"txns_replayed", recovery_.txns_replayed},
+                          {"truncated_bytes", recovery_.truncated_bytes},
+                          {"nodes", static_cast<uint64_t>(db_.tree().node_count())},
+                          {"sessions", static_cast<uint64_t>(db_.sessions().size())}});
+  for (const auto& [path, node] : db_.tree().nodes())
+    rt_.emit("zk_node", {{"path", path},
+                         {"version", node.stat.version},
+                         {"cversion", node.stat.cversion},
+                         {"ephemeral_owner", node.stat.ephemeral_owner},
+                         {"data", printable_data(as_view(node.data))}});
+  // Restored sessions get a fresh window: their clients could not reach a server that was down.
+  for (const auto& [id, record] : db_.sessions()) {
+    sessions_.add(id, Duration::millis(record.timeout_ms), rt_.now());
+    rt_.emit("zk_session_restore", {{"session", id}, {"timeout_ms", record.timeout_ms}});
+  }
+  schedule_tick();
+}
+
+// ---- Connections and requests ----------------------------------------------------------------
+
+void ZkServer::on_message(NodeId from, Bytes frame) {
+  if (!serving_) return;
+  // The server only ever answers: a frame on a connection it opened cannot be a request.
+  if (!is_inbound_connection(from)) return;
+  const int32_t connection = from.value;
+  if (frame.size() > ZkLimits::kMaxFrameBytes) return bad_frame(connection, "frame too large");
+  int32_t xid = 0, op = 0;
+  if (!wire::decode_request_header(as_view(frame), &xid, &op)) return bad_frame(connection, "short header");
+  wire::Request request;
+  if (!wire::decode_request(as_view(frame), &request)) {
+    // The header is readable: answer this request with MarshallingError, in order.
+    rt_.emit("zk_bad_frame", {{"reason", "malformed body of op " + std::to_string(op)}});
+    Pending p;
+    p.connection = connection;
+    p.binding = connection_entry(connection).binding;
+    p.xid = xid;
+    p.op = wire::OpCode::kPing;  // an error reply has no body, whatever the op
+    p.error = ZkError::kMarshallingError;
+    enqueue(std::move(p));
+    return;
+  }
+  handle_request(connection, std::move(request));
+}
+
+void ZkServer::bad_frame(int32_t connection, const std::string& reason) {
+  // Nothing can be answered without an xid; ZooKeeper would close the connection. This one
+  // loses its session binding and its watches, as if it had closed.
+  rt_.emit("zk_bad_frame", {{"reason", reason}});
+  unbind(connection);
+  connections_.erase(connection);
+}
+
+void ZkServer::on_disconnect(NodeId peer) {
+  if (!is_inbound_connection(peer)) return;
+  unbind(peer.value);
+  connections_.erase(peer.value);
+}
+
+ZkServer::Connection& ZkServer::connection_entry(int32_t connection) {
+  auto it = connections_.find(connection);
+  if (it != connections_.end()) return it->second;
+  // Bindings are unique over the server's life: a connection id the runtime reuses (a client that
+  // reconnects) never receives what was meant for the earlier connection.
+  return connections_[connection] = Connection{0, next_binding_++};
+}
+
+void ZkServer::unbind(int32_t connection) {
+  auto it = connections_.find(connection);
+  if (it == connections_.end()) return;
+  const int64_t session = it->second.session;
+  auto sc = session_connection_.find(session);
+  if (sc != session_connection_.end() && sc->second == connection) session_connection_.erase(sc);
+  it->second.session = 0;
+  it->second.binding = next_binding_++;
+  watches_.remove_connection(connection);
+}
+
+void ZkServer::handle_request(int32_t connection, wire::Request request) {
+  if (request.op == wire::OpCode::kCreateSession) return handle_connect(connection, request);
+  Connection& conn = connection_entry(connection);
+  Pending p;
+  p.connection = connection;
+  p.binding = conn.binding;
+  p.xid = request.xid;
+  p.op = request.op;
+  p.session = conn.session;
+  if (conn.session == 0 || !sessions_.touch(conn.session, rt_.now())) {
+    // No live session on this connection (never connected, or expired / closed since).
+    p.error = ZkError::kSessionExpired;
+    return enqueue(std::move(p));
+  }
+  switch (request.op) {
+    case wire::OpCode::kPing:
+      break;
+    case wire::OpCode::kCloseSession: {
+      sessions_.set_closing(conn.session);
+      p.txn = prep_->close_session(conn.session, request.xid, false).txn;
+      break;
+    }
+    case wire::OpCode::kCreate:
+    case wire::OpCode::kDelete:
+    case wire::OpCode::kSetData:
+    case wire::OpCode::kCheck: {
+      PrepOutcome out = prep_->ops(conn.session, request.xid, {request.args}, false);
+      p.error = out.error;
+      p.txn = std::move(out.txn);
+      p.results = std::move(out.results);
+      break;
+    }
+    case wire::OpCode::kMulti: {
+      if (request.ops.empty()) break;  // nothing to do: an empty result list
+      PrepOutcome out = prep_->ops(conn.session, request.xid, request.ops, true);
+      p.error = out.error;
+      p.txn = std::move(out.txn);
+      p.results = std::move(out.results);
+      break;
+    }
+    case wire::OpCode::kExists:
+    case wire::OpCode::kGetData:
+    case wire::OpCode::kGetChildren:
+      if (!valid_path(request.args.path)) p.error = ZkError::kBadArguments;
+      p.request = std::move(request);
+      break;
+    case wire::OpCode::kSetWatches:
+      p.request = std::move(request);
+      break;
+    case wire::OpCode::kCreateSession:
+      GREGOR_UNREACHABLE("connect handled above");
+  }
+  enqueue(std::move(p));
+}
+
+void ZkServer::handle_connect(int32_t connection, const wire::Request& request) {
+  // A handshake starts a new binding of this connection: whatever it was bound to before, its
+  // pending replies and its watches belong to the old binding.
+  unbind(connection);
+  Connection& conn = connection_entry(connection);
+  Pending p;
+  p.connection = connection;
+  p.binding = conn.binding;
+  p.xid = request.xid;
+  p.op = wire::OpCode::kCreateSession;
+  const wire::ConnectRequest& c = request.connect;
+  if (c.last_zxid_seen > db_.last_zxid()) {
+    // The client has seen a newer state than this server has: never true of a single server
+    // that recovers what it acknowledged. ZooKeeper refuses such a client; so do we.
+    rt_.emit("zk_connect_refused", {{"session", c.session_id}, {"reason", "client saw zxid " +
+                                                                          std::to_string(c.last_zxid_seen)}});
+    p.error = ZkError::kConnectionLoss;
+    return enqueue(std::move(p));
+  }
+  const int64_t min_ms = min_session_timeout().ms(), max_ms = max_session_timeout().ms();
+  const int32_t timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(c.timeout_ms, min_ms, max_ms));
+  if (c.session_id == 0) {
+    if (sessions_.size() >= config_.max_sessions) {
+      rt_.emit("zk_connect_refused", {{"session", int64_t{0}}, {"reason", "too many sessions"}});
+      p.error = ZkError::kSystemError;
+      return enqueue(std::move(p));
+    }
+    // A session is named after the zxid of its create txn, tagged with the server id in the top
+    // byte as ZooKeeper does: unique across restarts, since zxids only grow.
+    const int64_t id = (static_cast<int64_t>(rt_.self().value & 0xff) << 56) | prep_->next_zxid();
+    Bytes password(wire::kPasswordBytes);
+    for (auto& b : password) b = static_cast<uint8_t>(rt_.rng().next_u64());
+    p.txn = prep_->create_session(id, timeout_ms, password).txn;
+    sessions_.add(id, Duration::millis(timeout_ms), rt_.now());
+    p.session = id;
+    p.connect = wire::ConnectResponse{wire::kProtocolVersion, timeout_ms, id, std::move(password)};
+  } else {
+    auto record = db_.sessions().find(c.session_id);
+    if (record == db_.sessions().end() || record->second.password != c.password ||
+        !sessions_.touch(c.session_id, rt_.now())) {
+      p.error = ZkError::kSessionExpired;
+      return enqueue(std::move(p));
+    }
+    // The session moves to this connection; its previous one (if still open) loses it.
+    auto previous = session_connection_.find(c.session_id);
+    if (previous != session_connection_.end()) unbind(previous->second);
+    p.session = c.session_id;
+    p.connect = wire::ConnectResponse{wire::kProtocolVersion, record->second.timeout_ms, c.session_id,
+                                      record->second.password};
+  }
+  conn.session = p.session;
+  session_connection_[p.session] = connection;
+  enqueue(std::move(p));
+}
+
+// ---- Session expiry ---------------------------------------------------------------------------
+
+void ZkServer::schedule_tick() {
+  // Ticks fall on multiples of tickTime, where the rounded expiry times are.
+  const int64_t tick = config_.tick_time.us;
+  const Time next{(rt_.now().us / tick + 1) * tick};
+  tick_timer_ = rt_.after(next - rt_.now(), [this] {
+    expire_sessions();
+    schedule_tick();
+  });
+}
+
+void ZkServer::expire_sessions() {
+  if (!serving_) return;
+  for (int64_t session : sessions_.expired(rt_.now())) {
+    sessions_.set_closing(session);
+    Pending p;
+    p.op = wire::OpCode::kCloseSession;
+    p.session = session;
+    p.txn = prep_->close_session(session, 0, true).txn;
+    enqueue(std::move(p));
+  }
+}
+
+// ---- The pipeline -----------------------------------------------------------------------------
+
+void ZkServer::enqueue(Pending p) {
+  if (!serving_) return;
+  if (p.txn) {
+    Status s = storage_.append(*p.txn);
+    if (!s.is_ok()) return halt("txn log append failed: " + s.to_string());
+    schedule_flush();
+  }
+  pipeline_.push_back(std::move(p));
+  drain();
+}
+
+void ZkServer::schedule_flush() {
+  if (flush_scheduled_) return;
+  flush_scheduled_ = true;
+  // Zero delay: the flush runs after every message already queued for this instant, so a batch
+  // of requests shares one fsync.
+  flush_timer_ = rt_.after(Duration{0}, [this] { flush(); });
+}
+
+void ZkServer::flush() {
+  flush_scheduled_ = false;
+  if (!serving_) return;
+  Status s = storage_.flush();
+  if (!s.is_ok()) return halt("txn log fsync failed: " + s.to_string());
+  durable_zxid_ = storage_.last_appended_zxid();
+  drain();
+  if (serving_ && storage_.snapshot_due() && !storage_.has_unflushed() &&
+      db_.last_zxid() == storage_.last_appended_zxid()) {
+    Status snap = storage_.snapshot(db_);
+    if (snap.is_ok()) {
+      rt_.emit("zk_snapshot", {{"zxid", db_.last_zxid()}, {"nodes", static_cast<uint64_t>(db_.tree().node_count())}});
+    } else {
+      // Not fatal: the log still holds everything. The next flush tries again.
+      rt_.log("zk: snapshot failed: " + snap.to_string());
+    }
+  }
+}
+
+void ZkServer::drain() {
+  while (serving_ && !pipeline_.empty()) {
+    Pending& p = pipeline_.front();
+    if (p.txn && p.txn->zxid > durable_zxid_) return;  // waits for its fsync
+    finish(p);
+    pipeline_.pop_front();
+  }
+}
+
+bool ZkServer::binding_valid(int32_t connection, uint64_t binding) const {
+  auto it = connections_.find(connection);
+  return it != connections_.end() && it->second.binding == binding;
+}
+
+void ZkServer::reply(const Pending& p, Bytes frame) {
+  if (p.connection == 0 || !binding_valid(p.connection, p.binding)) return;
+  rt_.send(NodeId{p.connection}, std::move(frame));
+}
+
+void ZkServer::finish(Pending& p) {
+  wire::Reply r;
+  r.header.xid = p.xid;
+  r.header.err = p.error;
+  r.connect = std::move(p.connect);
+  if (p.txn) {
+    apply_txn(p, r);
+  } else if (p.error == ZkError::kOk) {
+    answer_read(p, r);
+  }
+  r.header.zxid = p.txn ? p.txn->zxid : db_.last_zxid();
+  if (p.op == wire::OpCode::kMulti) {
+    if (!p.txn) r.results = p.results;  // a failed multi (or one of checks only)
+    return reply(p, wire::encode_reply(p.op, r));
+  }
+  if (p.op == wire::OpCode::kSetWatches) r.header.xid = wire::kSetWatchesXid;
+  if (p.op == wire::OpCode::kPing) r.header.xid = wire::kPingXid;
+  if (r.header.err != ZkError::kOk) return reply(p, wire::encode_error_reply(r.header.xid, r.header.zxid, r.header.err));
+  reply(p, wire::encode_reply(p.op, r));
+}
+
+void ZkServer::apply_txn(Pending& p, wire::Reply& r) {
+  const Txn& txn = *p.txn;
+  ApplyResult result;
+  Status s = db_.apply(txn, &result);
+  GREGOR_ASSERT_MSG(s.is_ok(), "a prepared txn does not apply: " + s.to_string());
+  prep_->applied(txn.zxid);
+  emit_txn(txn, result);
+  const TxnOp& first = txn.ops.front();
+  if (first.type == TxnType::kCloseSession) {
+    sessions_.remove(txn.session);
+    auto sc = session_connection_.find(txn.session);
+    if (sc != session_connection_.end()) {
+      // ZooKeeper closes the connection of a closed or expired session; its watches go with it.
+      watches_.remove_connection(sc->second);
+      session_connection_.erase(sc);
+    }
+  }
+  for (const WatchTrigger& t : result.triggers) fire(t.path, t.type, txn.zxid);
+  // The reply's payload.
+  if (txn.multi) {
+    r.results = std::move(result.results);
+  } else if (!result.results.empty()) {
+    r.path = result.results.front().created_path;
+    r.stat = result.results.front().stat;
+  }
+}
+
+void ZkServer::answer_read(Pending& p, wire::Reply& r) {
+  const bool can_watch = p.request.watch && binding_valid(p.connection, p.binding);
+  const std::string& path = p.request.args.path;
+  switch (p.op) {
+    case wire::OpCode::kExists: {
+      const Znode* node = db_.tree().find(path);
+      // A watch on a missing node waits for its creation (ZooKeeper's exists watch).
+      if (can_watch) watches_.add_data_watch(path, p.connection);
+      if (!node) {
+        r.header.err = ZkError::kNoNode;
+        return;
+      }
+      r.stat = node->stat;
+      return;
+    }
+    case wire::OpCode::kGetData: {
+      const Znode* node = db_.tree().find(path);
+      if (!node) {
+        r.header.err = ZkError::kNoNode;
+        return;
+      }
+      if (can_watch) watches_.add_data_watch(path, p.connection);
+      r.data = node->data;
+      r.stat = node->stat;
+      return;
+    }
+    case wire::OpCode::kGetChildren: {
+      const Znode* node = db_.tree().find(path);
+      if (!node) {
+        r.header.err = ZkError::kNoNode;
+        return;
+      }
+      size_t bytes = 64;
+      for (const auto& child : node->children) bytes += 2 + child.size();
+      if (bytes > ZkLimits::kMaxFrameBytes) {
+        r.header.err = ZkError::kMarshallingError;
+        return;
+      }
+      if (can_watch) watches_.add_child_watch(path, p.connection);
+      r.children.assign(node->children.begin(), node->children.end());
+      return;
+    }
+    case wire::OpCode::kSetWatches:
+      set_watches(p);
+      return;
+    default:
+      return;  // ping, an empty multi
+  }
+}
+
+void ZkServer::set_watches(Pending& p) {
+  if (!binding_valid(p.connection, p.binding)) return;
+  const wire::SetWatchesRequest& w = p.request.set_watches;
+  const int64_t zxid = db_.last_zxid();
+  // ZooKeeper's DataTree.setWatches: a watch whose event already happened after the client's
+  // last seen zxid fires at once; the others are registered.
+  for (const auto& path : w.data_watches) {
+    if (!valid_path(path)) continue;
+    const Znode* node = db_.tree().find(path);
+    if (!node) notify(p.connection, path, WatchType::kNodeDeleted, zxid);
+    else if (node->stat.mzxid > w.relative_zxid) notify(p.connection, path, WatchType::kNodeDataChanged, zxid);
+    else watches_.add_data_watch(path, p.connection);
+  }
+  for (const auto& path : w.exist_watches) {
+    if (!valid_path(path)) continue;
+    if (db_.tree().exists(path)) notify(p.connection, path, WatchType::kNodeCreated, zxid);
+    else watches_.add_data_watch(path, p.connection);
+  }
+  for (const auto& path : w.child_watches) {
+    if (!valid_path(path)) continue;
+    const Znode* node = db_.tree().find(path);
+    if (!node) notify(p.connection, path, WatchType::kNodeDeleted, zxid);
+    else if (node->stat.pzxid > w.relative_zxid) notify(p.connection, path, WatchType::kNodeChildrenChanged, zxid);
+    else watches_.add_child_watch(path, p.connection);
+  }
+}
+
+void ZkServer::fire(const std::string& path, WatchType type, int64_t zxid) {
+  for (int32_t connection : watches_.trigger(path, type)) notify(connection, path, type, zxid);
+}
+
+void ZkServer::notify(int32_t connection, const std::string& path, WatchType type, int64_t zxid) {
+  auto it = connections_.find(connection);
+  if (it == connections_.end() || it->second.session == 0) return;
+  rt_.emit("zk_watch_fire", {{"path", path}, {"type", watch_type_name(type)}, {"session", it->second.session}});
+  rt_.send(NodeId{connection}, wire::encode_notification(zxid, WatchEvent{type, path}));
+}
+
+void ZkServer::emit_txn(const Txn& txn, const ApplyResult& result) {
+  size_t result_index = 0;
+  for (const TxnOp& op : txn.ops) {
+    switch (op.type) {
+      case TxnType::kCreateSession:
+        rt_.emit("zk_session_open", {{"session", txn.session}, {"timeout_ms", op.timeout_ms}});
+        break;
+      case TxnType::kCloseSession:
+        for (const auto& path : op.paths)
+          rt_.emit("zk_delete", {{"path", path}, {"session", txn.session}, {"zxid", txn.zxid}});
+        rt_.emit(op.expired ? "zk_session_expire" : "zk_session_close",
+                 {{"session", txn.session}, {"ephemerals", static_cast<uint64_t>(op.paths.size())}});
+        break;
+      case TxnType::kCreate:
+        rt_.emit("zk_create", {{"path", op.path},
+                               {"version", int32_t{0}},
+                               {"session", txn.session},
+                               {"ephemeral", op.ephemeral_owner != 0},
+                               {"data", printable_data(as_view(op.data))},
+                               {"zxid", txn.zxid}});
+        result_index++;
+        break;
+      case TxnType::kDelete:
+        rt_.emit("zk_delete", {{"path", op.path}, {"session", txn.session}, {"zxid", txn.zxid}});
+        result_index++;
+        break;
+      case TxnType::kSetData:
+        rt_.emit("zk_set", {{"path", op.path},
+                            {"version", op.version},
+                            {"session", txn.session},
+                            {"data", printable_data(as_view(op.data))},
+                            {"zxid", txn.zxid}});
+        result_index++;
+        break;
+      case TxnType::kCheck:
+        result_index++;
+        break;
+    }
+  }
+  GREGOR_ASSERT(result_index == result.results.size());
+}
+
+void ZkServer::halt(const std::string& reason) {
+  if (!serving_) return;
+  serving_ = false;
+  rt_.emit("zk_server_halt", {{"reason", reason}});
+  rt_.log("zk: halted: " + reason);
+  rt_.cancel(flush_timer_);
+  rt_.cancel(tick_timer_);
+  pipeline_.clear();
+}
+
+}  // namespace gregor::coord

@@ -1,0 +1,158 @@
+// ZkServer: Gregor's coordination server, a single ZooKeeper-style server as a Node.
+//
+// It runs on any Runtime (simulated or real sockets). Clients connect to it (inbound connections,
+// negative ids: the server replies on `from` and never takes it for a client's identity); a
+// connection is bound to a session by the connect handshake, which names the session by id and
+// password, so a client that reconnects (on a new connection) resumes its session.
+//
+// The request pipeline has ZooKeeper's three stages, kept apart so that a replicated ensemble
+// (a leader proposing txns to followers, ZAB) can later slot in between them:
+//   1. prep (ZkPrep): a write becomes a txn with the next zxid, checked against the committed tree
+//      plus the changes still outstanding; a bad request becomes its error.
+//   2. durability (ZkStorage): the txn is appended to the log; one fsync covers every txn that
+//      arrived in the same event batch (group commit: the flush runs as a zero-delay timer, after
+//      the messages already queued at this instant). Nothing is acknowledged before its fsync.
+//   3. final: requests leave in arrival order; a write's txn is applied to the ZkDatabase, the
+//      watches it triggers are sent, then the reply. Reads are answered here too, from the
+//      committed tree, after every earlier request: a client never reads state that is not yet
+//      durable, and it sees a watch's notification before any reply that reflects the change
+//      (all go over the same FIFO connection).
+// A snapshot is taken every `snapshot_count` txns, right after a flush.
+//
+// Sessions: a timeout is negotiated within [2, 20] x tickTime (ZooKeeper's bounds); every frame
+// touches the session; at each tick, sessions past their timeout expire: a close txn deletes their
+// ephemeral znodes (firing watches). Sessions are logged (create/close txns), so a restarted
+// server restores them and gives each a fresh timeout window to reconnect in.
+//
+// Failure: if the log cannot be written or fsynced (e.g. a full disk) the server halts, as
+// ZooKeeper exits: it stops answering, so clients time out and reconnect elsewhere; a restart
+// recovers the durable state. If recovery finds corruption it refuses to serve.
+//
+// Trace events (Runtime::emit), for checkers and the GUI:
+//   zk_recover        {zxid, snapshot_zxid, txns_replayed, truncated_bytes, nodes, sessions}
+//   zk_node           {path, version, cversion, ephemeral_owner, data}   one per znode after recovery,
+//                                                                        so a viewer can rebuild the tree
+//   zk_recover_failed {reason}
+//   zk_session_open   {session, timeout_ms}
+//   zk_session_restore{session, timeout_ms}                    after recovery
+//   zk_session_expire {session, ephemerals}                    ephemerals = how many were deleted
+//   zk_session_close  {session, ephemerals}
+//   zk_create         {path, version, session, ephemeral, data, zxid}   data = printable_data()
+//   zk_set            {path, version, session, data, zxid}
+//   zk_delete         {path, session, zxid}                    session = whose request (or expiry)
+//   zk_watch_fire     {path, type, session}                    type = "NodeCreated", ...
+//   zk_snapshot       {zxid, nodes}
+//   zk_connect_refused{session, reason}
+//   zk_bad_frame      {reason}
+//   zk_server_halt    {reason}
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/runtime.h"
+#include "engine/coord/zk_database.h"
+#include "engine/coord/zk_prep.h"
+#include "engine/coord/zk_session_tracker.h"
+#include "engine/coord/zk_storage.h"
+#include "engine/coord/zk_watch_manager.h"
+#include "engine/coord/zk_wire.h"
+
+namespace gregor::coord {
+
+struct ZkServerConfig {
+  Duration tick_time = Duration::millis(2000);  // tickTime
+  ZkStorageConfig storage;                      // dataDir, snapCount
+  size_t max_sessions = 10000;                  // more connect requests for new sessions are refused
+};
+
+class ZkServer final : public Node {
+ public:
+  ZkServer(Runtime& rt, ZkServerConfig config);
+  ~ZkServer() override;
+
+  void start() override;
+  void on_message(NodeId from, Bytes frame) override;
+  void on_disconnect(NodeId peer) override;
+
+  // Accessors for tests and the GUI.
+  const ZnodeTree& tree() const { return db_.tree(); }
+  const ZkDatabase& database() const { return db_; }
+  bool serving() const { return serving_; }
+  bool has_session(int64_t session) const { return sessions_.is_live(session); }
+  size_t session_count() const { return db_.sessions().size(); }
+  size_t watch_count() const { return watches_.watch_count(); }
+  const RecoveryInfo& recovery() const { return recovery_; }
+  uint64_t flushes() const { return storage_.flushes(); }
+  Duration min_session_timeout() const { return config_.tick_time * 2; }
+  Duration max_session_timeout() const { return config_.tick_time * 20; }
+
+ private:
+  struct Connection {
+    int64_t session = 0;   // 0 until a handshake binds one
+    uint64_t binding = 0;  // changes with every handshake: replies to an older one are dropped
+  };
+  // A request on its way through the pipeline.
+  struct Pending {
+    int32_t connection = 0;  // 0: nobody to answer (the server's own txn, e.g. an expiry)
+    uint64_t binding = 0;
+    int32_t xid = 0;
+    wire::OpCode op = wire::OpCode::kPing;
+    int64_t session = 0;
+    ZkError error = ZkError::kOk;
+    std::optional<Txn> txn;
+    std::vector<ZkOpResult> results;  // a multi's per-op results when it failed
+    wire::Request request;            // reads and set_watches need their arguments
+    wire::ConnectResponse connect;
+  };
+
+  void handle_request(int32_t connection, wire::Request request);
+  void handle_connect(int32_t connection, const wire::Request& request);
+  void bad_frame(int32_t connection, const std::string& reason);
+  Connection& connection_entry(int32_t connection);
+  void unbind(int32_t connection);
+  void expire_sessions();
+  void schedule_tick();
+
+  void enqueue(Pending p);
+  void schedule_flush();
+  void flush();
+  void drain();
+  void finish(Pending& p);
+  void apply_txn(Pending& p, wire::Reply& reply);
+  void answer_read(Pending& p, wire::Reply& reply);
+  void set_watches(Pending& p);
+  void fire(const std::string& path, WatchType type, int64_t zxid);
+  void notify(int32_t connection, const std::string& path, WatchType type, int64_t zxid);
+  void emit_txn(const Txn& txn, const ApplyResult& result);
+  bool binding_valid(int32_t connection, uint64_t binding) const;
+  void reply(const Pending& p, Bytes frame);
+  void halt(const std::string& reason);
+
+  Runtime& rt_;
+  ZkServerConfig config_;
+  ZkDatabase db_;
+  ZkStorage storage_;
+  std::unique_ptr<ZkPrep> prep_;
+  ZkSessionTracker sessions_;
+  ZkWatchManager watches_;
+  RecoveryInfo recovery_;
+  bool serving_ = false;
+
+  std::map<int32_t, Connection> connections_;  // by (negative) connection id
+  std::map<int64_t, int32_t> session_connection_;
+  uint64_t next_binding_ = 1;
+
+  std::deque<Pending> pipeline_;  // requests in arrival order, waiting for their fsync
+  int64_t durable_zxid_ = 0;
+  bool flush_scheduled_ = false;
+  TimerId flush_timer_{};
+  TimerId tick_timer_{};
+};
+
+}  // namespace gregor::coord

@@ -1,0 +1,218 @@
+#include "engine/coord/zk_storage.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "engine/core/assert.h"
+#include "engine/record/crc32c.h"
+
+namespace gregor::coord {
+namespace {
+
+constexpr uint32_t kLogMagic = 0x5A4B4C47;  // "ZKLG"
+constexpr uint32_t kLogFormat = 1;
+constexpr uint64_t kLogHeaderBytes = 8;
+constexpr uint64_t kEntryHeaderBytes = 8;  // crc + length
+// No txn is larger than a full multi of full znodes; anything longer is garbage.
+constexpr uint32_t kMaxEntryBytes = 2 * ZkLimits::kMaxFrameBytes;
+
+bool parse_zxid_name(const std::string& name, const std::string& prefix, int64_t* zxid) {
+  if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) return false;
+  uint64_t v = 0;
+  for (size_t i = prefix.size(); i < name.size(); i++) {
+    const char c = name[i];
+    int digit;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    else return false;
+    v = (v << 4) | static_cast<uint64_t>(digit);
+  }
+  *zxid = static_cast<int64_t>(v);
+  return true;
+}
+
+uint32_t entry_crc(uint32_t length, ByteView body) {
+  ByteWriter w;
+  w.u32(length);
+  return record::crc32c_extend(record::crc32c(as_view(w.bytes_ref())), body);
+}
+
+}  // namespace
+
+ZkStorage::ZkStorage(Disk& disk, ZkStorageConfig config) : disk_(disk), config_(std::move(config)) {
+  GREGOR_ASSERT(config_.snapshot_count > 0);
+}
+
+std::string ZkStorage::zxid_name(int64_t zxid) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(zxid));
+  return buf;
+}
+
+std::string ZkStorage::path(const std::string& name) const {
+  return config_.data_dir.empty() ? name : config_.data_dir + "/" + name;
+}
+
+Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
+  GREGOR_ASSERT(db.last_zxid() == 0 && active_log_.empty());
+  RecoveryInfo info;
+  auto names = disk_.list(config_.data_dir);
+  if (!names) return names.status();
+  std::vector<std::pair<int64_t, std::string>> snapshots, logs;
+  for (const std::string& name : *names) {
+    int64_t zxid = 0;
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) {
+      // A snapshot whose write did not finish: its rename never happened.
+      GREGOR_RETURN_IF_ERROR(disk_.remove(path(name)));
+    } else if (parse_zxid_name(name, "snapshot.", &zxid)) {
+      snapshots.emplace_back(zxid, name);
+    } else if (parse_zxid_name(name, "log.", &zxid)) {
+      logs.emplace_back(zxid, name);
+    }
+  }
+  std::sort(snapshots.begin(), snapshots.end());
+  std::sort(logs.begin(), logs.end());
+
+  if (!snapshots.empty()) {
+    auto data = disk_.read_all(path(snapshots.back().second));
+    if (!data) return data.status();
+    GREGOR_RETURN_IF_ERROR(db.decode_snapshot(as_view(*data)));
+    if (db.last_zxid() != snapshots.back().first)
+      return Status::error(StatusCode::kCorruption, "snapshot " + snapshots.back().second + " holds zxid " +
+                                                        std::to_string(db.last_zxid()));
+  }
+  info.snapshot_zxid = db.last_zxid();
+
+  for (size_t i = 0; i < logs.size(); i++) {
+    // A log whose successor starts at or before the snapshot's next zxid is covered by it.
+    if (i + 1 < logs.size() && logs[i + 1].first <= db.last_zxid() + 1) continue;
+    const bool newest = i + 1 == logs.size();
+    const std::string file = path(logs[i].second);
+    auto size = disk_.size(file);
+    if (!size) return size.status();
+    auto header = disk_.read(file, 0, kLogHeaderBytes);
+    if (!header) return header.status();
+    ByteReader hr(as_view(*header));
+    const bool header_ok = hr.u32() == kLogMagic && hr.u32() == kLogFormat && hr.ok();
+    if (!header_ok) {
+      if (!newest) return Status::error(StatusCode::kCorruption, "log " + file + " has a bad header");
+      // The power went while the header of a fresh log was being written: nothing in it.
+      info.truncated_bytes = *size;
+      info.truncated_file = file;
+      GREGOR_RETURN_IF_ERROR(disk_.remove(file));
+      break;
+    }
+    uint64_t pos = kLogHeaderBytes;
+    while (pos < *size) {
+      std::string bad;
+      auto entry_header = disk_.read(file, pos, kEntryHeaderBytes);
+      if (!entry_header) return entry_header.status();
+      ByteReader er(as_view(*entry_header));
+      const uint32_t crc = er.u32();
+      const uint32_t length = er.u32();
+      Txn txn;
+      if (!er.ok()) {
+        bad = "short entry header";
+      } else if (length > kMaxEntryBytes || pos + kEntryHeaderBytes + length > *size) {
+        bad = "entry runs past the end";
+      } else {
+        auto body = disk_.read(file, pos + kEntryHeaderBytes, length);
+        if (!body) return body.status();
+        if (body->size() != length || entry_crc(length, as_view(*body)) != crc) bad = "CRC mismatch";
+        else if (!decode_txn(as_view(*body), &txn)) bad = "undecodable txn";
+      }
+      if (bad.empty() && txn.zxid > db.last_zxid() && txn.zxid != db.last_zxid() + 1)
+        bad = "zxid " + std::to_string(txn.zxid) + " does not follow " + std::to_string(db.last_zxid());
+      if (!bad.empty()) {
+        if (!newest)
+          return Status::error(StatusCode::kCorruption, "log " + file + " at " + std::to_string(pos) + ": " + bad);
+        // The torn tail of a power loss: nothing from here on was acknowledged.
+        info.truncated_bytes = *size - pos;
+        info.truncated_file = file;
+        GREGOR_RETURN_IF_ERROR(disk_.truncate(file, pos));
+        GREGOR_RETURN_IF_ERROR(disk_.fsync(file));
+        break;
+      }
+      if (txn.zxid > db.last_zxid()) {
+        ApplyResult ignored;
+        GREGOR_RETURN_IF_ERROR(db.apply(txn, &ignored));
+        info.txns_replayed++;
+      }
+      pos += kEntryHeaderBytes + length;
+    }
+  }
+  last_appended_zxid_ = db.last_zxid();
+  txns_since_snapshot_ = db.last_zxid() - info.snapshot_zxid;
+  return info;
+}
+
+Status ZkStorage::open_log(int64_t first_zxid) {
+  const std::string name = path("log." + zxid_name(first_zxid));
+  // A file of this name can only be left from an earlier start whose entries were all lost:
+  // recovery replayed every valid entry, and it would have moved the next zxid past this one.
+  if (disk_.exists(name)) GREGOR_RETURN_IF_ERROR(disk_.remove(name));
+  GREGOR_RETURN_IF_ERROR(disk_.create(name));
+  ByteWriter w;
+  w.u32(kLogMagic);
+  w.u32(kLogFormat);
+  auto pos = disk_.append(name, as_view(w.bytes_ref()));
+  if (!pos) return pos.status();
+  active_log_ = name;
+  return Status::ok();
+}
+
+Status ZkStorage::append(const Txn& txn) {
+  GREGOR_ASSERT_MSG(txn.zxid == last_appended_zxid_ + 1, "txn log appends must follow one another");
+  if (active_log_.empty()) GREGOR_RETURN_IF_ERROR(open_log(txn.zxid));
+  ByteWriter w;
+  w.u32(0);  // crc, patched below
+  w.u32(0);  // length, patched below
+  encode_txn(w, txn);
+  const size_t length = w.size() - kEntryHeaderBytes;
+  GREGOR_ASSERT(length <= kMaxEntryBytes);
+  w.patch_u32(4, static_cast<uint32_t>(length));
+  Bytes entry = w.take();
+  const uint32_t crc = entry_crc(static_cast<uint32_t>(length),
+                                 ByteView(entry.data() + kEntryHeaderBytes, length));
+  ByteWriter crc_writer(std::move(entry));
+  crc_writer.patch_u32(0, crc);
+  auto pos = disk_.append(active_log_, as_view(crc_writer.bytes_ref()));
+  if (!pos) return pos.status();
+  last_appended_zxid_ = txn.zxid;
+  txns_since_snapshot_++;
+  unflushed_ = true;
+  return Status::ok();
+}
+
+Status ZkStorage::flush() {
+  if (!unflushed_) return Status::ok();
+  GREGOR_RETURN_IF_ERROR(disk_.fsync(active_log_));
+  unflushed_ = false;
+  flushes_++;
+  return Status::ok();
+}
+
+Status ZkStorage::snapshot(const ZkDatabase& db) {
+  GREGOR_ASSERT(!unflushed_);
+  GREGOR_ASSERT(db.last_zxid() == last_appended_zxid_);
+  const std::string name = "snapshot." + zxid_name(db.last_zxid());
+  Bytes data = db.encode_snapshot();
+  GREGOR_RETURN_IF_ERROR(disk_.write_file_atomic(path(name), as_view(data)));
+  // Everything logged so far is in the snapshot: the old logs and snapshots can go. A crash in
+  // the middle leaves files recovery skips (their txns are at or below the snapshot's zxid).
+  auto names = disk_.list(config_.data_dir);
+  if (!names) return names.status();
+  for (const std::string& n : *names) {
+    int64_t zxid = 0;
+    const bool old_snapshot = parse_zxid_name(n, "snapshot.", &zxid) && n != name;
+    const bool log = parse_zxid_name(n, "log.", &zxid);
+    if (old_snapshot || log) GREGOR_RETURN_IF_ERROR(disk_.remove(path(n)));
+  }
+  active_log_.clear();
+  txns_since_snapshot_ = 0;
+  return Status::ok();
+}
+
+}  // namespace gregor::coord

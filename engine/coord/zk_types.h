@@ -1,0 +1,140 @@
+// The coordination service's public vocabulary: errors, create modes, Stat, watch and session
+// events, multi-op operations and results, limits, and path rules.
+//
+// Gregor's `zk` plays ZooKeeper's role for the brokers (see docs/zk.md). Names, numbers and
+// semantics follow ZooKeeper 3.4/3.5 where they are visible to a client: the error codes keep
+// ZooKeeper's numbers (KeeperException.Code), the create-mode flags and watch event types keep
+// their wire values, a sequential name ends in a 10-digit zero-padded counter taken from the
+// parent's cversion. The wire format itself is Gregor's own (engine/coord/zk_wire.h), not jute.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/bytes.h"
+
+namespace gregor::coord {
+
+// ZooKeeper's error codes, with ZooKeeper's numbers (org.apache.zookeeper.KeeperException.Code).
+enum class ZkError : int32_t {
+  kOk = 0,
+  kSystemError = -1,
+  kRuntimeInconsistency = -2,  // a multi op after the failing one (it was not attempted)
+  kConnectionLoss = -4,
+  kMarshallingError = -5,
+  kOperationTimeout = -7,
+  kBadArguments = -8,
+  kNoNode = -101,
+  kBadVersion = -103,
+  kNoChildrenForEphemerals = -108,
+  kNodeExists = -110,
+  kNotEmpty = -111,
+  kSessionExpired = -112,
+};
+// "Ok", "NoNode", ... (ZooKeeper's Code names in CamelCase); "Unknown" for a number not above.
+const char* zk_error_name(ZkError e);
+// A wire value as an error; an unknown number maps to kSystemError (never trusted blindly).
+ZkError zk_error_from_wire(int32_t v);
+
+// ZooKeeper's CreateMode; wire values are its flags (ephemeral = 1, sequential = 2).
+enum class CreateMode { kPersistent = 0, kEphemeral = 1, kPersistentSequential = 2, kEphemeralSequential = 3 };
+inline bool is_ephemeral(CreateMode m) { return m == CreateMode::kEphemeral || m == CreateMode::kEphemeralSequential; }
+inline bool is_sequential(CreateMode m) {
+  return m == CreateMode::kPersistentSequential || m == CreateMode::kEphemeralSequential;
+}
+
+// A znode's metadata, as ZooKeeper's Stat without ctime/mtime/aversion (no wall clock, no ACLs).
+// czxid: zxid of the create; mzxid: of the last data change; pzxid: of the last child change.
+// version counts data changes, cversion child changes; ephemeral_owner is the owning session
+// (0 for a persistent node).
+struct Stat {
+  int64_t czxid = 0;
+  int64_t mzxid = 0;
+  int64_t pzxid = 0;
+  int32_t version = 0;
+  int32_t cversion = 0;
+  int64_t ephemeral_owner = 0;
+  int32_t num_children = 0;
+  int32_t data_length = 0;
+  bool operator==(const Stat&) const = default;
+};
+
+// Watch event types; wire values are ZooKeeper's (EventType: NodeCreated = 1 ... NodeChildrenChanged = 4).
+enum class WatchType { kNodeCreated = 1, kNodeDeleted = 2, kNodeDataChanged = 3, kNodeChildrenChanged = 4 };
+const char* watch_type_name(WatchType t);  // "NodeCreated", ...
+
+struct WatchEvent {
+  WatchType type;
+  std::string path;
+  bool operator==(const WatchEvent&) const = default;
+};
+
+// What the session listener hears. ZooKeeper's KeeperState events are SyncConnected (kConnected),
+// Disconnected and Expired; kConnecting is the state before the session's first connection.
+enum class SessionState { kConnecting, kConnected, kDisconnected, kExpired };
+const char* session_state_name(SessionState s);
+
+// One operation of a multi (ZooKeeper's Op): create, delete, setData or check (a version
+// precondition that changes nothing).
+enum class ZkOpType : int32_t { kCreate = 1, kDelete = 2, kSetData = 5, kCheck = 13 };
+
+struct ZkOp {
+  ZkOpType type = ZkOpType::kCheck;
+  std::string path;
+  Bytes data;                       // create, set_data
+  CreateMode mode = CreateMode::kPersistent;  // create
+  int32_t version = -1;             // delete, set_data, check: expected version (-1 = any)
+
+  static ZkOp create(std::string path, Bytes data, CreateMode mode);
+  static ZkOp remove(std::string path, int32_t expected_version);
+  static ZkOp set_data(std::string path, Bytes data, int32_t expected_version);
+  static ZkOp check(std::string path, int32_t expected_version);
+};
+
+// One op's outcome. When a multi fails, the ops before the failing one say kOk (they were rolled
+// back), the failing one its error, the ones after kRuntimeInconsistency (as ZooKeeper reports).
+struct ZkOpResult {
+  ZkOpType type = ZkOpType::kCheck;
+  ZkError error = ZkError::kOk;
+  std::string created_path;  // create
+  Stat stat;                 // set_data
+};
+
+// Limits, in one place.
+struct ZkLimits {
+  // jute.maxbuffer's default (0xfffff): the most data one znode may hold.
+  static constexpr size_t kMaxDataBytes = 1048575;
+  // The longest path accepted (ZooKeeper has no separate limit; this keeps paths printable and
+  // well inside the int16 string length of the wire format).
+  static constexpr size_t kMaxPathBytes = 4096;
+  // The most operations in one multi.
+  static constexpr size_t kMaxOpsPerMulti = 1000;
+  // The largest frame either side sends or accepts (a multi of a few full znodes fits; anything
+  // larger is refused before it is sent, and dropped as malformed when received).
+  // A get_children answer that would exceed it fails with kMarshallingError instead.
+  static constexpr size_t kMaxFrameBytes = 16 * 1024 * 1024;
+};
+
+// ZooKeeper's path rules (PathUtils.validatePath): absolute, no empty component ("//"), no
+// trailing '/' except the root, no "." or ".." component, no NUL or control characters, at most
+// kMaxPathBytes. `sequential` validates the path as it will be once the counter is appended (so a
+// trailing '/' is allowed: "/queue/" makes "/queue/0000000003").
+bool valid_path(std::string_view path, bool sequential = false);
+
+// "/a/b" -> "/a"; "/a" -> "/". REQUIRES: valid_path(path) and path != "/".
+std::string parent_path(std::string_view path);
+// "/a/b" -> "b". REQUIRES: valid_path(path) and path != "/".
+std::string last_component(std::string_view path);
+// "/a" + "b" -> "/a/b"; "/" + "b" -> "/b".
+std::string join_path(std::string_view parent, std::string_view child);
+// ZooKeeper's sequential suffix: the counter as 10 decimal digits, zero-padded.
+std::string sequence_suffix(int32_t counter);
+
+// A short printable form of znode data for trace events and logs: the text itself when it is
+// short printable ASCII, otherwise "<N bytes>".
+std::string printable_data(ByteView data);
+
+}  // namespace gregor::coord
