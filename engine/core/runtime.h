@@ -37,6 +37,11 @@ class Runtime {
 
   virtual NodeId self() const = 0;
   virtual Time now() const = 0;
+  // Milliseconds since the Unix epoch, for record timestamps and znode data that people read. In
+  // the simulator a fixed instant (2026-01-01T00:00:00Z) plus virtual time, so runs stay
+  // deterministic; on real sockets the system clock.
+  static constexpr int64_t kSimulatedEpochMs = 1767225600000;
+  virtual int64_t wall_time_ms() const { return kSimulatedEpochMs + now().ms(); }
 
   // Runs fn once after d, unless cancelled first. A timer never fires after its node crashed.
   virtual TimerId after(Duration d, std::function<void()> fn) = 0;

@@ -1,0 +1,335 @@
+#include "engine/client/producer.h"
+
+#include <algorithm>
+
+#include "engine/broker/broker_config.h"
+#include "engine/client/partitioner.h"
+#include "engine/protocol/produce.h"
+#include "engine/record/batch_builder.h"
+#include "engine/record/record_batch.h"
+
+namespace gregor::client {
+
+using protocol::ErrorCode;
+
+namespace {
+constexpr int16_t kProduceVersion = 7;
+constexpr size_t kMaxWaitingRecords = 1'000'000;  // records buffered before the topic is known
+// Approximate bytes of one record in a batch (for batch.size): payload plus header overhead.
+size_t record_bytes(const record::Record& r) {
+  size_t n = 24 + r.headers.size() * 8;
+  if (r.key) n += r.key->size();
+  if (r.value) n += r.value->size();
+  for (const auto& h : r.headers) n += h.key.size() + (h.value ? h.value->size() : 0);
+  return n;
+}
+}  // namespace
+
+Status ProducerConfig::apply(const std::map<std::string, std::string>& settings) {
+  for (const auto& [k, v] : settings) {
+    auto num = [&](auto& field, int64_t min) -> Status {
+      auto n = broker::parse_long(k, v);
+      if (!n) return n.status();
+      if (*n < min) return Status::error(StatusCode::kInvalidArgument, k + ": must be at least " + std::to_string(min));
+      field = static_cast<std::remove_reference_t<decltype(field)>>(*n);
+      return Status::ok();
+    };
+    Status s;
+    if (k == "acks") {
+      if (v == "all" || v == "-1") acks = -1;
+      else if (v == "1") acks = 1;
+      else if (v == "0") acks = 0;
+      else return Status::error(StatusCode::kInvalidArgument, "acks: expected all, -1, 0 or 1, got '" + v + "'");
+    } else if (k == "batch.size") s = num(batch_size, 0);
+    else if (k == "linger.ms") s = num(linger_ms, 0);
+    else if (k == "request.timeout.ms") s = num(request_timeout_ms, 1);
+    else if (k == "delivery.timeout.ms") s = num(delivery_timeout_ms, 1);
+    else if (k == "retry.backoff.ms") s = num(retry_backoff_ms, 0);
+    else if (k == "retries") s = num(retries, 0);
+    else if (k == "max.in.flight.requests.per.connection") s = num(max_in_flight_requests_per_connection, 1);
+    else if (k == "metadata.max.age.ms") s = num(metadata_max_age_ms, 1);
+    else if (k == "client.id") client_id = v;
+    else if (k == "enable.idempotence") {
+      auto b = broker::parse_bool(k, v);
+      if (!b) return b.status();
+      enable_idempotence = *b;
+    } else
+      return Status::error(StatusCode::kInvalidArgument, "unknown producer config '" + k + "'");
+    if (!s.is_ok()) return s;
+  }
+  return Status::ok();
+}
+
+struct Producer::Pending {
+  ProducerRecord record;
+  Callback cb;
+  Time created;
+};
+
+struct Producer::Batch {
+  std::vector<record::Record> records;
+  std::vector<Callback> callbacks;
+  size_t bytes = 0;
+  Time created;
+  Time retry_at{0};
+  int32_t attempts = 0;
+  Bytes built;  // the wire bytes, built when first sent and resent as they are
+  int64_t crc = 0;
+};
+
+Producer::Producer(Runtime& rt, ProducerConfig config)
+    : rt_(rt),
+      config_(std::move(config)),
+      net_(rt, config_.client_id),
+      metadata_(rt, net_, config_.bootstrap_servers, Duration::millis(config_.request_timeout_ms),
+                Duration::millis(config_.metadata_max_age_ms)) {
+  metadata_.set_listener([this] { place_waiting(); });
+}
+
+Producer::~Producer() = default;
+
+void Producer::start() { metadata_.start(); }
+
+void Producer::send(ProducerRecord record, Callback cb) {
+  pending_++;
+  metadata_.add_topic(record.topic);
+  auto p = std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()});
+  if (!metadata_.partitions(p->record.topic)) {
+    if (waiting_for_metadata_.size() >= kMaxWaitingRecords) {
+      pending_--;
+      RecordMetadata md{ErrorCode::REQUEST_TIMED_OUT, p->record.topic, -1, -1};
+      p->cb(md);
+      return;
+    }
+    waiting_for_metadata_.push_back(std::move(p));
+    schedule_drain(Duration::millis(config_.retry_backoff_ms));
+    return;
+  }
+  place(std::move(p));
+}
+
+void Producer::place_waiting() {
+  auto waiting = std::move(waiting_for_metadata_);
+  waiting_for_metadata_.clear();
+  for (auto& p : waiting) {
+    if (metadata_.partitions(p->record.topic))
+      place(std::move(p));
+    else
+      waiting_for_metadata_.push_back(std::move(p));
+  }
+  schedule_drain(Duration{0});
+}
+
+int32_t Producer::choose_partition(const ProducerRecord& r) {
+  const auto* parts = metadata_.partitions(r.topic);
+  const int32_t n = parts ? static_cast<int32_t>(parts->size()) : 0;
+  if (n == 0) return -1;
+  if (r.partition) return (*r.partition >= 0 && *r.partition < n) ? *r.partition : -1;
+  if (r.key) return partition_for_key(as_view(*r.key), n);
+  auto it = sticky_.find(r.topic);
+  if (it != sticky_.end() && it->second < n && (*parts)[static_cast<size_t>(it->second)].leader >= 0) return it->second;
+  std::vector<int32_t> available;
+  for (int32_t i = 0; i < n; i++)
+    if ((*parts)[static_cast<size_t>(i)].leader >= 0) available.push_back(i);
+  int32_t chosen = available.empty() ? static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)))
+                                     : available[rt_.rng().uniform(available.size())];
+  sticky_[r.topic] = chosen;
+  return chosen;
+}
+
+void Producer::place(std::unique_ptr<Pending> p) {
+  int32_t partition = choose_partition(p->record);
+  if (partition < 0) {
+    pending_--;
+    p->cb(RecordMetadata{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, p->record.topic, p->record.partition.value_or(-1), -1});
+    return;
+  }
+  record::Record rec;
+  rec.timestamp = p->record.timestamp >= 0 ? p->record.timestamp : rt_.wall_time_ms();
+  rec.key = std::move(p->record.key);
+  rec.value = std::move(p->record.value);
+  rec.headers = std::move(p->record.headers);
+  TopicPartitionKey tp{p->record.topic, partition};
+  auto& q = queues_[tp];
+  const size_t size = record_bytes(rec);
+  if (q.empty() || !q.back()->built.empty() || q.back()->attempts > 0 ||
+      q.back()->bytes + size > static_cast<size_t>(config_.batch_size)) {
+    auto b = std::make_unique<Batch>();
+    b->created = p->created;
+    q.push_back(std::move(b));
+  }
+  Batch& b = *q.back();
+  b.records.push_back(std::move(rec));
+  b.callbacks.push_back(std::move(p->cb));
+  b.bytes += size;
+  const bool full = b.bytes >= static_cast<size_t>(config_.batch_size);
+  schedule_drain(full ? Duration{0} : Duration::millis(config_.linger_ms));
+}
+
+void Producer::schedule_drain(Duration d) {
+  Time at = rt_.now() + d;
+  if (drain_scheduled_ && drain_at_ <= at) return;
+  drain_scheduled_ = true;
+  drain_at_ = at;
+  rt_.after(d, [this, at] {
+    if (!drain_scheduled_ || drain_at_ != at) return;  // superseded by an earlier drain
+    drain_scheduled_ = false;
+    drain();
+  });
+}
+
+void Producer::expire_old_batches() {
+  const Time now = rt_.now();
+  const Duration limit = Duration::millis(config_.delivery_timeout_ms);
+  for (auto& [tp, q] : queues_) {
+    while (!q.empty() && now - q.front()->created >= limit) {
+      auto b = std::move(q.front());
+      q.pop_front();
+      complete(tp, *b, ErrorCode::REQUEST_TIMED_OUT, -1);
+    }
+  }
+  while (!waiting_for_metadata_.empty() && now - waiting_for_metadata_.front()->created >= limit) {
+    auto p = std::move(waiting_for_metadata_.front());
+    waiting_for_metadata_.pop_front();
+    pending_--;
+    p->cb(RecordMetadata{ErrorCode::REQUEST_TIMED_OUT, p->record.topic, -1, -1});
+  }
+}
+
+void Producer::drain() {
+  expire_old_batches();
+  const Time now = rt_.now();
+  std::map<int32_t, std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>>> per_leader;
+  Duration next_wake = Duration::millis(config_.delivery_timeout_ms);
+  bool need_metadata = false;
+  for (auto& [tp, q] : queues_) {
+    if (q.empty()) continue;
+    Batch& b = *q.front();
+    const Time linger_done = b.created + Duration::millis(config_.linger_ms);
+    const bool ready = b.bytes >= static_cast<size_t>(config_.batch_size) || q.size() > 1 || now >= linger_done ||
+                       b.attempts > 0;
+    if (!ready) {
+      next_wake = std::min(next_wake, linger_done - now);
+      continue;
+    }
+    if (b.retry_at > now) {
+      next_wake = std::min(next_wake, b.retry_at - now);
+      continue;
+    }
+    int32_t leader = metadata_.leader(tp.topic, tp.partition);
+    if (leader < 0) {
+      need_metadata = true;
+      next_wake = std::min(next_wake, Duration::millis(config_.retry_backoff_ms));
+      continue;
+    }
+    if (in_flight_[leader] + (per_leader.count(leader) ? 1 : 0) >= config_.max_in_flight_requests_per_connection) continue;
+    per_leader[leader].emplace_back(tp, std::move(q.front()));
+    q.pop_front();
+    auto sticky = sticky_.find(tp.topic);
+    if (sticky != sticky_.end() && sticky->second == tp.partition) sticky_.erase(sticky);  // KIP-480
+    if (!q.empty()) next_wake = Duration{0};
+  }
+  if (need_metadata) metadata_.request_update();
+  for (auto& [leader, batches] : per_leader) send_batches(leader, std::move(batches));
+  if (pending_ > 0) schedule_drain(std::max(next_wake, Duration{0}));
+}
+
+void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>> batches) {
+  protocol::ProduceRequest req;
+  req.acks = config_.acks;
+  req.timeout_ms = static_cast<int32_t>(config_.request_timeout_ms);
+  for (auto& [tp, b] : batches) {
+    if (b->built.empty()) {
+      b->built = record::build_batch(record::BatchBuildOptions{}, b->records);
+      auto h = record::parse_batch_header(as_view(b->built), false);
+      b->crc = h ? static_cast<int64_t>(h->crc) : 0;
+    }
+    b->attempts++;
+    if (req.topic_data.empty() || req.topic_data.back().name != tp.topic) req.topic_data.push_back({tp.topic, {}});
+    req.topic_data.back().partition_data.push_back({tp.partition, b->built});
+  }
+  in_flight_[leader]++;
+  auto shared = std::make_shared<std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>>>(std::move(batches));
+  const bool expect_response = config_.acks != 0;
+  net_.send(NodeId{leader}, req, kProduceVersion, Duration::millis(config_.request_timeout_ms),
+            [this, leader, shared, expect_response](ErrorCode transport, ByteReader* body) {
+              in_flight_[leader]--;
+              if (!expect_response && transport == ErrorCode::NONE) {
+                for (auto& [tp, b] : *shared) complete(tp, *b, ErrorCode::NONE, -1);
+                return schedule_drain(Duration{0});
+              }
+              std::optional<protocol::ProduceResponse> resp;
+              if (transport == ErrorCode::NONE && body) {
+                auto r = protocol::ProduceResponse::decode(*body, kProduceVersion);
+                if (r) resp = std::move(*r);
+              }
+              for (auto& [tp, b] : *shared) {
+                ErrorCode code = transport != ErrorCode::NONE ? transport : ErrorCode::NETWORK_EXCEPTION;
+                int64_t base = -1;
+                if (resp)
+                  for (const auto& t : resp->responses)
+                    if (t.name == tp.topic)
+                      for (const auto& pr : t.partition_responses)
+                        if (pr.index == tp.partition) {
+                          code = pr.error_code;
+                          base = pr.base_offset;
+                        }
+                if (code == ErrorCode::NONE)
+                  complete(tp, *b, code, base);
+                else
+                  retry_or_fail(tp, std::move(b), code);
+              }
+              schedule_drain(Duration{0});
+            },
+            expect_response);
+}
+
+bool Producer::retriable(ErrorCode err) const {
+  switch (err) {
+    case ErrorCode::NOT_LEADER_OR_FOLLOWER:
+    case ErrorCode::LEADER_NOT_AVAILABLE:
+    case ErrorCode::UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode::REQUEST_TIMED_OUT:
+    case ErrorCode::NETWORK_EXCEPTION:
+    case ErrorCode::NOT_ENOUGH_REPLICAS:
+    case ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+    case ErrorCode::KAFKA_STORAGE_ERROR:
+    case ErrorCode::FENCED_LEADER_EPOCH:
+    case ErrorCode::UNKNOWN_LEADER_EPOCH:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Producer::retry_or_fail(const TopicPartitionKey& tp, std::unique_ptr<Batch> b, ErrorCode err) {
+  const Time now = rt_.now();
+  rt_.emit("produce_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", protocol::error_name(err)},
+                             {"attempt", b->attempts}});
+  if (retriable(err) && b->attempts <= config_.retries &&
+      now - b->created < Duration::millis(config_.delivery_timeout_ms)) {
+    b->retry_at = now + Duration::millis(config_.retry_backoff_ms);
+    queues_[tp].push_front(std::move(b));
+    metadata_.request_update();
+    schedule_drain(Duration::millis(config_.retry_backoff_ms));
+    return;
+  }
+  complete(tp, *b, err, -1);
+}
+
+void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, int64_t base_offset) {
+  if (err == ErrorCode::NONE && config_.acks != 0)
+    rt_.emit("produce_ack", {{"topic", tp.topic},
+                             {"partition", tp.partition},
+                             {"base_offset", base_offset},
+                             {"count", static_cast<int64_t>(b.records.size())},
+                             {"crc", b.crc},
+                             {"acks", static_cast<int64_t>(config_.acks)}});
+  for (size_t i = 0; i < b.callbacks.size(); i++) {
+    pending_--;
+    RecordMetadata md{err, tp.topic, tp.partition, base_offset >= 0 ? base_offset + static_cast<int64_t>(i) : -1};
+    if (b.callbacks[i]) b.callbacks[i](md);
+  }
+}
+
+}  // namespace gregor::client

@@ -1,0 +1,76 @@
+// Invariant checkers over the trace (../shared/reference/kafka-replication.md §6). Each is fed
+// every event in order, checks after each one, and keeps the first violation it finds, with the
+// virtual time and the recent events of that partition that led to it.
+//
+//   single-leader         at most one broker becomes leader of a partition per leader epoch
+//   epoch-monotonic       the controller's leader epochs of a partition only go up
+//   hw-monotonic          a leader's high watermark never goes back within its epoch
+//   hw-within-isr         the leader's HW <= the LEO of every member of its ISR
+//   log-matching          replica logs agree, batch for batch, below their high watermarks
+//   acked-write-lost      every acks=all acknowledged batch is in the log of each new leader, and
+//                         of the final leader
+//   acks1-write-lost      the same for acks=1 acknowledgements (Kafka does not promise it; the
+//                         teaching stories show when it fails)
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/core/trace_event.h"
+#include "sim/check/replica_model.h"
+
+namespace gregor::sim {
+
+struct Violation {
+  std::string checker;
+  Time time;
+  std::string message;
+  std::vector<std::string> context;  // the events that led to it, oldest first
+};
+
+class Checker {
+ public:
+  virtual ~Checker() = default;
+  virtual const char* name() const = 0;
+  virtual const char* description() const = 0;
+  // Called after the model applied e.
+  virtual void on_event(const TraceEvent& e, const ReplicaModel& model) = 0;
+  // The run ended (all events seen).
+  virtual void finish(const ReplicaModel& model, Time end) { (void)model, (void)end; }
+  const std::optional<Violation>& violation() const { return violation_; }
+
+ protected:
+  void report(Time t, std::string message);
+  friend class CheckerSet;
+  std::optional<Violation> violation_;
+  const std::deque<std::string>* context_ = nullptr;
+};
+
+// The checkers, the shared model and the context ring; attach it to a run as a trace listener.
+class CheckerSet {
+ public:
+  // All checkers above.
+  CheckerSet();
+  void on_event(const TraceEvent& e);
+  void finish(Time end);
+  const ReplicaModel& model() const { return model_; }
+  const std::vector<std::unique_ptr<Checker>>& checkers() const { return checkers_; }
+  Checker* find(const std::string& name);
+  std::vector<std::string> names() const;
+  // Adds a checker (tests add broken ones; issue-specific checkers plug in the same way).
+  void add(std::unique_ptr<Checker> c);
+
+ private:
+  static constexpr size_t kContextEvents = 12;
+  ReplicaModel model_;
+  std::vector<std::unique_ptr<Checker>> checkers_;
+  std::map<PartitionKey, std::deque<std::string>> context_;  // recent events per partition
+  std::deque<std::string> global_context_;
+};
+
+}  // namespace gregor::sim
