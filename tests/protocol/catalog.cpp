@@ -1,0 +1,74 @@
+#include "catalog.h"
+
+#include <catch2/catch.hpp>
+
+#include "samples.h"
+
+namespace gregor::protocol::testing {
+
+namespace {
+
+template <typename Message>
+Direction direction(Message (*sample)(int16_t)) {
+  Direction d;
+  d.encode_sample = [sample](int16_t v) {
+    ByteWriter w;
+    sample(v).encode(w, v);
+    return w.take();
+  };
+  d.decodes = [](ByteView body, int16_t v) { return decode_body<Message>(body, v).is_ok(); };
+  d.check_round_trip = [sample](int16_t v) {
+    INFO(api_name(Message::kApiKey) << " v" << v);
+    Message m = sample(v);
+    ByteWriter w;
+    m.encode(w, v);
+    Bytes bytes = w.take();
+    Result<Message> back = decode_body<Message>(as_view(bytes), v);
+    REQUIRE(back.is_ok());
+    CHECK(back.value() == m);
+    ByteWriter again;
+    back.value().encode(again, v);
+    CHECK(again.bytes_ref() == bytes);
+  };
+  return d;
+}
+
+template <typename Request, typename Response>
+ApiCodecs codecs(Request (*request)(int16_t), Response (*response)(int16_t)) {
+  static_assert(Request::kApiKey == Response::kApiKey);
+  return ApiCodecs{direction(request), direction(response)};
+}
+
+}  // namespace
+
+const std::map<ApiKey, ApiCodecs>& api_catalog() {
+  using namespace samples;
+  static const std::map<ApiKey, ApiCodecs> catalog = {
+      {ApiKey::PRODUCE, codecs(produce_request, produce_response)},
+      {ApiKey::FETCH, codecs(fetch_request, fetch_response)},
+      {ApiKey::LIST_OFFSETS, codecs(list_offsets_request, list_offsets_response)},
+      {ApiKey::METADATA, codecs(metadata_request, metadata_response)},
+      {ApiKey::LEADER_AND_ISR, codecs(leader_and_isr_request, leader_and_isr_response)},
+      {ApiKey::STOP_REPLICA, codecs(stop_replica_request, stop_replica_response)},
+      {ApiKey::UPDATE_METADATA, codecs(update_metadata_request, update_metadata_response)},
+      {ApiKey::CONTROLLED_SHUTDOWN, codecs(controlled_shutdown_request, controlled_shutdown_response)},
+      {ApiKey::OFFSET_COMMIT, codecs(offset_commit_request, offset_commit_response)},
+      {ApiKey::OFFSET_FETCH, codecs(offset_fetch_request, offset_fetch_response)},
+      {ApiKey::FIND_COORDINATOR, codecs(find_coordinator_request, find_coordinator_response)},
+      {ApiKey::JOIN_GROUP, codecs(join_group_request, join_group_response)},
+      {ApiKey::HEARTBEAT, codecs(heartbeat_request, heartbeat_response)},
+      {ApiKey::LEAVE_GROUP, codecs(leave_group_request, leave_group_response)},
+      {ApiKey::SYNC_GROUP, codecs(sync_group_request, sync_group_response)},
+      {ApiKey::DESCRIBE_GROUPS, codecs(describe_groups_request, describe_groups_response)},
+      {ApiKey::LIST_GROUPS, codecs(list_groups_request, list_groups_response)},
+      {ApiKey::API_VERSIONS, codecs(api_versions_request, api_versions_response)},
+      {ApiKey::CREATE_TOPICS, codecs(create_topics_request, create_topics_response)},
+      {ApiKey::DELETE_TOPICS, codecs(delete_topics_request, delete_topics_response)},
+      {ApiKey::INIT_PRODUCER_ID, codecs(init_producer_id_request, init_producer_id_response)},
+      {ApiKey::OFFSET_FOR_LEADER_EPOCH,
+       codecs(offset_for_leader_epoch_request, offset_for_leader_epoch_response)},
+  };
+  return catalog;
+}
+
+}  // namespace gregor::protocol::testing

@@ -1,0 +1,163 @@
+// Bad input never crashes a decoder and always yields an error: truncation at every byte, hostile
+// counts and lengths, and seeded random mutations of valid messages (which must at least not crash
+// and, when they decode, re-encode to a message that decodes again).
+#include <catch2/catch.hpp>
+
+#include "catalog.h"
+#include "engine/core/rng.h"
+#include "engine/protocol/protocol.h"
+#include "hex_util.h"
+
+namespace gregor::protocol {
+namespace {
+
+using testing::api_catalog;
+using testing::unhex;
+
+TEST_CASE("every message truncated at every byte position fails to decode") {
+  int prefixes = 0;
+  for (const ApiVersionRange& range : supported_api_versions()) {
+    const testing::ApiCodecs& api = api_catalog().at(range.api_key);
+    for (int16_t v = range.min_version; v <= range.max_version; v++) {
+      for (const testing::Direction* d : {&api.request, &api.response}) {
+        Bytes bytes = d->encode_sample(v);
+        INFO(api_name(range.api_key) << " v" << v << " size " << bytes.size());
+        for (size_t n = 0; n < bytes.size(); n++) {
+          INFO("truncated to " << n);
+          CHECK_FALSE(d->decodes(ByteView(bytes.data(), n), v));
+          prefixes++;
+        }
+        Bytes longer = bytes;
+        longer.push_back(0x00);
+        CHECK_FALSE(d->decodes(as_view(longer), v));  // trailing bytes are rejected
+      }
+    }
+  }
+  CHECK(prefixes > 10000);
+}
+
+TEST_CASE("a decoder refuses a version it does not implement") {
+  Bytes empty;
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(empty), 2).is_ok());
+  CHECK_FALSE(decode_body<FetchRequest>(as_view(empty), 12).is_ok());
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(empty), 4).is_ok());
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(empty), -1).is_ok());
+  Result<ListGroupsRequest> r = decode_body<ListGroupsRequest>(as_view(empty), 3);
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().code() == StatusCode::kInvalidArgument);
+  CHECK(decode_body<ListGroupsRequest>(as_view(empty), 2).is_ok());
+}
+
+TEST_CASE("hostile array counts fail before any allocation") {
+  // Produce v3: txn null, acks, timeout, then 2^31-1 topics in a few bytes.
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex("ffff ffff 00007530 7fffffff 0002 7431")), 3).is_ok());
+  // A nested count: one topic whose partition array claims 2^31-1 entries.
+  CHECK_FALSE(decode_body<ProduceRequest>(
+                  as_view(unhex("ffff ffff 00007530 00000001 0002 7431 7fffffff 00000000")), 3)
+                  .is_ok());
+  // An int32 array (a Metadata partition's replicas) claiming more than the bytes left.
+  CHECK_FALSE(decode_body<LeaderAndIsrResponse>(as_view(unhex("0000 10000000 0001 74")), 0).is_ok());
+  // ApiVersions v3 response: a compact array count of 2^32-2 elements.
+  CHECK_FALSE(decode_body<ApiVersionsResponse>(as_view(unhex("0000 ffffffff0f 00000000 00")), 3).is_ok());
+}
+
+TEST_CASE("negative lengths and counts are rejected") {
+  // Non-nullable array given as null (-1), and counts below -1.
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex("ffff ffff 00007530 ffffffff")), 3).is_ok());
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex("ffff ffff 00007530 fffffffe")), 3).is_ok());
+  CHECK_FALSE(decode_body<MetadataRequest>(as_view(unhex("80000000")), 1).is_ok());
+  CHECK(decode_body<MetadataRequest>(as_view(unhex("ffffffff")), 1).is_ok());  // nullable: all topics
+  // A non-nullable string given as null (-1), and a length below -1.
+  CHECK_FALSE(decode_body<FindCoordinatorRequest>(as_view(unhex("ffff")), 0).is_ok());
+  CHECK_FALSE(decode_body<FindCoordinatorRequest>(as_view(unhex("fffe")), 0).is_ok());
+  // A nullable string with length -2.
+  CHECK_FALSE(decode_body<InitProducerIdRequest>(as_view(unhex("fffe 00000000")), 0).is_ok());
+  // BYTES (JoinGroup protocol metadata) with length -1 (not nullable) and -2.
+  const char* join_prefix = "0001 67 0000afc8 0000 0008 636f6e73756d6572 00000001 0005 72616e6765 ";
+  CHECK_FALSE(decode_body<JoinGroupRequest>(as_view(unhex(std::string(join_prefix) + "ffffffff")), 0).is_ok());
+  CHECK_FALSE(decode_body<JoinGroupRequest>(as_view(unhex(std::string(join_prefix) + "fffffffe")), 0).is_ok());
+  CHECK(decode_body<JoinGroupRequest>(as_view(unhex(std::string(join_prefix) + "00000000")), 0).is_ok());
+  // RECORDS (nullable bytes): -1 is null, -2 is malformed, a length past the end is malformed.
+  const char* produce_prefix = "ffff ffff 00007530 00000001 0002 7431 00000001 00000000 ";
+  CHECK(decode_body<ProduceRequest>(as_view(unhex(std::string(produce_prefix) + "ffffffff")), 3).is_ok());
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex(std::string(produce_prefix) + "fffffffe")), 3).is_ok());
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex(std::string(produce_prefix) + "7fffffff 00")), 3).is_ok());
+}
+
+TEST_CASE("hostile flexible encodings: compact lengths, tag sections, overlong varints") {
+  // Compact string: null where not nullable, a length past the end, a length past int16.
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(unhex("00 01 00")), 3).is_ok());
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(unhex("7f 61 01 00")), 3).is_ok());
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(unhex("ffff03 01 00")), 3).is_ok());
+  // A varint longer than 5 bytes.
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(unhex("ffffffffff01 01 00")), 3).is_ok());
+  // Tag section: a count far beyond the bytes left; a field whose size runs past the end.
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(unhex("01 01 ffffffff0f")), 3).is_ok());
+  CHECK_FALSE(decode_body<ApiVersionsRequest>(as_view(unhex("01 01 01 00 7f 00")), 3).is_ok());
+  // A well-formed unknown tagged field is skipped.
+  CHECK(decode_body<ApiVersionsRequest>(as_view(unhex("01 01 01 05 02 abcd")), 3).is_ok());
+}
+
+TEST_CASE("random mutations of valid messages never crash a decoder") {
+  Rng rng = Rng::derive(20240601, "protocol-fuzz");
+  int decoded = 0, rejected = 0;
+  for (const ApiVersionRange& range : supported_api_versions()) {
+    const testing::ApiCodecs& api = api_catalog().at(range.api_key);
+    for (int16_t v = range.min_version; v <= range.max_version; v++) {
+      for (const testing::Direction* d : {&api.request, &api.response}) {
+        Bytes original = d->encode_sample(v);
+        for (int round = 0; round < 60; round++) {
+          Bytes bytes = original;
+          int edits = static_cast<int>(rng.range(1, 4));
+          for (int e = 0; e < edits; e++) {
+            switch (rng.uniform(4)) {
+              case 0:  // overwrite a byte
+                if (!bytes.empty()) bytes[rng.uniform(bytes.size())] = static_cast<uint8_t>(rng.uniform(256));
+                break;
+              case 1:  // a length or count byte becomes 0xff or 0x7f
+                if (!bytes.empty()) bytes[rng.uniform(bytes.size())] = rng.chance(0.5) ? 0xff : 0x7f;
+                break;
+              case 2:  // cut the tail
+                bytes.resize(rng.uniform(bytes.size() + 1));
+                break;
+              default:  // insert a byte
+                bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(rng.uniform(bytes.size() + 1)),
+                             static_cast<uint8_t>(rng.uniform(256)));
+                break;
+            }
+          }
+          (d->decodes(as_view(bytes), v) ? decoded : rejected)++;
+        }
+      }
+    }
+  }
+  CHECK(rejected > 0);
+  CHECK(decoded + rejected == 87 * 2 * 60);
+}
+
+TEST_CASE("random payloads never crash the request parser") {
+  Rng rng = Rng::derive(7, "protocol-garbage");
+  for (int i = 0; i < 3000; i++) {
+    Bytes payload(rng.uniform(40));
+    for (uint8_t& byte : payload) byte = static_cast<uint8_t>(rng.uniform(256));
+    if (payload.size() >= 4 && rng.chance(0.7)) {
+      // Aim at real api keys and versions so that the body decoders run too.
+      const ApiVersionRange& range = supported_api_versions()[rng.uniform(supported_api_versions().size())];
+      payload[0] = 0;
+      payload[1] = static_cast<uint8_t>(range.api_key);
+      payload[2] = 0;
+      payload[3] = static_cast<uint8_t>(rng.range(range.min_version, range.max_version));
+    }
+    InboundRequest in = parse_request(as_view(payload));
+    if (in.action == RequestAction::kHandle) {
+      CHECK(in.body.size() <= payload.size());
+      const testing::ApiCodecs& api = api_catalog().at(in.header.api_key);
+      (void)api.request.decodes(in.body, in.header.api_version);
+    } else if (in.action == RequestAction::kCloseConnection) {
+      CHECK_FALSE(in.error.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gregor::protocol
