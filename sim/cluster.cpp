@@ -45,6 +45,11 @@ std::optional<int32_t> Cluster::controller() {
   return std::nullopt;
 }
 
+bool Cluster::ready() {
+  auto c = controller();
+  return c && broker(*c)->controller().live_brokers().size() == static_cast<size_t>(spec_.brokers);
+}
+
 std::optional<int32_t> Cluster::leader(const broker::TopicPartition& tp) {
   auto c = controller();
   if (!c) return std::nullopt;

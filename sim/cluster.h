@@ -41,6 +41,8 @@ class Cluster {
   coord::ZkServer* zk(int index = 0);
   // The broker that is active controller, if any.
   std::optional<int32_t> controller();
+  // True once a controller runs and knows every broker as live.
+  bool ready();
   // The leader of a partition as the controller last wrote it (-1 offline, nullopt unknown).
   std::optional<int32_t> leader(const broker::TopicPartition& tp);
   // True once every partition of `topic` has a live leader that believes it leads.

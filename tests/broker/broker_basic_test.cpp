@@ -40,7 +40,7 @@ struct Fixture {
     return out;
   }
   void create_topic(const std::string& name, int partitions, int rf, std::map<std::string, std::string> configs = {}) {
-    REQUIRE(sim.run_until_pred([&] { return cluster.controller().has_value(); }, sim.now() + Duration::seconds(30)) ==
+    REQUIRE(sim.run_until_pred([&] { return cluster.ready(); }, sim.now() + Duration::seconds(30)) ==
             sim::RunOutcome::kPredicateMet);
     protocol::CreateTopicsRequest req;
     protocol::CreateTopicsRequest::CreatableTopic t;

@@ -1,0 +1,49 @@
+// ProducerNode: a node that produces a steady workload with a Producer: `rate` records per second
+// to one topic, values of `value_bytes` bytes that name the record ("p2001-17" padded), keys from a
+// pattern. Scenarios, benchmarks and the dashboard use it as their producing client.
+//
+// Key patterns: "none" (null keys: sticky partitioning), "seq" (key = the record's sequence
+// number), "mod:N" (N distinct keys, round robin).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/client/producer.h"
+
+namespace gregor::client {
+
+struct ProducerWorkload {
+  std::string topic = "orders";
+  double rate_per_sec = 100;
+  int32_t value_bytes = 100;
+  std::string key_pattern = "none";
+  int64_t max_records = -1;  // -1: until stopped
+  Time start_at{0};
+  Time stop_at{INT64_MAX};
+};
+
+class ProducerNode final : public Node {
+ public:
+  ProducerNode(Runtime& rt, ProducerConfig config, ProducerWorkload workload);
+  void start() override;
+  void on_message(NodeId from, Bytes frame) override { producer_.on_message(from, frame); }
+  void on_disconnect(NodeId peer) override { producer_.on_disconnect(peer); }
+
+  Producer& producer() { return producer_; }
+  ProducerWorkload& workload() { return workload_; }
+  int64_t sent() const { return sent_; }
+  int64_t acked() const { return acked_; }
+  int64_t failed() const { return failed_; }
+
+ private:
+  void tick();
+  Runtime& rt_;
+  ProducerWorkload workload_;
+  Producer producer_;
+  int64_t sent_ = 0, acked_ = 0, failed_ = 0;
+  double credit_ = 0;
+  Time last_tick_{0};
+};
+
+}  // namespace gregor::client
