@@ -1,0 +1,122 @@
+// The checkers against hand-made traces: each must catch its violation, and stay quiet on a
+// trace that keeps the invariant.
+#include <catch2/catch.hpp>
+
+#include "sim/check/checkers.h"
+
+using namespace gregor;
+
+namespace {
+
+struct TraceBuilder {
+  sim::CheckerSet set;
+  int64_t t = 0;
+  void ev(int32_t node, const std::string& kind, std::vector<TraceField> fields) {
+    t += 1000;
+    set.on_event(TraceEvent{Time{t}, NodeId{node}, kind, std::move(fields)});
+  }
+  void leader(int32_t node, int32_t epoch, const std::string& isr) {
+    ev(node, "become_leader", {{"topic", "t"}, {"partition", 0}, {"leader_epoch", epoch}, {"isr", isr}, {"leo", 0}, {"hw", 0}});
+  }
+  void append(int32_t node, int64_t base, int64_t last, int64_t crc, int32_t epoch = 0) {
+    ev(node, "log_append", {{"topic", "t"}, {"partition", 0}, {"base_offset", base}, {"last_offset", last}, {"epoch", epoch},
+                            {"crc", crc}, {"role", "leader"}});
+  }
+  void hw(int32_t node, int64_t hw, const char* role = "leader") {
+    ev(node, "hw_advance", {{"topic", "t"}, {"partition", 0}, {"hw", hw}, {"leader_epoch", 0}, {"role", role}});
+  }
+  void truncate(int32_t node, int64_t offset) {
+    ev(node, "log_truncate", {{"topic", "t"}, {"partition", 0}, {"offset", offset}, {"old_leo", 0}, {"reason", "test"}});
+  }
+  void ack(int64_t base, int64_t crc, int acks = -1) {
+    ev(2001, "produce_ack", {{"topic", "t"}, {"partition", 0}, {"base_offset", base}, {"count", 1}, {"crc", crc}, {"acks", acks}});
+  }
+  bool violated(const std::string& name) { return set.find(name)->violation().has_value(); }
+};
+
+}  // namespace
+
+TEST_CASE("a clean replication trace violates nothing", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 0, "1,2");
+  b.append(1, 0, 0, 111);
+  b.append(2, 0, 0, 111);
+  b.hw(1, 1);
+  b.ack(0, 111);
+  b.hw(2, 1, "follower");
+  b.leader(2, 1, "2");
+  b.set.finish(Time{b.t});
+  for (const auto& c : b.set.checkers()) {
+    INFO(c->name());
+    CHECK_FALSE(c->violation());
+  }
+}
+
+TEST_CASE("single-leader catches two leaders in one epoch", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 3, "1,2");
+  b.leader(2, 3, "1,2");
+  REQUIRE(b.violated("single-leader"));
+  CHECK(b.set.find("single-leader")->violation()->message.find("epoch 3") != std::string::npos);
+  CHECK_FALSE(b.set.find("single-leader")->violation()->context.empty());
+}
+
+TEST_CASE("epoch-monotonic catches a controller going back in epochs", "[checkers]") {
+  TraceBuilder b;
+  b.ev(1, "leader_change", {{"topic", "t"}, {"partition", 0}, {"leader", 1}, {"leader_epoch", 5}, {"isr", "1"}});
+  b.ev(1, "leader_change", {{"topic", "t"}, {"partition", 0}, {"leader", 2}, {"leader_epoch", 4}, {"isr", "2"}});
+  CHECK(b.violated("epoch-monotonic"));
+}
+
+TEST_CASE("hw-monotonic catches a leader moving its HW back", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 0, "1");
+  b.hw(1, 5);
+  b.hw(1, 3);
+  CHECK(b.violated("hw-monotonic"));
+}
+
+TEST_CASE("hw-within-isr catches an ISR member below the HW", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 0, "1,2");
+  b.append(1, 0, 4, 1);
+  b.append(2, 0, 4, 1);
+  b.hw(1, 5);
+  CHECK_FALSE(b.violated("hw-within-isr"));
+  b.truncate(2, 2);  // the follower lost its tail but stays in the ISR
+  CHECK(b.violated("hw-within-isr"));
+}
+
+TEST_CASE("log-matching catches a different batch below the HW", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 0, "1,2");
+  b.append(1, 0, 0, 111);
+  b.hw(1, 1);
+  b.append(2, 0, 0, 999);
+  b.hw(2, 1, "follower");
+  CHECK(b.violated("log-matching"));
+}
+
+TEST_CASE("acked-write-lost catches a new leader without an acknowledged batch", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 0, "1,2");
+  b.append(1, 0, 0, 111);
+  b.append(1, 1, 1, 222);
+  b.append(2, 0, 0, 111);
+  b.ack(1, 222);
+  b.leader(2, 1, "2");  // broker 2 never had offset 1
+  REQUIRE(b.violated("acked-write-lost"));
+  CHECK(b.set.find("acked-write-lost")->violation()->message.find("offset 1") != std::string::npos);
+  CHECK_FALSE(b.violated("acks1-write-lost"));
+}
+
+TEST_CASE("acks1-write-lost is checked at the end of a run too", "[checkers]") {
+  TraceBuilder b;
+  b.leader(1, 0, "1");
+  b.append(1, 0, 0, 111);
+  b.ack(0, 111, 1);
+  b.truncate(1, 0);
+  CHECK_FALSE(b.violated("acks1-write-lost"));
+  b.set.finish(Time{b.t});
+  CHECK(b.violated("acks1-write-lost"));
+}
