@@ -19,51 +19,82 @@ const char* run_outcome_name(RunOutcome o) {
 
 EventLoop::EventId EventLoop::schedule(Time at, Fn fn) {
   GREGOR_ASSERT_MSG(at >= now_, "an event cannot be scheduled in the past");
-  uint64_t seq = next_seq_++;
-  heap_.push_back(Item{at, seq, std::move(fn)});
-  live_.insert(seq);
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    GREGOR_ASSERT_MSG(slots_.size() < kPendingMax, "too many pending events");
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& s = slots_[slot];
+  s.fn = std::move(fn);
+  s.live = true;
+  heap_.push_back(Entry{at, next_seq_++, slot});
   std::push_heap(heap_.begin(), heap_.end(), later);
-  return seq;
+  return (s.generation << 24) | slot;
 }
 
 void EventLoop::cancel(EventId id) {
-  // Only ids still in the heap are recorded, so pending() stays exact.
-  if (live_.erase(id)) cancelled_.insert(id);
+  const uint64_t slot = id & (kPendingMax - 1);
+  if (slot >= slots_.size()) return;
+  Slot& s = slots_[slot];
+  if (!s.live || s.generation != (id >> 24)) return;  // ran, cancelled, or a later use of the slot
+  s.live = false;
+  // What the callback captured is released now, but destroyed only after the bookkeeping: a
+  // destructor may schedule or cancel, which may grow slots_.
+  Fn dead;
+  dead.swap(s.fn);
+  cancelled_in_heap_++;
+  drop_cancelled_top();
 }
 
-bool EventLoop::pop_live(Item& out) {
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    Item item = std::move(heap_.back());
-    heap_.pop_back();
-    if (!cancelled_.empty() && cancelled_.erase(item.seq)) continue;
-    live_.erase(item.seq);
-    out = std::move(item);
-    return true;
+void EventLoop::release(uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.live = false;
+  s.generation++;
+  free_slots_.push_back(slot);
+}
+
+EventLoop::Entry EventLoop::pop_entry() {
+  std::pop_heap(heap_.begin(), heap_.end(), later);
+  Entry e = heap_.back();
+  heap_.pop_back();
+  return e;
+}
+
+void EventLoop::drop_cancelled_top() {
+  while (!heap_.empty() && !slots_[heap_.front().slot].live) {
+    release(pop_entry().slot);
+    cancelled_in_heap_--;
   }
-  return false;
 }
 
 Time EventLoop::next_time() const {
   GREGOR_ASSERT(!heap_.empty());
-  return heap_.front().at;
+  return heap_.front().at;  // the top is live (see drop_cancelled_top)
 }
 
 bool EventLoop::step() {
-  Item item;
-  if (!pop_live(item)) return false;
-  GREGOR_ASSERT(item.at >= now_);
-  now_ = item.at;
+  if (heap_.empty()) return false;
+  Entry e = pop_entry();
+  GREGOR_ASSERT(e.at >= now_);
+  Fn fn;
+  fn.swap(slots_[e.slot].fn);
+  release(e.slot);
+  drop_cancelled_top();
+  now_ = e.at;
   events_run_++;
-  item.fn();
+  fn();
   return true;
 }
 
 RunOutcome EventLoop::run_until(Time t) {
-  while (!heap_.empty()) {
+  // The top of the heap is always a live event, so peeking at its time is exact.
+  while (!heap_.empty() && heap_.front().at <= t) {
     if (limit_hit()) return RunOutcome::kEventLimitHit;
-    if (heap_.front().at > t) break;
-    if (!step()) break;
+    step();
   }
   if (now_ < t) now_ = t;
   return RunOutcome::kReachedTime;
@@ -81,7 +112,7 @@ RunOutcome EventLoop::run_while_not(const std::function<bool()>& pred, Time dead
   if (pred()) return RunOutcome::kPredicateMet;
   while (!heap_.empty() && heap_.front().at <= deadline) {
     if (limit_hit()) return RunOutcome::kEventLimitHit;
-    if (!step()) break;
+    step();
     if (pred()) return RunOutcome::kPredicateMet;
   }
   if (now_ < deadline) now_ = deadline;

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <unordered_set>
 #include <vector>
 
 #include "engine/core/types.h"
@@ -39,33 +38,50 @@ class EventLoop {
   RunOutcome run_while_not(const std::function<bool()>& pred, Time deadline);
 
   uint64_t events_run() const { return events_run_; }
-  size_t pending() const { return heap_.size() - cancelled_.size(); }
+  size_t pending() const { return heap_.size() - cancelled_in_heap_; }
   bool empty() const { return pending() == 0; }
+  // The time of the next event that will run. REQUIRES: !empty().
   Time next_time() const;
 
   // The most events one run may execute (default 200 million).
   void set_event_limit(uint64_t limit) { event_limit_ = limit; }
   bool limit_hit() const { return events_run_ >= event_limit_; }
 
+  // The most events that may be pending at once: a bound on memory, and the width of the slot
+  // field inside an EventId.
+  static constexpr uint64_t kPendingMax = uint64_t{1} << 24;
+
  private:
-  struct Item {
+  // The heap holds small entries (time, sequence, slot); the callbacks live in a slot table reused
+  // through a free list, so scheduling allocates nothing once the table has grown. An EventId is
+  // (slot generation << 24 | slot): it names one use of a slot, so cancelling an event that already
+  // ran or was cancelled finds a newer generation and does nothing.
+  struct Entry {
     Time at;
     uint64_t seq;
-    Fn fn;
+    uint32_t slot;
   };
-  static bool later(const Item& a, const Item& b) {
+  struct Slot {
+    Fn fn;
+    uint64_t generation = 0;
+    bool live = false;  // scheduled and neither run nor cancelled
+  };
+  static bool later(const Entry& a, const Entry& b) {
     return a.at != b.at ? a.at > b.at : a.seq > b.seq;
   }
-  bool pop_live(Item& out);
+  Entry pop_entry();
+  void release(uint32_t slot);
+  // Pops cancelled entries off the top, so that the top of a non-empty heap is always live.
+  void drop_cancelled_top();
 
   Time now_{0};
   uint64_t next_seq_ = 1;
   uint64_t events_run_ = 0;
   uint64_t event_limit_ = 200'000'000;
-  std::vector<Item> heap_;
-  // Looked up, never iterated: its order cannot leak into the run.
-  std::unordered_set<uint64_t> cancelled_;
-  std::unordered_set<uint64_t> live_;
+  std::vector<Entry> heap_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  size_t cancelled_in_heap_ = 0;
 };
 
 }  // namespace gregor::sim
