@@ -43,9 +43,15 @@ Result<Bytes> SimDisk::read(const std::string& path, uint64_t offset, size_t len
 Status SimDisk::truncate(const std::string& path, uint64_t size) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
-  Bytes& d = it->second.data;
+  File& f = it->second;
+  Bytes& d = f.data;
   if (size > d.size() && used_ + (size - d.size()) > capacity_)
     return Status::error(StatusCode::kDiskFull, "disk full extending " + path);
+  if (size < f.synced && !f.rewritten) {
+    // Cutting into fsynced data: keep the durable image that a power loss returns to.
+    f.durable.assign(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(f.synced));
+    f.rewritten = true;
+  }
   used_ = used_ - d.size() + size;
   d.resize(size, 0);
   return Status::ok();
@@ -54,7 +60,10 @@ Status SimDisk::truncate(const std::string& path, uint64_t size) {
 Status SimDisk::fsync(const std::string& path) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
-  it->second.durable = it->second.data;
+  File& f = it->second;
+  f.synced = f.data.size();
+  f.rewritten = false;
+  Bytes().swap(f.durable);
   stats_.fsyncs++;
   return Status::ok();
 }
@@ -104,23 +113,22 @@ Result<std::vector<std::string>> SimDisk::list(const std::string& dir) {
 void SimDisk::power_loss(Rng& rng) {
   used_ = 0;
   for (auto& [path, f] : files_) {
-    const bool pure_append = f.data.size() > f.durable.size() &&
-                             std::equal(f.durable.begin(), f.durable.end(), f.data.begin());
-    if (pure_append) {
-      // Part of the unsynced tail may have reached the platter before the power went.
-      uint64_t extra = f.data.size() - f.durable.size();
+    if (f.rewritten) {
+      f.data = std::move(f.durable);
+      f.durable.clear();
+      f.rewritten = false;
+    } else if (f.data.size() > f.synced) {
+      // Part of the appended tail may have reached the platter before the power went.
+      uint64_t extra = f.data.size() - f.synced;
       uint64_t kept = rng.uniform(extra + 1);
-      Bytes now(f.data.begin(), f.data.begin() + static_cast<std::ptrdiff_t>(f.durable.size() + kept));
+      f.data.resize(f.synced + kept);
       if (kept > 0 && rng.chance(0.5)) {
         // A torn write: the last few surviving bytes are garbage.
         uint64_t torn = 1 + rng.uniform(std::min<uint64_t>(kept, 16));
-        for (uint64_t i = 0; i < torn; i++) now[now.size() - 1 - i] = static_cast<uint8_t>(rng.next_u64());
+        for (uint64_t i = 0; i < torn; i++) f.data[f.data.size() - 1 - i] = static_cast<uint8_t>(rng.next_u64());
       }
-      f.data = std::move(now);
-    } else {
-      f.data = f.durable;
     }
-    f.durable = f.data;
+    f.synced = f.data.size();
     used_ += f.data.size();
   }
 }
@@ -138,15 +146,24 @@ std::pair<std::string, uint64_t> SimDisk::corrupt_bit(Rng& rng, const std::strin
   File& f = files_[victim];
   uint64_t pos = rng.uniform(f.data.size());
   uint8_t mask = static_cast<uint8_t>(1u << rng.uniform(8));
+  // Without rewritten, the durable image is a prefix of data and flips with it.
   f.data[pos] ^= mask;
-  if (pos < f.durable.size()) f.durable[pos] ^= mask;
+  if (f.rewritten && pos < f.durable.size()) f.durable[pos] ^= mask;
   return {victim, pos};
 }
 
 uint64_t SimDisk::unsynced_bytes() const {
+  // The bytes a power loss would lose or change.
   uint64_t n = 0;
-  for (const auto& [p, f] : files_)
-    if (f.data != f.durable) n += f.data.size() > f.durable.size() ? f.data.size() - f.durable.size() : 1;
+  for (const auto& [p, f] : files_) {
+    if (!f.rewritten) {
+      n += f.data.size() - f.synced;
+      continue;
+    }
+    const size_t common = std::min(f.data.size(), f.durable.size());
+    n += std::max(f.data.size(), f.durable.size()) - common;
+    for (size_t i = 0; i < common; i++) n += f.data[i] != f.durable[i] ? 1 : 0;
+  }
   return n;
 }
 

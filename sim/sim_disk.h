@@ -1,11 +1,16 @@
 // SimDisk: a node's disk in the simulated world, in memory.
 //
 // Each file has two images: what the node sees (the page cache) and what is durable. append and
-// truncate change the page cache; fsync copies it to the durable image. The two crash kinds differ
-// exactly as on a real machine:
+// truncate change the page cache; fsync makes the page cache the durable image. The two crash kinds
+// differ exactly as on a real machine:
 // - process crash: the page cache survives (the OS still has it), nothing is lost;
-// - power loss: every file reverts to its durable image; where the unsynced part was a pure append,
-//   a random prefix of it may survive and its last bytes may be garbage (a torn write).
+// - power loss: every file reverts to its durable image; where everything since the last fsync was
+//   appends, a random prefix of the appended bytes may survive and its last bytes (at most 16) may be
+//   garbage (a torn write). A truncation below the fsynced size is not an append: such a file
+//   reverts to its durable image exactly, whatever was appended after the truncation.
+// The durable image is not a second copy: while a file has only been appended to since its last
+// fsync, it is the prefix of the page cache up to the fsynced size, so fsync costs nothing and the
+// file is stored once. Only a truncation below the fsynced size keeps a copy of the old image.
 // Faults: bit flips (corrupt_bit) and a capacity beyond which append fails with kDiskFull.
 // Metadata operations (create, rename, remove) are durable at once; see engine/core/disk.h.
 #pragma once
@@ -54,8 +59,10 @@ class SimDisk final : public Disk {
 
  private:
   struct File {
-    Bytes data;     // the page cache: what reads see
-    Bytes durable;  // what survives a power loss
+    Bytes data;           // the page cache: what reads see
+    uint64_t synced = 0;  // without rewritten: data[0, synced) is the durable image
+    bool rewritten = false;
+    Bytes durable;  // with rewritten (a truncation below synced since the last fsync): the image
   };
   Status not_found(const std::string& path) const;
   std::map<std::string, File> files_;  // ordered: list() and power_loss() iterate it
