@@ -10,6 +10,13 @@ namespace gregor::trace {
 namespace {
 constexpr size_t kBatchEvents = 4096;  // events per transaction
 
+// A text column; NULL (possible in a hand-edited file) reads as "".
+std::string column_text(sqlite3_stmt* st, int column) {
+  const unsigned char* t = sqlite3_column_text(st, column);
+  return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(st, column)))
+           : std::string();
+}
+
 Status sql_error(sqlite3* db, const std::string& what) {
   return Status::error(StatusCode::kIoError, what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
 }
@@ -128,6 +135,8 @@ Status TraceRecorder::set_run_info(const std::string& key, const std::string& va
 }
 
 void TraceRecorder::record(const TraceEvent& e) {
+  // After a write error nothing more can be written: buffering would only grow without bound.
+  if (!error_.is_ok()) return;
   buffer_.push_back(e);
   if (buffer_.size() >= kBatchEvents) {
     Status s = flush();
@@ -140,7 +149,11 @@ Status TraceRecorder::flush() {
   if (buffer_.empty()) return Status::ok();
   if (!impl_ || !impl_->db) return Status::error(StatusCode::kIoError, "trace is closed");
   sqlite3* db = impl_->db;
-  if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return error_ = sql_error(db, "trace begin");
+  if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    error_ = sql_error(db, "trace begin");
+    buffer_.clear();
+    return error_;
+  }
   for (const auto& e : buffer_) {
     sqlite3_stmt* st = impl_->insert;
     sqlite3_reset(st);
@@ -150,13 +163,19 @@ Status TraceRecorder::flush() {
     std::string json = e.fields_json();
     sqlite3_bind_text(st, 4, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(st) != SQLITE_DONE) {
+      error_ = sql_error(db, "trace insert");
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-      return error_ = sql_error(db, "trace insert");
+      buffer_.clear();
+      return error_;
     }
-    recorded_++;
   }
+  if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    error_ = sql_error(db, "trace commit");
+    buffer_.clear();
+    return error_;
+  }
+  recorded_ += buffer_.size();  // only what was committed
   buffer_.clear();
-  if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return error_ = sql_error(db, "trace commit");
   return Status::ok();
 }
 
@@ -181,9 +200,7 @@ Result<TraceFile> read_trace(const std::string& path) {
     sqlite3_close(db);
     return s;
   }
-  while (sqlite3_step(st) == SQLITE_ROW)
-    tf.run_info[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))] =
-        reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+  while (sqlite3_step(st) == SQLITE_ROW) tf.run_info[column_text(st, 0)] = column_text(st, 1);
   sqlite3_finalize(st);
   if (sqlite3_prepare_v2(db, "SELECT time_us, node, kind, fields FROM events ORDER BY seq", -1, &st, nullptr) !=
       SQLITE_OK) {
@@ -195,8 +212,8 @@ Result<TraceFile> read_trace(const std::string& path) {
     TraceEvent e;
     e.time = Time{sqlite3_column_int64(st, 0)};
     e.node = NodeId{static_cast<int32_t>(sqlite3_column_int64(st, 1))};
-    e.kind = reinterpret_cast<const char*>(sqlite3_column_text(st, 2));
-    std::string fields = reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
+    e.kind = column_text(st, 2);
+    std::string fields = column_text(st, 3);
     if (!parse_fields(fields, e.fields)) {
       sqlite3_finalize(st);
       sqlite3_close(db);
