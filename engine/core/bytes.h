@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/assert.h"
+
 namespace gregor {
 
 using Bytes = std::vector<uint8_t>;
@@ -59,7 +61,9 @@ class ByteWriter {
   }
 
   // Kafka STRING / NULLABLE_STRING (int16 length, -1 = null) and BYTES (int32 length, -1 = null).
+  // REQUIRES: s.size() <= 32767 (a longer STRING cannot be encoded; writing it is a bug).
   void string(std::string_view s) {
+    GREGOR_ASSERT_MSG(s.size() <= 0x7fff, "STRING longer than 32767 bytes");
     i16(static_cast<int16_t>(s.size()));
     raw(s);
   }
@@ -67,7 +71,9 @@ class ByteWriter {
     if (!s) return i16(-1);
     string(*s);
   }
+  // REQUIRES: b.size() <= 2^31 - 1.
   void bytes(ByteView b) {
+    GREGOR_ASSERT_MSG(b.size() <= 0x7fffffff, "BYTES longer than 2^31 - 1 bytes");
     i32(static_cast<int32_t>(b.size()));
     raw(b);
   }
@@ -79,6 +85,7 @@ class ByteWriter {
   size_t size() const { return buf_.size(); }
   // Overwrite 4 bytes at pos (for length prefixes and CRCs filled in after the body).
   void patch_u32(size_t pos, uint32_t v) {
+    GREGOR_ASSERT(pos <= buf_.size() && buf_.size() - pos >= 4);
     for (int i = 0; i < 4; i++) buf_[pos + static_cast<size_t>(i)] = static_cast<uint8_t>(v >> (24 - 8 * i));
   }
   const Bytes& bytes_ref() const { return buf_; }

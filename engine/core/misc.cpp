@@ -8,14 +8,11 @@ namespace gregor {
 
 std::string format_time(Time t) {
   char buf[40];
-  int64_t us = t.us;
-  const char* sign = "";
-  if (us < 0) {
-    sign = "-";
-    us = -us;
-  }
-  std::snprintf(buf, sizeof buf, "%s%lld.%06llds", sign, static_cast<long long>(us / 1000000),
-                static_cast<long long>(us % 1000000));
+  // The magnitude as unsigned, so that the most negative time does not overflow on negation.
+  const uint64_t magnitude = t.us < 0 ? 0 - static_cast<uint64_t>(t.us) : static_cast<uint64_t>(t.us);
+  std::snprintf(buf, sizeof buf, "%s%llu.%06llus", t.us < 0 ? "-" : "",
+                static_cast<unsigned long long>(magnitude / 1000000),
+                static_cast<unsigned long long>(magnitude % 1000000));
   return buf;
 }
 
