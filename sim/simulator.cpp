@@ -14,9 +14,34 @@ const char* node_state_name(NodeState s) {
   return "?";
 }
 
-// The Runtime of one incarnation of one node. A crashed incarnation's runtime is kept alive until
-// the node restarts (the node object may still hold a reference while it is destroyed), but all of
-// its timers and sends are dead.
+namespace {
+// The disk a dead incarnation sees: a process that no longer exists cannot touch its files. Code of
+// a node crashed from inside its own callback (by a trace listener) may still run until the
+// callback returns, and a node's destructor runs after the crash; neither may change the disk.
+class DeadDisk final : public Disk {
+ public:
+  Status create(const std::string& path) override { return dead(path); }
+  Result<uint64_t> append(const std::string& path, ByteView) override { return dead(path); }
+  Result<Bytes> read(const std::string& path, uint64_t, size_t) override { return dead(path); }
+  Status truncate(const std::string& path, uint64_t) override { return dead(path); }
+  Status fsync(const std::string& path) override { return dead(path); }
+  Status rename(const std::string& from, const std::string&) override { return dead(from); }
+  Status remove(const std::string& path) override { return dead(path); }
+  Result<uint64_t> size(const std::string& path) override { return dead(path); }
+  bool exists(const std::string&) override { return false; }
+  Result<std::vector<std::string>> list(const std::string& dir) override { return dead(dir); }
+
+ private:
+  static Status dead(const std::string& path) {
+    return Status::error(StatusCode::kUnavailable, "the process is dead (crashed): " + path);
+  }
+};
+}  // namespace
+
+// The Runtime of one incarnation of one node. Once the incarnation is dead (crashed, or replaced by
+// a restart) its sends fail, its timers never fire, its emits are dropped and its disk is a
+// DeadDisk. The runtime itself is kept until the node restarts (the node object may still hold a
+// reference while it is destroyed).
 class SimRuntime final : public Runtime {
  public:
   SimRuntime(Simulator& sim, NodeId id, uint64_t incarnation) : sim_(sim), id_(id), incarnation_(incarnation) {}
@@ -26,19 +51,19 @@ class SimRuntime final : public Runtime {
 
   TimerId after(Duration d, std::function<void()> fn) override {
     GREGOR_ASSERT(d.us >= 0);
+    if (!alive()) return TimerId{0};  // never fires; cancelling it is a no-op
     uint64_t id = next_timer_++;
-    auto ev = sim_.loop_.schedule_after(d, [this, id, fn = std::move(fn)]() mutable {
-      timers_.erase(id);
-      sim_.run_on_node(id_, incarnation_, std::move(fn));
-    });
-    timers_[id] = ev;
+    // The event captures two words, which std::function stores without allocating; the callback
+    // waits in timers_, so a cancel() stops it even after it fell due during a pause.
+    auto ev = sim_.loop_.schedule_after(d, [this, id] { fire(id); });
+    timers_.emplace(id, Timer{ev, std::move(fn)});
     return TimerId{id};
   }
 
   void cancel(TimerId id) override {
     auto it = timers_.find(id.value);
     if (it == timers_.end()) return;
-    sim_.loop_.cancel(it->second);
+    sim_.loop_.cancel(it->second.event);  // a no-op when it already fell due
     timers_.erase(it);
   }
 
@@ -47,7 +72,10 @@ class SimRuntime final : public Runtime {
     return sim_.send(id_, to, std::move(frame));
   }
 
-  Disk& disk() override { return *sim_.slot(id_).disk; }
+  Disk& disk() override {
+    if (!alive()) return dead_disk_;
+    return *sim_.slot(id_).disk;
+  }
   Rng& rng() override { return sim_.slot(id_).rng; }
 
   void emit(std::string kind, std::vector<TraceField> fields) override {
@@ -61,11 +89,18 @@ class SimRuntime final : public Runtime {
   }
 
   void kill_timers() {
-    for (auto& [id, ev] : timers_) sim_.loop_.cancel(ev);
+    for (auto& [id, timer] : timers_) sim_.loop_.cancel(timer.event);
+    // Destroyed outside the map: a callback's captures may run code that cancels timers.
+    auto dead = std::move(timers_);
     timers_.clear();
   }
 
  private:
+  struct Timer {
+    EventLoop::EventId event;
+    std::function<void()> fn;
+  };
+  void fire(uint64_t id);
   bool alive() const {
     const auto& s = sim_.slot(id_);
     return s.incarnation == incarnation_ && s.state != NodeState::kCrashed;
@@ -74,22 +109,59 @@ class SimRuntime final : public Runtime {
   NodeId id_;
   uint64_t incarnation_;
   uint64_t next_timer_ = 1;
-  std::map<uint64_t, EventLoop::EventId> timers_;
+  std::map<uint64_t, Timer> timers_;
+  DeadDisk dead_disk_;
 };
 
+template <typename F>
+void Simulator::invoke(NodeId id, F&& fn) {
+  on_stack_.push_back(id.value);
+  fn();
+  on_stack_.pop_back();
+  if (on_stack_.empty() && (!node_graveyard_.empty() || !runtime_graveyard_.empty())) {
+    node_graveyard_.clear();  // nodes before the runtimes they reference
+    runtime_graveyard_.clear();
+  }
+}
+
+bool Simulator::on_stack(NodeId id) const {
+  for (int32_t v : on_stack_)
+    if (v == id.value) return true;
+  return false;
+}
+
+template <typename F>
+void Simulator::run_on_node(NodeId id, uint64_t incarnation, F&& fn) {
+  Slot& s = slot(id);
+  if (s.incarnation != incarnation || s.state == NodeState::kCrashed) return;
+  if (s.state == NodeState::kPaused || !s.deferred.empty()) {
+    s.deferred.emplace_back(std::forward<F>(fn));
+    return;
+  }
+  invoke(id, fn);
+}
+
+void SimRuntime::fire(uint64_t id) {
+  sim_.run_on_node(id_, incarnation_, [this, id] {
+    auto it = timers_.find(id);
+    if (it == timers_.end()) return;  // cancelled after it fell due (during a pause)
+    std::function<void()> fn = std::move(it->second.fn);
+    timers_.erase(it);
+    fn();
+  });
+}
+
 Simulator::Simulator(uint64_t seed, SimConfig config)
-    : seed_(seed),
-      config_(config),
-      net_rng_(Rng::derive(seed, "net")),
-      disk_fault_rng_(Rng::derive(seed, "disk-faults")) {
+    : seed_(seed), config_(config), disk_fault_rng_(Rng::derive(seed, "disk-faults")) {
   loop_.set_event_limit(config.event_limit);
-  set_assert_context([this] { return describe_position(); });
+  assert_context_ = set_assert_context([this] { return describe_position(); });
 }
 
 Simulator::~Simulator() {
-  clear_assert_context();
-  // Destroy nodes before their runtimes.
+  // Destroy nodes before their runtimes. The assertion context stays until they are gone.
   for (auto& [id, s] : nodes_) s.node.reset();
+  node_graveyard_.clear();
+  clear_assert_context(assert_context_);
 }
 
 std::string Simulator::describe_position() const {
@@ -144,16 +216,22 @@ uint64_t Simulator::incarnation(NodeId id) const { return slot(id).incarnation; 
 void Simulator::start(NodeId id) {
   Slot& s = slot(id);
   GREGOR_ASSERT_MSG(s.state == NodeState::kCrashed, "start of a node that is not down");
+  GREGOR_ASSERT(s.node == nullptr);
   s.incarnation++;
   s.state = NodeState::kRunning;
-  s.node.reset();
+  // The old incarnation's code may still be on the stack (restarted from a listener).
+  if (s.runtime && on_stack(id)) runtime_graveyard_.push_back(std::move(s.runtime));
   s.runtime = std::make_unique<SimRuntime>(*this, id, s.incarnation);
   s.node = s.factory(*s.runtime);
   GREGOR_ASSERT(s.node != nullptr);
   emit(kWorld, s.started ? "node_restart" : "node_start",
        {{"target", id.value}, {"name", s.name}, {"incarnation", s.incarnation}});
   s.started = true;
-  s.node->start();
+  uint64_t inc = s.incarnation;
+  invoke(id, [&s, inc] {
+    // A listener of the event above may already have crashed it.
+    if (s.incarnation == inc && s.node) s.node->start();
+  });
 }
 
 void Simulator::crash(NodeId id) {
@@ -165,8 +243,12 @@ void Simulator::crash(NodeId id) {
   s.deferred.clear();
   std::set<NodeId> peers = s.connected;
   for (NodeId p : peers) break_connection(id, p);
-  // The node object dies with the process; its runtime stays until restart (see SimRuntime).
-  s.node.reset();
+  // The node object dies with the process; its runtime stays until restart (see SimRuntime). When
+  // its own callback is running (the crash came from a listener), it dies when that returns.
+  if (on_stack(id))
+    node_graveyard_.push_back(std::move(s.node));
+  else
+    s.node.reset();
 }
 
 void Simulator::power_loss(NodeId id) {
@@ -196,23 +278,35 @@ void Simulator::resume(NodeId id) {
   if (s.state != NodeState::kPaused) return;
   s.state = NodeState::kRunning;
   emit(kWorld, "node_resume", {{"target", id.value}, {"name", s.name}});
-  // What arrived during the pause runs now, in arrival order.
-  auto work = std::move(s.deferred);
-  s.deferred.clear();
-  uint64_t inc = s.incarnation;
-  for (auto& fn : work) loop_.schedule(now(), [this, id, inc, fn = std::move(fn)]() mutable {
-    run_on_node(id, inc, std::move(fn));
-  });
+  // What fell due during the pause runs now, in order; anything arriving before it has run queues
+  // behind it (see run_on_node).
+  if (!s.deferred.empty()) {
+    uint64_t inc = s.incarnation;
+    loop_.schedule(now(), [this, id, inc] { drain_deferred(id, inc); });
+  }
 }
 
-void Simulator::run_on_node(NodeId id, uint64_t incarnation, std::function<void()> fn) {
+void Simulator::drain_deferred(NodeId id, uint64_t incarnation) {
   Slot& s = slot(id);
-  if (s.incarnation != incarnation || s.state == NodeState::kCrashed) return;
-  if (s.state == NodeState::kPaused) {
-    s.deferred.push_back(std::move(fn));
-    return;
+  // Stops if a listener pauses or crashes the node meanwhile; a later resume drains the rest.
+  while (s.incarnation == incarnation && s.state == NodeState::kRunning && !s.deferred.empty()) {
+    std::function<void()> fn = std::move(s.deferred.front());
+    s.deferred.pop_front();
+    invoke(id, fn);
   }
-  fn();
+}
+
+Simulator::Channel& Simulator::channel(NodeId from, NodeId to) {
+  auto [it, inserted] = channels_.try_emplace({from.value, to.value});
+  Channel& ch = it->second;
+  if (inserted) {
+    ch.from = from;
+    ch.to = to;
+    const uint64_t link = (static_cast<uint64_t>(static_cast<uint32_t>(from.value)) << 32) |
+                          static_cast<uint32_t>(to.value);
+    ch.jitter = Rng::derive(seed_, "link", link);
+  }
+  return ch;
 }
 
 bool Simulator::send(NodeId from, NodeId addressed, Bytes frame) {
@@ -233,32 +327,45 @@ bool Simulator::send(NodeId from, NodeId addressed, Bytes frame) {
   dst.connected.insert(from);
   const LinkLatency& lat = ch.has_latency ? ch.latency : config_.latency;
   Duration d = lat.base;
-  if (lat.jitter.us > 0) d = d + Duration::micros(static_cast<int64_t>(net_rng_.uniform(static_cast<uint64_t>(lat.jitter.us) + 1)));
+  if (lat.jitter.us > 0)
+    d = d + Duration::micros(static_cast<int64_t>(ch.jitter.uniform(static_cast<uint64_t>(lat.jitter.us) + 1)));
   Time at = now() + d;
   if (at < ch.last_delivery) at = ch.last_delivery;  // TCP order: never overtake
   if (at < ch.clog_until) at = ch.clog_until;
   ch.last_delivery = at;
-  uint64_t epoch = ch.epoch;
-  uint64_t inc = dst.incarnation;
-  loop_.schedule(at, [this, from, to, seen_from, epoch, inc, frame = std::move(frame)]() mutable {
-    Channel& c = channel(from, to);
-    Slot& d2 = slot(to);
-    if (c.epoch != epoch || d2.incarnation != inc || d2.state == NodeState::kCrashed) {
-      frames_dropped_++;
-      return;
+  ch.in_flight.push_back(InFlight{at, seen_from, dst.incarnation, std::move(frame)});
+  Channel* c = &ch;  // channels_ never moves its elements
+  loop_.schedule(at, [this, c] { deliver_due(*c); });
+  return true;
+}
+
+void Simulator::deliver_due(Channel& ch) {
+  // Frames are queued with non-decreasing arrival times, so the due ones are at the front. Several
+  // are due at once when a clog lifts. At most the frames queued on entry are handed over: one a
+  // handler sends with zero latency waits for its own event.
+  for (size_t budget = ch.in_flight.size(); budget > 0; budget--) {
+    if (ch.in_flight.empty() || ch.in_flight.front().at > now() || now() < ch.clog_until) return;
+    InFlight f = std::move(ch.in_flight.front());
+    ch.in_flight.pop_front();
+    const NodeId to = ch.to;
+    const Slot& dst = slot(to);
+    if (dst.incarnation != f.incarnation || dst.state == NodeState::kCrashed) {
+      frames_dropped_++;  // a break clears the queue, so this is only a safety net
+      continue;
     }
-    run_on_node(to, inc, [this, seen_from, to, frame = std::move(frame)]() mutable {
+    run_on_node(to, f.incarnation, [this, to, seen_from = f.seen_from, frame = std::move(f.frame)]() mutable {
       frames_delivered_++;
       Node* n = slot(to).node.get();
       if (n) n->on_message(seen_from, std::move(frame));
     });
-  });
-  return true;
+  }
 }
 
 void Simulator::break_connection(NodeId a, NodeId b) {
-  channel(a, b).epoch++;
-  channel(b, a).epoch++;
+  for (Channel* ch : {&channel(a, b), &channel(b, a)}) {
+    frames_dropped_ += ch->in_flight.size();
+    ch->in_flight.clear();
+  }
   Slot& sa = slot(a);
   Slot& sb = slot(b);
   bool was_connected = sa.connected.erase(b) > 0;
@@ -332,13 +439,18 @@ void Simulator::clog(NodeId from, NodeId to, Duration d) {
   emit(kWorld, "clog", {{"from", from.value}, {"to", to.value}, {"duration_us", d.us}});
   Channel& ch = channel(from, to);
   Time until = now() + d;
-  if (until > ch.clog_until) ch.clog_until = until;
+  if (until <= ch.clog_until) return;
+  ch.clog_until = until;
+  // Frames already in flight fall due during the clog and wait; this event delivers them.
+  Channel* c = &ch;
+  loop_.schedule(until, [this, c] { deliver_due(*c); });
 }
 
 void Simulator::set_latency(NodeId from, NodeId to, LinkLatency latency) {
   emit(kWorld, "latency", {{"from", from.value}, {"to", to.value}, {"base_us", latency.base.us},
                            {"jitter_us", latency.jitter.us}});
-  if (from == kWorld && to == kWorld) {
+  GREGOR_ASSERT_MSG((from == kWorld) == (to == kWorld), "set_latency: both ends or neither may be kWorld");
+  if (from == kWorld) {
     config_.latency = latency;
     return;
   }
@@ -361,7 +473,8 @@ void Simulator::emit(NodeId node, std::string kind, std::vector<TraceField> fiel
   TraceEvent e{now(), node, std::move(kind), std::move(fields)};
   fingerprint_.add(e);
   events_emitted_++;
-  for (auto& l : listeners_) l(e);
+  // By index: a listener may add another listener.
+  for (size_t i = 0; i < listeners_.size(); i++) listeners_[i](e);
 }
 
 }  // namespace gregor::sim

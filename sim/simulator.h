@@ -11,14 +11,20 @@
 // from B. The two directions between a pair form one connection:
 // when it breaks (either direction cut, either end crashes) everything in flight both ways is
 // dropped and both ends get Node::on_disconnect. A cut direction refuses sends until healed; the
-// other direction may connect again at once. Clog holds a direction's frames until a time, then
-// delivers them in order.
+// other direction may connect again at once. Clog holds a direction's frames, those already in
+// flight included, until a time, then delivers them in order. Each link draws its jitter from its
+// own stream, so traffic on one link never shifts the timing of another. docs/simulator.md has the
+// whole model.
 //
 // Node lifecycle: start, crash (page cache kept), power_loss (unsynced disk data lost),
 // restart (a fresh Node object over the same disk), pause/resume (frozen: timers and deliveries
-// wait, as in a stop-the-world GC pause).
+// wait, as in a stop-the-world GC pause, and then run in the order they fell due). A fault may be
+// injected from a trace listener even while the target node's own code is running: the node's
+// object then stays alive until that callback returns, but everything it does through its runtime
+// from then on (send, timers, emit, disk writes) is dropped, as for a dead process.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -98,9 +104,11 @@ class Simulator {
   // Isolates a node from every other node, both ways.
   void isolate(NodeId id);
   bool is_cut(NodeId from, NodeId to) const;
-  // Holds frames from -> to until now + d, then delivers them in order.
+  // Holds frames from -> to (also those already in flight) until now + d, then delivers them in
+  // order. A clog never shortens an earlier, longer one.
   void clog(NodeId from, NodeId to, Duration d);
-  // Latency of one direction (or every link when from/to are kWorld).
+  // Latency of one direction for frames sent from now on; with from and to both kWorld, the default
+  // of every link that has no latency of its own. Frames never overtake earlier ones.
   void set_latency(NodeId from, NodeId to, LinkLatency latency);
   // Disk faults.
   void corrupt_disk(NodeId id, const std::string& path = "");
@@ -129,13 +137,22 @@ class Simulator {
 
  private:
   friend class SimRuntime;
+  // A frame on its way: queued on its channel in send order, delivered from the front.
+  struct InFlight {
+    Time at;           // when it reaches the receiver (never earlier than the frame before it)
+    NodeId seen_from;  // the connection id the receiver sees (see engine/core/runtime.h)
+    uint64_t incarnation;  // of the receiver it was sent to
+    Bytes frame;
+  };
   struct Channel {
-    uint64_t epoch = 0;  // bumped when the connection breaks: frames of older epochs are dropped
+    NodeId from, to;
     bool cut = false;
     Time last_delivery{0};
     Time clog_until{0};
     bool has_latency = false;
     LinkLatency latency;
+    Rng jitter{0};                  // this link's own stream: other links' traffic cannot shift it
+    std::deque<InFlight> in_flight;  // dropped whole when the connection breaks
   };
   struct Slot {
     NodeId id;
@@ -148,33 +165,49 @@ class Simulator {
     Rng rng{0};
     std::unique_ptr<SimRuntime> runtime;
     std::unique_ptr<Node> node;
-    std::vector<std::function<void()>> deferred;  // work that arrived while paused
-    std::set<NodeId> connected;                    // peers with an open connection
+    // Work that arrived while paused, run in arrival order after resume. While it is not empty,
+    // newer work queues behind it, so a resume cannot reorder a connection's frames.
+    std::deque<std::function<void()>> deferred;
+    std::set<NodeId> connected;  // peers with an open connection
   };
 
   Slot& slot(NodeId id);
   const Slot& slot(NodeId id) const;
-  Channel& channel(NodeId from, NodeId to) { return channels_[{from.value, to.value}]; }
+  Channel& channel(NodeId from, NodeId to);
   void notify_disconnect(NodeId self, NodeId peer);
   bool send(NodeId from, NodeId to, Bytes frame);
+  // Hands the frames at the front of a channel that are due (and not clogged) to the receiver.
+  void deliver_due(Channel& ch);
   void break_connection(NodeId a, NodeId b);
   // Runs fn for node id at the current time if the node (same incarnation) is running; defers it
-  // while paused; drops it when crashed.
-  void run_on_node(NodeId id, uint64_t incarnation, std::function<void()> fn);
+  // while paused or while earlier deferred work waits; drops it when crashed.
+  template <typename F>
+  void run_on_node(NodeId id, uint64_t incarnation, F&& fn);
+  // Runs the deferred work of a resumed node, in order.
+  void drain_deferred(NodeId id, uint64_t incarnation);
+  // Runs node code (a callback of node id) with the node marked as being on the stack.
+  template <typename F>
+  void invoke(NodeId id, F&& fn);
+  bool on_stack(NodeId id) const;
   RunOutcome check(RunOutcome o);
   std::string describe_position() const;
 
   uint64_t seed_;
   SimConfig config_;
   EventLoop loop_;
-  Rng net_rng_;
   Rng disk_fault_rng_;
-  std::map<int32_t, Slot> nodes_;                       // ordered by id
-  std::map<std::pair<int32_t, int32_t>, Channel> channels_;
+  std::map<int32_t, Slot> nodes_;  // ordered by id
+  std::map<std::pair<int32_t, int32_t>, Channel> channels_;  // node addresses are stable
   std::vector<TraceListener> listeners_;
   Fingerprint fingerprint_;
   uint64_t events_emitted_ = 0;
   uint64_t frames_sent_ = 0, frames_delivered_ = 0, frames_dropped_ = 0;
+  uint64_t assert_context_ = 0;
+  // Nodes whose code is running, innermost last: a listener may crash or restart a node from inside
+  // that node's own callback. Its object and runtime then wait here until the callback returns.
+  std::vector<int32_t> on_stack_;
+  std::vector<std::unique_ptr<Node>> node_graveyard_;
+  std::vector<std::unique_ptr<SimRuntime>> runtime_graveyard_;
 };
 
 }  // namespace gregor::sim

@@ -11,10 +11,13 @@
 
 namespace gregor {
 
-// Something that can describe where a run stands: "seed=42 time=1.250000s". Set by the runtime.
+// Something that can describe where a run stands: "seed=42 virtual time=1.250000s". Registered by
+// the runtime for as long as it lives; when several are registered on one thread (two simulators
+// side by side in a test), the most recent one still registered is printed. Registrations may be
+// cleared in any order.
 using AssertContextFn = std::function<std::string()>;
-void set_assert_context(AssertContextFn fn);
-void clear_assert_context();
+[[nodiscard]] uint64_t set_assert_context(AssertContextFn fn);
+void clear_assert_context(uint64_t handle);
 
 [[noreturn]] void assert_fail(const char* expr, const char* file, int line, const std::string& message);
 
