@@ -1,9 +1,11 @@
 // The event loop: (time, insertion) order, cancel, the run_* stopping rules and the event limit.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "engine/core/rng.h"
 #include "sim/event_loop.h"
 
 using namespace gregor;
@@ -220,4 +222,58 @@ TEST_CASE("run_outcome_name names every outcome") {
   CHECK(std::string(sim::run_outcome_name(RunOutcome::kReachedTime)) == "reached time");
   CHECK(std::string(sim::run_outcome_name(RunOutcome::kEventLimitHit)) == "event limit hit");
   CHECK(std::string(sim::run_outcome_name(RunOutcome::kQueueEmpty)) == "queue empty");
+}
+
+TEST_CASE("EventLoop: random schedule/cancel/step agrees with a reference model") {
+  // The reference is a sorted map from (time, order) to a label; ids of events that ran or were
+  // cancelled are kept and cancelled again later, which must do nothing even after their slots were
+  // reused by newer events.
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    Rng rng(seed);
+    EventLoop loop;
+    std::map<std::pair<int64_t, uint64_t>, int> model;
+    std::map<int, std::pair<int64_t, uint64_t>> key_of;  // label -> model key, while pending
+    std::vector<std::pair<EventLoop::EventId, int>> ids;  // every id ever returned, with its label
+    std::vector<int> ran, expected;
+    uint64_t order = 0;
+    int next_label = 0;
+    for (int op = 0; op < 3000; op++) {
+      uint64_t what = rng.uniform(10);
+      if (what < 5) {
+        int label = next_label++;
+        int64_t at = loop.now().us + static_cast<int64_t>(rng.uniform(20));
+        auto id = loop.schedule(Time{at}, [&ran, label] { ran.push_back(label); });
+        model[{at, order}] = label;
+        key_of[label] = {at, order};
+        order++;
+        ids.push_back({id, label});
+      } else if (what < 8 && !ids.empty()) {
+        auto [id, label] = ids[rng.uniform(ids.size())];
+        loop.cancel(id);
+        auto it = key_of.find(label);
+        if (it != key_of.end()) {
+          model.erase(it->second);
+          key_of.erase(it);
+        }
+      } else {
+        bool stepped = loop.step();
+        REQUIRE(stepped == !model.empty());
+        if (stepped) {
+          auto first = model.begin();
+          expected.push_back(first->second);
+          REQUIRE(loop.now().us == first->first.first);
+          key_of.erase(first->second);
+          model.erase(first);
+        }
+      }
+      REQUIRE(loop.pending() == model.size());
+      if (!model.empty()) REQUIRE(loop.next_time().us == model.begin()->first.first);
+    }
+    while (loop.step()) {
+      expected.push_back(model.begin()->second);
+      model.erase(model.begin());
+    }
+    CHECK(model.empty());
+    CHECK(ran == expected);
+  }
 }
