@@ -81,12 +81,19 @@ int cmd_bench(const Args& args) {
   po::options_description desc(
       "usage: gregor bench WHAT [options]\n\n"
       "WHAT:\n"
-      "  sim-loop   events/s of the bare event loop and messages/s of the simulated network path\n\n"
+      "  sim-loop   events/s of the bare event loop and messages/s of the simulated network path\n"
+      "  cluster    simulated seconds per wall second: 3 brokers, 6 partitions RF 3, 5,000 records/s acks=all\n\n"
       "options");
   std::string what;
   uint64_t events = 2'000'000;
+  double seconds = 60;
+  double rate = 5000;
+  bool with_checkers = false;
   desc.add_options()("help,h", "show this help")("events", po::value<uint64_t>(&events)->default_value(events),
-                                                  "events (sim-loop)");
+                                                  "events (sim-loop)")(
+      "seconds", po::value<double>(&seconds)->default_value(seconds), "simulated seconds (cluster)")(
+      "rate", po::value<double>(&rate)->default_value(rate), "records per second (cluster)")(
+      "checkers", po::bool_switch(&with_checkers), "run the invariant checkers too (cluster)");
   po::options_description hidden;
   hidden.add_options()("what", po::value<std::string>(&what));
   po::positional_options_description pos;
@@ -106,6 +113,7 @@ int cmd_bench(const Args& args) {
     return 0;
   }
   if (what == "sim-loop") return bench_sim_loop(events);
+  if (what == "cluster") return bench_cluster(seconds, rate, with_checkers);
   std::cerr << "gregor bench: unknown benchmark '" << what << "'\n" << desc << "\n";
   return 2;
 }

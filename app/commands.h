@@ -22,5 +22,10 @@ struct Command {
 const std::vector<Command>& commands();
 
 int cmd_bench(const Args& args);
+int cmd_gui(const Args& args);
+int cmd_run(const Args& args);
+int cmd_check_determinism(const Args& args);
+int cmd_swarm(const Args& args);
+int bench_cluster(double simulated_seconds, double rate, bool with_checkers);
 
 }  // namespace gregor::app
