@@ -93,7 +93,7 @@ TEST_CASE("Timers: a stopped node's timers never fire") {
   CHECK_FALSE(fired);
 }
 
-TEST_CASE("AsioRuntime: now() is monotonic; rng is the simulator's per-node stream of the seed") {
+TEST_CASE("AsioRuntime: now() is monotonic, and rng is the simulator's per-node stream of the seed") {
   test::TempDir dir;
   AsioWorld world(dir.path(), /*seed=*/99);
   Runtime& rt = one_node_world(world).runtime(kA);
@@ -108,7 +108,7 @@ TEST_CASE("AsioRuntime: now() is monotonic; rng is the simulator's per-node stre
   CHECK(rt.rng().next_u64() == expected.next_u64());
 }
 
-TEST_CASE("AsioRuntime: emit stamps time and node and goes to the sink; disk is under data_dir") {
+TEST_CASE("AsioRuntime: emit stamps time and node and goes to the sink, and disk is under data_dir") {
   test::TempDir dir;
   AsioWorld world(dir.path());
   std::vector<TraceEvent> events;

@@ -292,7 +292,7 @@ TEST_CASE("Transport: a send queue over its bound closes the connection and repo
   CHECK(world.logged("send queue full"));
 }
 
-TEST_CASE("Transport: stopping a runtime closes its connections; peers hear of it") {
+TEST_CASE("Transport: stopping a runtime closes its connections, and peers hear of it") {
   test::TempDir dir;
   AsioWorld world(dir.path());
   auto a = std::make_shared<RecorderLog>();
