@@ -32,7 +32,7 @@ EventLoop::EventId EventLoop::schedule(Time at, Fn fn) {
   s.fn = std::move(fn);
   s.live = true;
   heap_.push_back(Entry{at, next_seq_++, slot});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   return (s.generation << 24) | slot;
 }
 
@@ -58,7 +58,7 @@ void EventLoop::release(uint32_t slot) {
 }
 
 EventLoop::Entry EventLoop::pop_entry() {
-  std::pop_heap(heap_.begin(), heap_.end(), later);
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
   Entry e = heap_.back();
   heap_.pop_back();
   return e;
