@@ -5,7 +5,7 @@
 namespace gregor::log {
 
 BatchScanner::BatchScanner(Disk& disk, std::string path, uint64_t position, uint64_t end, size_t block_bytes)
-    : disk_(disk), path_(std::move(path)), position_(position), end_(end), block_bytes_(std::max<size_t>(block_bytes, 4096)) {
+    : disk_(disk), path_(std::move(path)), position_(position), end_(end), block_bytes_(block_bytes) {
   GREGOR_ASSERT(position <= end);
 }
 
@@ -23,37 +23,58 @@ bool BatchScanner::ensure(uint64_t n) {
   return buffer_.size() >= n;
 }
 
-BatchScanner::Step BatchScanner::next(bool verify_crc) {
+BatchScanner::Step BatchScanner::fail(Step step, const std::string& why) {
+  if (error_.is_ok())
+    error_ = Status::error(step == Step::kIoError ? StatusCode::kIoError : StatusCode::kCorruption,
+                           path_ + " at byte " + std::to_string(position_) + ": " + why);
+  return step;
+}
+
+BatchScanner::Step BatchScanner::peek() {
   batch_ = {};
+  peeked_ = false;
   batch_position_ = position_;
   if (position_ >= end_) return Step::kEnd;
-  auto fail = [&](Step step, const std::string& why) {
-    if (error_.is_ok())
-      error_ = Status::error(step == Step::kIoError ? StatusCode::kIoError : StatusCode::kCorruption,
-                             path_ + " at byte " + std::to_string(position_) + ": " + why);
-    return step;
-  };
-  if (!ensure(record::kLogOverhead)) {
+  if (!ensure(record::kBatchHeaderBytes)) {
     if (!error_.is_ok()) return Step::kIoError;
-    return fail(Step::kTorn, "file ends inside a batch's length field");
+    return fail(Step::kTorn, "file ends inside a batch header");
   }
-  ByteReader length_reader(ByteView(buffer_).subspan(position_ - buffer_start_ + record::kBatchLengthPosition, 4));
-  const int32_t batch_length = length_reader.i32();
-  if (batch_length < static_cast<int32_t>(record::kBatchHeaderBytes - record::kLogOverhead) ||
-      batch_length > record::kBatchBytesMax)
-    return fail(Step::kInvalid, "implausible batch length " + std::to_string(batch_length));
-  const uint64_t size = record::kLogOverhead + static_cast<uint64_t>(batch_length);
+  auto header = record::peek_batch_header(ByteView(buffer_).subspan(position_ - buffer_start_));
+  if (!header) return fail(Step::kInvalid, header.status().message());
+  header_ = *header;
+  peeked_ = true;
+  return Step::kBatch;
+}
+
+BatchScanner::Step BatchScanner::skip() {
+  GREGOR_ASSERT(peeked_);
+  peeked_ = false;
+  if (position_ + header_.size_bytes() > end_)
+    return fail(Step::kTorn, "file ends inside a batch of " + std::to_string(header_.size_bytes()) + " bytes");
+  position_ += header_.size_bytes();
+  return Step::kBatch;
+}
+
+BatchScanner::Step BatchScanner::take(bool verify_crc) {
+  GREGOR_ASSERT(peeked_);
+  peeked_ = false;
+  const uint64_t size = header_.size_bytes();
   if (!ensure(size)) {
     if (!error_.is_ok()) return Step::kIoError;
     return fail(Step::kTorn, "file ends inside a batch of " + std::to_string(size) + " bytes");
   }
   ByteView bytes = ByteView(buffer_).subspan(position_ - buffer_start_, size);
-  auto header = record::parse_batch_header(bytes, verify_crc);
-  if (!header) return fail(Step::kInvalid, header.status().message());
-  header_ = *header;
+  if (verify_crc && record::compute_batch_crc(bytes) != header_.crc)
+    return fail(Step::kInvalid, "batch at offset " + std::to_string(header_.base_offset) + " fails its CRC");
   batch_ = bytes;
   position_ += size;
   return Step::kBatch;
+}
+
+BatchScanner::Step BatchScanner::next(bool verify_crc) {
+  const Step step = peek();
+  if (step != Step::kBatch) return step;
+  return take(verify_crc);
 }
 
 }  // namespace gregor::log

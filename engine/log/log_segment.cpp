@@ -176,26 +176,23 @@ Status LogSegment::append(ByteView batch, const record::BatchHeader& header, Tim
 Result<LogSegment::Location> LogSegment::locate(Offset target) const {
   const OffsetIndex::Entry start = offset_index_.lookup(target);
   BatchScanner scanner(disk_, log_path_, start.position, size_,
-                       static_cast<size_t>(index_interval_bytes_) + record::kBatchHeaderBytes);
+                       static_cast<size_t>(index_interval_bytes_) + 2 * record::kBatchHeaderBytes);
   Continuity continuity(base_offset_, start);
   while (true) {
-    switch (scanner.next(false)) {
-      case BatchScanner::Step::kEnd:
-        return Location{size_, next_offset_};
-      case BatchScanner::Step::kBatch:
-        GREGOR_RETURN_IF_ERROR(continuity.check(scanner.header()));
-        if (scanner.header().last_offset() >= target.value)
-          return Location{scanner.batch_position(), Offset{scanner.header().base_offset}};
-        break;
-      default:
-        return scanner.error();
-    }
+    const BatchScanner::Step step = scanner.peek();
+    if (step == BatchScanner::Step::kEnd) return Location{size_, next_offset_};
+    if (step != BatchScanner::Step::kBatch) return scanner.error();
+    GREGOR_RETURN_IF_ERROR(continuity.check(scanner.header()));
+    if (scanner.header().last_offset() >= target.value)
+      return Location{scanner.batch_position(), Offset{scanner.header().base_offset}};
+    if (scanner.skip() != BatchScanner::Step::kBatch) return scanner.error();
   }
 }
 
 Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const {
   const OffsetIndex::Entry start = offset_index_.lookup(from);
-  // One read covers the way from the index entry to `from` and max_bytes after it, usually.
+  // The first read covers the way from the index entry to `from` and max_bytes after it, usually;
+  // later ones only what the byte budget can still take.
   const size_t block = std::min(kReadBlockBytesMax, max_bytes + static_cast<size_t>(index_interval_bytes_) +
                                                         2 * record::kBatchHeaderBytes);
   BatchScanner scanner(disk_, log_path_, start.position, size_, block);
@@ -205,21 +202,25 @@ Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, 
     return why;
   };
   while (true) {
-    const BatchScanner::Step step = scanner.next(false);
+    if (!out.empty())
+      scanner.set_block_bytes(std::max(record::kBatchHeaderBytes, max_bytes > out.size() ? max_bytes - out.size() : 0));
+    BatchScanner::Step step = scanner.peek();
     if (step == BatchScanner::Step::kEnd) return true;
     if (step == BatchScanner::Step::kIoError) return scanner.error();
     if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
-    const record::BatchHeader& h = scanner.header();
+    const record::BatchHeader h = scanner.header();
     Status continuous = continuity.check(h);
     if (!continuous.is_ok()) return corrupt(Status::error(StatusCode::kCorruption, log_path_ + ": " + continuous.message()));
-    if (h.last_offset() < from.value) continue;
-    if (h.base_offset >= max_offset.value) return false;
-    if (!out.empty() && out.size() + h.size_bytes() > max_bytes) return false;
-    if (record::compute_batch_crc(scanner.batch()) != h.crc)
-      return corrupt(Status::error(StatusCode::kCorruption, log_path_ + " at byte " + std::to_string(scanner.batch_position()) +
-                                                                ": batch at offset " + std::to_string(h.base_offset) +
-                                                                " fails its CRC"));
-    out.insert(out.end(), scanner.batch().begin(), scanner.batch().end());
+    if (h.last_offset() < from.value) {
+      step = scanner.skip();
+    } else {
+      if (h.base_offset >= max_offset.value) return false;
+      if (!out.empty() && out.size() + h.size_bytes() > max_bytes) return false;
+      step = scanner.take(true);
+      if (step == BatchScanner::Step::kBatch) out.insert(out.end(), scanner.batch().begin(), scanner.batch().end());
+    }
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
   }
 }
 
@@ -250,12 +251,13 @@ Result<uint64_t> LogSegment::truncate_to(Offset offset) {
     max_timestamp_ = time_index_.entries().back().timestamp;
     offset_of_max_timestamp_ = time_index_.entries().back().offset;
   }
-  BatchScanner scanner(disk_, log_path_, last_indexed, cut, static_cast<size_t>(index_interval_bytes_) + record::kBatchHeaderBytes);
-  while (scanner.next(false) == BatchScanner::Step::kBatch) {
+  BatchScanner scanner(disk_, log_path_, last_indexed, cut, static_cast<size_t>(index_interval_bytes_) + 2 * record::kBatchHeaderBytes);
+  while (scanner.peek() == BatchScanner::Step::kBatch) {
     if (scanner.header().max_timestamp > max_timestamp_) {
       max_timestamp_ = scanner.header().max_timestamp;
       offset_of_max_timestamp_ = Offset{scanner.header().last_offset()};
     }
+    if (scanner.skip() != BatchScanner::Step::kBatch) break;
   }
   if (cut == 0) first_batch_timestamp_.reset();
   // Truncation must be durable before anything is appended after it: otherwise a power loss could
@@ -308,7 +310,9 @@ Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
   Offset expected = base_offset_;
   Status bad;
   while (true) {
-    const BatchScanner::Step step = scanner.next(options.verify_crc);
+    // Without a CRC check (rebuilding epochs only), the bodies need not be read at all.
+    BatchScanner::Step step = scanner.peek();
+    if (step == BatchScanner::Step::kBatch) step = options.verify_crc ? scanner.take(true) : scanner.skip();
     if (step == BatchScanner::Step::kEnd) break;
     if (step == BatchScanner::Step::kIoError) return scanner.error();
     if (step != BatchScanner::Step::kBatch) {
@@ -343,6 +347,8 @@ Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
   }
   if (options.rebuild_indexes) {
     // Durable indexes: after this open, every index file on disk matches its log.
+    GREGOR_RETURN_IF_ERROR(offset_index_.write_pending());
+    GREGOR_RETURN_IF_ERROR(time_index_.write_pending());
     GREGOR_RETURN_IF_ERROR(disk_.fsync(offset_index_.path()));
     GREGOR_RETURN_IF_ERROR(disk_.fsync(time_index_.path()));
   }
@@ -354,6 +360,8 @@ Status LogSegment::on_become_inactive() {
 }
 
 Status LogSegment::flush() {
+  GREGOR_RETURN_IF_ERROR(offset_index_.write_pending());
+  GREGOR_RETURN_IF_ERROR(time_index_.write_pending());
   GREGOR_RETURN_IF_ERROR(disk_.fsync(log_path_));
   GREGOR_RETURN_IF_ERROR(disk_.fsync(offset_index_.path()));
   return disk_.fsync(time_index_.path());

@@ -6,10 +6,12 @@ namespace gregor::log {
 
 Status OffsetIndex::load(uint64_t log_size) {
   entries_.clear();
+  written_ = 0;
   auto file = disk_->read_all(path_);
   if (!file) return file.status();
   auto corrupt = [&](const std::string& why) {
     entries_.clear();
+    written_ = 0;
     return Status::error(StatusCode::kCorruption, path_ + ": " + why);
   };
   if (file->size() % kOffsetIndexEntryBytes != 0) return corrupt("size is not a multiple of 8");
@@ -25,6 +27,7 @@ Status OffsetIndex::load(uint64_t log_size) {
     if (e.position >= log_size) return corrupt("entry points past the end of the log");
     entries_.push_back(e);
   }
+  written_ = entries_.size();
   return Status::ok();
 }
 
@@ -33,12 +36,22 @@ Status OffsetIndex::append(Offset last_offset, uint32_t position) {
   GREGOR_ASSERT(entries_.empty() || (last_offset > entries_.back().offset && position > entries_.back().position));
   const int64_t relative = last_offset - base_offset_;
   GREGOR_ASSERT(relative >= 0 && relative <= INT32_MAX);
+  entries_.push_back(Entry{last_offset, position});
+  if (entries_.size() - written_ >= kIndexPendingEntriesMax) return write_pending();
+  return Status::ok();
+}
+
+Status OffsetIndex::write_pending() {
+  if (written_ == entries_.size()) return Status::ok();
   ByteWriter w;
-  w.i32(static_cast<int32_t>(relative));
-  w.u32(position);
+  for (size_t i = written_; i < entries_.size(); i++) {
+    w.i32(static_cast<int32_t>(entries_[i].offset - base_offset_));
+    w.u32(entries_[i].position);
+  }
   auto at = disk_->append(path_, as_view(w.bytes_ref()));
   if (!at) return at.status();
-  entries_.push_back(Entry{last_offset, position});
+  GREGOR_ASSERT_MSG(*at == written_ * kOffsetIndexEntryBytes, path_ + " changed size under the index");
+  written_ = entries_.size();
   return Status::ok();
 }
 
@@ -53,7 +66,10 @@ Status OffsetIndex::truncate_to_position(uint32_t position) {
   auto first_dropped = std::lower_bound(entries_.begin(), entries_.end(), position,
                                         [](const Entry& e, uint32_t p) { return e.position < p; });
   const size_t kept = static_cast<size_t>(first_dropped - entries_.begin());
-  GREGOR_RETURN_IF_ERROR(disk_->truncate(path_, kept * kOffsetIndexEntryBytes));
+  if (kept < written_ || (kept == 0 && written_ == 0)) {
+    GREGOR_RETURN_IF_ERROR(disk_->truncate(path_, kept * kOffsetIndexEntryBytes));
+    written_ = kept;
+  }
   entries_.resize(kept);
   return Status::ok();
 }

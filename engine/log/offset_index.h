@@ -7,8 +7,11 @@
 // last one. lookup(target) returns the last entry whose offset is <= target: the batch holding target
 // starts at that position or after it, so a reader scans forward from there.
 //
-// Entries are kept in memory too (Kafka maps the file); the file is what survives a restart, and
-// recovery rebuilds it from the log whenever it is missing, unsynced or fails its sanity check.
+// Entries live in memory (Kafka maps the file) and reach the file in bulk: when enough are pending,
+// and always before the segment is fsynced (write_pending, called by LogSegment::flush). That is
+// enough because only the indexes of segments below the recovery point are trusted on restart;
+// recovery rebuilds the others from the log, as it does an index that is missing or fails its
+// sanity check.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,8 @@
 namespace gregor::log {
 
 inline constexpr size_t kOffsetIndexEntryBytes = 8;
+// Entries held back before they are written out together.
+inline constexpr size_t kIndexPendingEntriesMax = 512;
 
 class OffsetIndex {
  public:
@@ -35,8 +40,11 @@ class OffsetIndex {
   // Reads the file and checks it (size a multiple of 8, offsets and positions strictly increasing,
   // positions inside a log of log_size bytes). kCorruption when it fails; the index is then empty.
   Status load(uint64_t log_size);
-  // REQUIRES: !is_full(), offset and position above the last entry's.
+  // REQUIRES: !is_full(), offset and position above the last entry's. The entry is in at once;
+  // an error is about writing pending entries to the file, which the next write_pending retries.
   Status append(Offset last_offset, uint32_t position);
+  // Writes the entries not yet in the file.
+  Status write_pending();
   Entry lookup(Offset target) const;
   // Drops the entries at or after position (the log was truncated there), in memory and on disk.
   Status truncate_to_position(uint32_t position);
@@ -52,6 +60,7 @@ class OffsetIndex {
   Offset base_offset_;
   size_t max_entries_;
   std::vector<Entry> entries_;
+  size_t written_ = 0;  // entries_[0, written_) are in the file
 };
 
 }  // namespace gregor::log

@@ -34,7 +34,9 @@ class TimeIndex {
   Status load(Offset next_offset);
   // Appends when timestamp is above the last entry's (above -1 when empty); otherwise does nothing.
   // skip_full_check lets the final entry of a rolled segment in, as Kafka does.
+  // Like the offset index, entries reach the file in bulk (write_pending) before any fsync.
   Status maybe_append(int64_t timestamp, Offset offset, bool skip_full_check = false);
+  Status write_pending();
   // Drops entries for offsets at or after `offset`, in memory and on disk.
   Status truncate_to(Offset offset);
   Status reset();
@@ -49,6 +51,7 @@ class TimeIndex {
   Offset base_offset_;
   size_t max_entries_;
   std::vector<Entry> entries_;
+  size_t written_ = 0;  // entries_[0, written_) are in the file
 };
 
 }  // namespace gregor::log

@@ -47,13 +47,70 @@ uint32_t update_software(uint32_t state, const uint8_t* p, size_t n) {
   return state;
 }
 
+// Processing n zero bytes is a linear map of the 32-bit state over GF(2) (multiplication by
+// x^(8n) modulo the polynomial). Tabulated per state byte, it lets independent CRCs of adjacent
+// blocks be combined: crc(A || B) = shift_len(B)(crc(A)) ^ crc_from_zero(B).
+struct ZeroShift {
+  uint32_t table[4][256];
+  uint32_t operator()(uint32_t s) const {
+    return table[0][s & 0xff] ^ table[1][(s >> 8) & 0xff] ^ table[2][(s >> 16) & 0xff] ^ table[3][s >> 24];
+  }
+};
+
+ZeroShift make_zero_shift(size_t zero_bytes) {
+  uint32_t basis[32];
+  for (int bit = 0; bit < 32; bit++) {
+    uint32_t s = 1u << bit;
+    for (size_t i = 0; i < zero_bytes; i++) s = (s >> 8) ^ kTables[0][s & 0xff];
+    basis[bit] = s;
+  }
+  ZeroShift z{};
+  for (int k = 0; k < 4; k++)
+    for (uint32_t b = 0; b < 256; b++)
+      for (int j = 0; j < 8; j++)
+        if (b & (1u << j)) z.table[k][b] ^= basis[8 * k + j];
+  return z;
+}
+
 #ifdef GREGOR_CRC32C_X86
+// The crc32 instruction has a latency of three cycles and a throughput of one per cycle, so three
+// independent streams over three adjacent blocks run about three times as fast as one; their
+// results are then combined with the zero-shift tables. Long blocks for the bulk, short ones for
+// what remains, single stream for the last bytes.
+constexpr size_t kLongBlockBytes = 4096;
+constexpr size_t kShortBlockBytes = 256;
+
+__attribute__((target("sse4.2"))) inline uint64_t crc_word(uint64_t s, const uint8_t* p) {
+  uint64_t word;
+  std::memcpy(&word, p, 8);  // x86 is little-endian, which is the order the reflected CRC wants
+  return _mm_crc32_u64(s, word);
+}
+
+template <size_t kBlock>
+__attribute__((target("sse4.2"))) uint32_t three_streams(uint32_t state, const uint8_t*& p, size_t& n,
+                                                         const ZeroShift& shift) {
+  while (n >= 3 * kBlock) {
+    uint64_t a = state, b = 0, c = 0;
+    for (size_t i = 0; i < kBlock; i += 8) {
+      a = crc_word(a, p + i);
+      b = crc_word(b, p + kBlock + i);
+      c = crc_word(c, p + 2 * kBlock + i);
+    }
+    state = shift(shift(static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^ static_cast<uint32_t>(c);
+    p += 3 * kBlock;
+    n -= 3 * kBlock;
+  }
+  return state;
+}
+
 __attribute__((target("sse4.2"))) uint32_t update_hardware(uint32_t state, const uint8_t* p, size_t n) {
+  static const ZeroShift long_shift = make_zero_shift(kLongBlockBytes);
+  static const ZeroShift short_shift = make_zero_shift(kShortBlockBytes);
+  state = three_streams<kLongBlockBytes>(state, p, n, long_shift);
+  state = three_streams<kShortBlockBytes>(state, p, n, short_shift);
   uint64_t s = state;
   while (n >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);  // x86 is little-endian, which is the order the reflected CRC wants
-    s = _mm_crc32_u64(s, word);
+    s = crc_word(s, p);
     p += 8;
     n -= 8;
   }

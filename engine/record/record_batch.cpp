@@ -25,19 +25,13 @@ uint32_t compute_batch_crc(ByteView batch) {
                                                        kAttributesPosition));
 }
 
-Result<BatchHeader> parse_batch_header(ByteView batch, bool verify_crc) {
-  if (batch.size() < kLogOverhead)
-    return Status::error(StatusCode::kOutOfRange, "batch shorter than its length field");
-  ByteReader r(batch);
+Result<BatchHeader> peek_batch_header(ByteView header_bytes) {
+  if (header_bytes.size() < kBatchHeaderBytes)
+    return Status::error(StatusCode::kOutOfRange, "batch header truncated to " + std::to_string(header_bytes.size()) + " bytes");
+  ByteReader r(header_bytes.first(kBatchHeaderBytes));
   BatchHeader h;
   h.base_offset = r.i64();
   h.batch_length = r.i32();
-  if (h.batch_length < static_cast<int32_t>(kBatchHeaderBytes - kLogOverhead) || h.batch_length > kBatchBytesMax)
-    return Status::error(StatusCode::kCorruption, "batch length " + std::to_string(h.batch_length) +
-                                                      " outside [49, " + std::to_string(kBatchBytesMax) + "]");
-  if (batch.size() < h.size_bytes())
-    return Status::error(StatusCode::kOutOfRange, "batch of " + std::to_string(h.size_bytes()) +
-                                                      " bytes truncated to " + std::to_string(batch.size()));
   h.partition_leader_epoch = r.i32();
   h.magic = r.i8();
   h.crc = r.u32();
@@ -49,17 +43,39 @@ Result<BatchHeader> parse_batch_header(ByteView batch, bool verify_crc) {
   h.producer_epoch = r.i16();
   h.base_sequence = r.i32();
   h.record_count = r.i32();
-  GREGOR_ASSERT(r.ok());  // the length checks above guarantee a whole header
+  GREGOR_ASSERT(r.ok() && r.at_end());
+  if (h.batch_length < static_cast<int32_t>(kBatchHeaderBytes - kLogOverhead) || h.batch_length > kBatchBytesMax)
+    return Status::error(StatusCode::kCorruption, "batch length " + std::to_string(h.batch_length) +
+                                                      " outside [49, " + std::to_string(kBatchBytesMax) + "]");
   if (h.magic != kMagicV2)
     return Status::error(StatusCode::kCorruption, "unsupported magic " + std::to_string(h.magic));
   if (h.record_count < 0 || h.last_offset_delta < 0)
     return Status::error(StatusCode::kCorruption, "negative record count or last offset delta");
+  return h;
+}
+
+Result<BatchHeader> parse_batch_header(ByteView batch, bool verify_crc) {
+  if (batch.size() < kLogOverhead)
+    return Status::error(StatusCode::kOutOfRange, "batch shorter than its length field");
+  // The length first: a batch cut short is kOutOfRange even when its header is cut too, so that a
+  // fetch response's partial last batch is told apart from a malformed one.
+  ByteReader length_reader(batch.subspan(kBatchLengthPosition, 4));
+  const int32_t batch_length = length_reader.i32();
+  if (batch_length < static_cast<int32_t>(kBatchHeaderBytes - kLogOverhead) || batch_length > kBatchBytesMax)
+    return Status::error(StatusCode::kCorruption, "batch length " + std::to_string(batch_length) +
+                                                      " outside [49, " + std::to_string(kBatchBytesMax) + "]");
+  const size_t size = kLogOverhead + static_cast<size_t>(batch_length);
+  if (batch.size() < size)
+    return Status::error(StatusCode::kOutOfRange, "batch of " + std::to_string(size) + " bytes truncated to " +
+                                                      std::to_string(batch.size()));
+  auto h = peek_batch_header(batch);
+  if (!h) return h.status();
   if (verify_crc) {
     const uint32_t actual = compute_batch_crc(batch);
-    if (actual != h.crc)
-      return Status::error(StatusCode::kCorruption, "batch at offset " + std::to_string(h.base_offset) +
-                                                        ": crc " + std::to_string(h.crc) +
-                                                        " stored, " + std::to_string(actual) + " computed");
+    if (actual != h->crc)
+      return Status::error(StatusCode::kCorruption, "batch at offset " + std::to_string(h->base_offset) +
+                                                        ": crc " + std::to_string(h->crc) + " stored, " +
+                                                        std::to_string(actual) + " computed");
   }
   return h;
 }

@@ -98,6 +98,11 @@ struct BatchHeader {
 // than the batch: a truncated batch, which the caller may treat differently from a corrupt one).
 Result<BatchHeader> parse_batch_header(ByteView batch, bool verify_crc);
 
+// The header fields alone, from the first 61 bytes of a batch (the rest need not be there): checks
+// the length bounds, magic and counts, not the size of the view beyond the header nor the CRC.
+// Errors: kOutOfRange (fewer than 61 bytes), kCorruption.
+Result<BatchHeader> peek_batch_header(ByteView header_bytes);
+
 // The CRC-32C a batch should carry: over bytes 21 .. 12 + batchLength.
 // REQUIRES: the view holds at least the whole batch as its batchLength field says.
 uint32_t compute_batch_crc(ByteView batch);

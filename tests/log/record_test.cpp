@@ -61,9 +61,12 @@ TEST_CASE("crc32c: the check value and the properties of extend", "[record][crc]
 
 TEST_CASE("crc32c: hardware and table agree on every length and alignment", "[record][crc]") {
   Rng rng(7);
-  const Bytes data = random_bytes(rng, 4096 + 64);
+  const Bytes data = random_bytes(rng, 40000);
+  // Lengths around the hardware path's block sizes (three streams of 4096 and of 256 bytes).
   for (size_t start = 0; start < 9; start++) {
-    for (size_t len : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{63}, size_t{1000}, size_t{4096}}) {
+    for (size_t len : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{63}, size_t{767}, size_t{768},
+                       size_t{1000}, size_t{4096}, size_t{12287}, size_t{12288}, size_t{12295}, size_t{13063},
+                       size_t{24576 + 768 + 13}, size_t{39900}}) {
       ByteView v = ByteView(data).subspan(start, len);
       const uint32_t software = crc32c_extend_software(0, v);
       REQUIRE(crc32c(v) == software);
