@@ -82,7 +82,8 @@ int cmd_bench(const Args& args) {
       "usage: gregor bench WHAT [options]\n\n"
       "WHAT:\n"
       "  sim-loop   events/s of the bare event loop and messages/s of the simulated network path\n"
-      "  cluster    simulated seconds per wall second: 3 brokers, 6 partitions RF 3, 5,000 records/s acks=all\n\n"
+      "  cluster    simulated seconds per wall second: 3 brokers, 6 partitions RF 3, 5,000 records/s acks=all\n"
+      "  log        partition log append/read MiB/s (1 KiB records, 16 KiB batches) vs plain write()/read()\n\n"
       "options");
   std::string what;
   uint64_t events = 2'000'000;
@@ -114,6 +115,7 @@ int cmd_bench(const Args& args) {
   }
   if (what == "sim-loop") return bench_sim_loop(events);
   if (what == "cluster") return bench_cluster(seconds, rate, with_checkers);
+  if (what == "log") return bench_log();
   std::cerr << "gregor bench: unknown benchmark '" << what << "'\n" << desc << "\n";
   return 2;
 }

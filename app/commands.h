@@ -27,5 +27,7 @@ int cmd_run(const Args& args);
 int cmd_check_determinism(const Args& args);
 int cmd_swarm(const Args& args);
 int bench_cluster(double simulated_seconds, double rate, bool with_checkers);
+// gregor bench log (app/bench_log.cpp): the partition log against plain POSIX I/O.
+int bench_log();
 
 }  // namespace gregor::app
