@@ -72,6 +72,18 @@ Result<FetchRequest> FetchRequest::decode(ByteReader& r, int16_t version) {
   return finish_decode(r, std::move(m), "FetchRequest", version);
 }
 
+size_t FetchResponse::encoded_size_hint() const {
+  size_t size = 4 + 2 + 4 + 4;
+  for (const FetchableTopicResponse& t : responses) {
+    size += 2 + t.topic.size() + 4;
+    for (const PartitionData& p : t.partitions) {
+      size += 4 + 2 + 8 + 8 + 8 + 4 + 4 + 4 + (p.records ? p.records->size() : 0);
+      if (p.aborted_transactions) size += 16 * p.aborted_transactions->size();
+    }
+  }
+  return size;
+}
+
 void FetchResponse::encode(ByteWriter& w, int16_t version) const {
   assert_encodable(kApiKey, version, "FetchResponse");
   w.i32(throttle_time_ms);

@@ -18,6 +18,7 @@
 // session_id 0 back.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,6 +99,8 @@ struct FetchResponse {
   int32_t session_id = 0;                  // v7+
   std::vector<FetchableTopicResponse> responses;
 
+  // An upper bound of the encoded body size (the header is not included), to reserve space once.
+  size_t encoded_size_hint() const;
   void encode(ByteWriter& w, int16_t version) const;
   static Result<FetchResponse> decode(ByteReader& r, int16_t version);
   bool operator==(const FetchResponse&) const = default;

@@ -4,6 +4,15 @@
 
 namespace gregor::protocol {
 
+size_t ProduceRequest::encoded_size_hint() const {
+  size_t size = 2 + (transactional_id ? transactional_id->size() : 0) + 2 + 4 + 4;
+  for (const TopicProduceData& t : topic_data) {
+    size += 2 + t.name.size() + 4;
+    for (const PartitionProduceData& p : t.partition_data) size += 4 + 4 + (p.records ? p.records->size() : 0);
+  }
+  return size;
+}
+
 void ProduceRequest::encode(ByteWriter& w, int16_t version) const {
   assert_encodable(kApiKey, version, "ProduceRequest");
   write_nullable_string(w, transactional_id);

@@ -12,6 +12,7 @@
 // the broker sends no response at all.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +44,8 @@ struct ProduceRequest {
   int32_t timeout_ms = 0;
   std::vector<TopicProduceData> topic_data;
 
+  // An upper bound of the encoded body size (the header is not included), to reserve space once.
+  size_t encoded_size_hint() const;
   void encode(ByteWriter& w, int16_t version) const;
   static Result<ProduceRequest> decode(ByteReader& r, int16_t version);
   bool operator==(const ProduceRequest&) const = default;

@@ -79,6 +79,23 @@ TEST_CASE("whole messages round-trip through the request and response helpers") 
   CHECK(back.value() == response);
 }
 
+TEST_CASE("the size hints of the messages with records are upper bounds") {
+  for (int16_t v = 3; v <= 7; v++) {
+    ProduceRequest m = samples::produce_request(v);
+    ByteWriter w;
+    m.encode(w, v);
+    CHECK(m.encoded_size_hint() >= w.size());
+    CHECK(m.encoded_size_hint() <= w.size() + 64);
+  }
+  for (int16_t v = 4; v <= 11; v++) {
+    FetchResponse m = samples::fetch_response(v);
+    ByteWriter w;
+    m.encode(w, v);
+    CHECK(m.encoded_size_hint() >= w.size());
+    CHECK(m.encoded_size_hint() <= w.size() + 64);
+  }
+}
+
 TEST_CASE("null and empty topic lists are different Metadata requests") {
   MetadataRequest all;  // topics = null: every topic
   MetadataRequest none;
