@@ -224,13 +224,13 @@ void Simulator::start(NodeId id) {
   s.runtime = std::make_unique<SimRuntime>(*this, id, s.incarnation);
   s.node = s.factory(*s.runtime);
   GREGOR_ASSERT(s.node != nullptr);
-  emit(kWorld, s.started ? "node_restart" : "node_start",
-       {{"target", id.value}, {"name", s.name}, {"incarnation", s.incarnation}});
+  const uint64_t inc = s.incarnation;
+  const char* kind = s.started ? "node_restart" : "node_start";
   s.started = true;
-  uint64_t inc = s.incarnation;
+  emit(kWorld, kind, {{"target", id.value}, {"name", s.name}, {"incarnation", inc}});
   invoke(id, [&s, inc] {
-    // A listener of the event above may already have crashed it.
-    if (s.incarnation == inc && s.node) s.node->start();
+    // A listener of the event above may already have crashed or restarted it.
+    if (s.incarnation == inc && s.state != NodeState::kCrashed && s.node) s.node->start();
   });
 }
 

@@ -296,3 +296,22 @@ TEST_CASE("Simulator: run_until_pred and the event limit") {
   CHECK(w.sim.run_for(Duration::seconds(100)) == sim::RunOutcome::kEventLimitHit);
   CHECK(w.sim.loop().events_run() == 500);
 }
+
+TEST_CASE("lifecycle: a listener that restarts a node on its node_start does not start it twice") {
+  ProbeWorld w(11);
+  int restarts = 0;
+  w.sim.add_listener([&](const TraceEvent& e) {
+    if (e.kind == "node_start" && e.get_int("target") == 1 && restarts == 0) {
+      restarts++;
+      w.sim.restart(NodeId{1});
+    }
+  });
+  w.add(1);
+  CHECK(w.log(1).constructed == 2);
+  CHECK(w.log(1).destroyed == 1);
+  auto starts = w.log(1).of("start");
+  REQUIRE(starts.size() == 1);  // the first object died before its start()
+  CHECK(starts[0].incarnation == 2);
+  CHECK(w.sim.incarnation(NodeId{1}) == 2);
+  CHECK(w.sim.state(NodeId{1}) == sim::NodeState::kRunning);
+}
