@@ -37,7 +37,7 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 demo: build
-	./$(BUILD_DIR)/gregor bench sim-loop
+	./$(BUILD_DIR)/gregor demo
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -8,6 +8,7 @@ namespace gregor::app {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      {"demo", "the leader-failover story in the simulator: timeline, verdicts, fingerprint", cmd_demo},
       {"bench", "measure Gregor's own speed (sim-loop, ...)", cmd_bench},
   };
   return list;

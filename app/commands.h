@@ -22,6 +22,7 @@ struct Command {
 const std::vector<Command>& commands();
 
 int cmd_bench(const Args& args);
+int cmd_demo(const Args& args);
 int cmd_gui(const Args& args);
 int cmd_run(const Args& args);
 int cmd_check_determinism(const Args& args);
