@@ -155,6 +155,10 @@ size_t AsioRuntime::connection_count() const {
   return n + inbound_.size();
 }
 
+int64_t AsioRuntime::wall_time_ms() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 TimerId AsioRuntime::after(Duration d, std::function<void()> fn) {
   GREGOR_ASSERT(d.us >= 0);
   if (stopped_) return TimerId{0};  // a stopped node's timers never fire

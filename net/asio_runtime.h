@@ -6,6 +6,7 @@
 //
 //   Runtime call   here
 //   now()          steady clock, microseconds since the runtime's epoch (its creation by default)
+//   wall_time_ms() the system clock, milliseconds since the Unix epoch
 //   after/cancel   TimerQueue: deadline order, equal deadlines in creation order; a cancelled
 //                  timer never runs; stop() cancels all
 //   send           TCP with Kafka's framing (below)
@@ -146,6 +147,8 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   // Runtime.
   NodeId self() const override { return config_.id; }
   Time now() const override { return steady_time_since(epoch_); }
+  // The system clock: record timestamps and znode times that people read.
+  int64_t wall_time_ms() const override;
   TimerId after(Duration d, std::function<void()> fn) override;
   void cancel(TimerId id) override;
   bool send(NodeId to, Bytes frame) override;

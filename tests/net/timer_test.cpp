@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 
 #include "net_test_util.h"
 
@@ -104,6 +105,11 @@ TEST_CASE("AsioRuntime: now() is monotonic, and rng is the simulator's per-node 
   Time t1 = rt.now();
   CHECK(t1 >= t0 + Duration::millis(2));
   CHECK(rt.now() >= t1);
+  // The wall clock is the system's, not the simulator's fixed 2026-01-01 plus now().
+  const int64_t system_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  CHECK(rt.wall_time_ms() >= system_ms - 1000);
+  CHECK(rt.wall_time_ms() <= system_ms + 1000);
   Rng expected = Rng::derive(99, "node", 1);
   CHECK(rt.rng().next_u64() == expected.next_u64());
 }
