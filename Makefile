@@ -9,10 +9,10 @@ JOBS ?= 2
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian 12 packages: build (compiler, CMake, Boost, SQLite, Dear ImGui, GLFW, Catch2, yaml-cpp, stb),
-# headless GUI tests (Xvfb, Mesa) and the stock Kafka clients the real-socket tests drive (kcat, node/npm).
+# headless GUI tests (Xvfb, Mesa) and the stock Kafka client the real-socket tests drive (kcat).
 DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-dev libsqlite3-dev sqlite3 \
   libimgui-dev libglfw3-dev libgl-dev catch2 libyaml-cpp-dev libstb-dev xvfb xauth libgl1-mesa-dri \
-  kcat iperf3 nodejs npm
+  kcat iperf3
 
 .PHONY: all deps build test demo clean
 
