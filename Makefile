@@ -9,7 +9,7 @@ JOBS ?= 2
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian 12 packages: build (compiler, CMake, Boost, SQLite, Dear ImGui, GLFW, Catch2, yaml-cpp, stb),
-# headless GUI tests (Xvfb, Mesa) and the stock Kafka client the real-socket tests drive (kcat).
+# headless GUI tests (Xvfb, Mesa) and the stock Kafka clients the real-socket tests drive (kcat; kafkajs comes from npm with the machine's node).
 DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-dev libsqlite3-dev sqlite3 \
   libimgui-dev libglfw3-dev libgl-dev catch2 libyaml-cpp-dev libstb-dev xvfb xauth libgl1-mesa-dri \
   kcat iperf3
@@ -37,7 +37,7 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 demo: build
-	./$(BUILD_DIR)/gregor demo
+	./$(BUILD_DIR)/gregor run scenarios/leader-failover.yaml
 
 clean:
 	rm -rf $(BUILD_DIR)
