@@ -16,8 +16,15 @@ Cluster::Cluster(Simulator& sim, ClusterSpec spec) : sim_(sim), spec_(std::move(
     c.advertised_host = "broker-" + std::to_string(b.value);
     c.advertised_port = 9092;
     configs_[b.value] = c;
+    auto delay = spec_.broker_start_delay.find(b.value);
+    const bool start_now = delay == spec_.broker_start_delay.end() || delay->second.us <= 0;
     sim_.add_node(b, "broker-" + std::to_string(b.value),
-                  [this, id = b.value](Runtime& rt) { return std::make_unique<broker::Broker>(rt, configs_.at(id)); });
+                  [this, id = b.value](Runtime& rt) { return std::make_unique<broker::Broker>(rt, configs_.at(id)); },
+                  start_now);
+    if (!start_now)
+      sim_.loop().schedule_after(delay->second, [this, b] {
+        if (sim_.state(b) == NodeState::kCrashed && sim_.incarnation(b) == 0) sim_.start(b);
+      });
   }
 }
 

@@ -22,6 +22,9 @@ struct ClusterSpec {
   int zk_servers = 1;
   // Broker configs with Kafka's keys (applied to every broker).
   std::map<std::string, std::string> broker_config;
+  // Brokers that start later than the others (broker id -> delay from the cluster's creation): a
+  // broker joining a running cluster, or a head start that decides who wins /controller.
+  std::map<int32_t, Duration> broker_start_delay;
 };
 
 class Cluster {

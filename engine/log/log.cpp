@@ -155,11 +155,13 @@ Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset) {
   ReadResult result{{}, log_start_offset_, log_end};
   if (from == log_end || from >= max_offset) return result;
   // One allocation of about the right size: growing a large buffer by doubling costs a page fault
-  // per fresh page, which dominates a fetch on real files.
+  // per fresh page, which dominates a fetch on real files. Capped, since the upper bound may cut
+  // the fetch far shorter than max_bytes.
+  constexpr uint64_t kReserveBytesMax = 8 << 20;
   const size_t first = floor_segment(from);
   uint64_t available = 0;
   for (size_t i = first; i < segments_.size(); i++) available += segments_[i]->size_bytes();
-  result.records.reserve(static_cast<size_t>(std::min<uint64_t>(available, max_bytes)));
+  result.records.reserve(static_cast<size_t>(std::min<uint64_t>({available, max_bytes, kReserveBytesMax})));
   for (size_t i = first; i < segments_.size(); i++) {
     auto more = segments_[i]->read(from, max_bytes, max_offset, result.records);
     if (!more) {

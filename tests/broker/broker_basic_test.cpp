@@ -25,7 +25,7 @@ struct Fixture {
   sim::Cluster cluster;
   test::RequestClient* client = nullptr;
   explicit Fixture(uint64_t seed, std::map<std::string, std::string> cfg = {})
-      : sim(seed, debug_config()), cluster(sim, sim::ClusterSpec{3, 1, std::move(cfg)}) {
+      : sim(seed, debug_config()), cluster(sim, sim::ClusterSpec{3, 1, std::move(cfg), {}}) {
     if (std::getenv("GREGOR_TRACE")) sim.add_listener([](const TraceEvent& e) { std::fprintf(stderr, "%s\n", e.to_string().c_str()); });
     sim.add_node(NodeId{sim::kFirstClientNodeId}, "client",
                  [this](Runtime& rt) { return std::make_unique<test::RequestClient>(rt); });

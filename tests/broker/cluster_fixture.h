@@ -29,7 +29,7 @@ struct ClusterFixture {
   RequestClient* client = nullptr;
 
   explicit ClusterFixture(uint64_t seed, std::map<std::string, std::string> cfg = {}, int brokers = 3)
-      : sim(seed, debug_sim_config()), cluster(sim, sim::ClusterSpec{brokers, 1, std::move(cfg)}) {
+      : sim(seed, debug_sim_config()), cluster(sim, sim::ClusterSpec{brokers, 1, std::move(cfg), {}}) {
     sim.add_listener([this](const TraceEvent& e) {
       checkers.on_event(e);
       events.push_back(e);
