@@ -253,9 +253,9 @@ void ZkServer::enqueue(Pending p) {
 void ZkServer::schedule_flush() {
   if (flush_scheduled_) return;
   flush_scheduled_ = true;
-  // Zero delay: the flush runs after every message already queued for this instant, so a batch
-  // of requests shares one fsync.
-  flush_timer_ = rt_.after(Duration{0}, [this] { flush(); });
+  // With no commit delay the flush runs after every message already queued for this instant, so
+  // a batch of requests shares one fsync.
+  flush_timer_ = rt_.after(config_.commit_delay, [this] { flush(); });
 }
 
 void ZkServer::flush() {

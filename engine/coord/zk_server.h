@@ -68,6 +68,11 @@ namespace gregor::coord {
 struct ZkServerConfig {
   Duration tick_time = Duration::millis(2000);  // tickTime
   ZkStorageConfig storage;                      // dataDir, snapCount
+  // How long the durability stage lets a batch gather before its fsync. 0 (the default, as
+  // ZooKeeper's SyncRequestProcessor): at the end of the current event batch. A longer window
+  // trades latency for fewer fsyncs, and lets a simulation crash the server between a txn's
+  // append and its fsync.
+  Duration commit_delay{0};
   size_t max_sessions = 10000;                  // more connect requests for new sessions are refused
 };
 
