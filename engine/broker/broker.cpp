@@ -36,7 +36,9 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       zk_(rt, zk_config(config_)),
       net_(rt, "broker-" + std::to_string(config_.broker_id)),
       controller_(rt, config_, zk_, net_),
-      fetcher_(rt, config_, net_, [this](const TopicPartition& tp) { return partition(tp); }) {}
+      fetcher_(rt, config_, net_, [this](const TopicPartition& tp) { return partition(tp); }),
+      producer_ids_(rt, config_.broker_id, zk_),
+      group_coordinator_(rt, config_, metadata_, group_coordinator_hooks()) {}
 
 Broker::~Broker() = default;
 
@@ -179,6 +181,16 @@ void Broker::dispatch(NodeId from, Bytes frame) {
     case ApiKey::STOP_REPLICA: return handle_stop_replica(req, r);
     case ApiKey::CONTROLLED_SHUTDOWN: return handle_controlled_shutdown(req, r);
     case ApiKey::OFFSET_FOR_LEADER_EPOCH: return handle_offset_for_leader_epoch(req, r);
+    case ApiKey::FIND_COORDINATOR: return handle_find_coordinator(req, r);
+    case ApiKey::JOIN_GROUP: return handle_join_group(req, r);
+    case ApiKey::SYNC_GROUP: return handle_sync_group(req, r);
+    case ApiKey::HEARTBEAT: return handle_heartbeat(req, r);
+    case ApiKey::LEAVE_GROUP: return handle_leave_group(req, r);
+    case ApiKey::OFFSET_COMMIT: return handle_offset_commit(req, r);
+    case ApiKey::OFFSET_FETCH: return handle_offset_fetch(req, r);
+    case ApiKey::DESCRIBE_GROUPS: return handle_describe_groups(req, r);
+    case ApiKey::LIST_GROUPS: return handle_list_groups(req, r);
+    case ApiKey::INIT_PRODUCER_ID: return handle_init_producer_id(req, r);
     default:
       rt_.log("no handler for api key " + std::to_string(static_cast<int>(header->api_key)));
       return finish(from);
@@ -246,7 +258,10 @@ void Broker::write_isr(Partition& p, const LeaderIsrState& new_state, int32_t ex
                });
 }
 
-void Broker::on_partition_progress(Partition&) { schedule_delayed_check(); }
+void Broker::on_partition_progress(Partition& p) {
+  schedule_delayed_check();
+  group_coordinator_.on_partition_progress(p.tp());  // offset commits wait for the HW too
+}
 
 void Broker::checkpoint_high_watermarks() {
   std::map<TopicPartition, int64_t> hws = checkpointed_hw_;

@@ -26,9 +26,11 @@
 #include "engine/broker/controller.h"
 #include "engine/broker/metadata_cache.h"
 #include "engine/broker/partition.h"
+#include "engine/broker/producer_id_manager.h"
 #include "engine/broker/replica_fetcher.h"
 #include "engine/client/network_client.h"
 #include "engine/coord/zk_client.h"
+#include "engine/group/group_coordinator.h"
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/header.h"
 #include "engine/protocol/produce.h"
@@ -58,6 +60,8 @@ class Broker final : public Node, public PartitionOwner {
   Partition* partition(const TopicPartition& tp);
   bool registered() const { return registered_; }
   coord::ZkClient& zk() { return zk_; }
+  group::GroupCoordinator& group_coordinator() { return group_coordinator_; }
+  const group::GroupCoordinator& group_coordinator() const { return group_coordinator_; }
 
   // PartitionOwner.
   void write_isr(Partition& p, const LeaderIsrState& new_state, int32_t expected_zk_version) override;
@@ -69,6 +73,11 @@ class Broker final : public Node, public PartitionOwner {
   void create_topic(const std::string& name, int32_t partitions, int32_t replication_factor,
                     const std::map<std::string, std::string>& configs,
                     std::function<void(protocol::ErrorCode, std::string)> done);
+  // The same with the placement given by hand (kafka-topics --replica-assignment): partition ->
+  // replica broker ids, the first of each the preferred leader. REQUIRES: partitions 0..n-1.
+  void create_topic_with_assignment(const std::string& name, const std::map<int32_t, std::vector<int32_t>>& assignment,
+                                    const std::map<std::string, std::string>& configs,
+                                    std::function<void(protocol::ErrorCode, std::string)> done);
 
  private:
   struct Request {
@@ -109,6 +118,18 @@ class Broker final : public Node, public PartitionOwner {
   void handle_stop_replica(const Request& req, ByteReader& r);
   void handle_controlled_shutdown(const Request& req, ByteReader& r);
   void handle_offset_for_leader_epoch(const Request& req, ByteReader& r);
+  // Consumer groups and producer ids (broker_groups.cpp; the logic is in engine/group/).
+  void handle_find_coordinator(const Request& req, ByteReader& r);
+  void handle_join_group(const Request& req, ByteReader& r);
+  void handle_sync_group(const Request& req, ByteReader& r);
+  void handle_heartbeat(const Request& req, ByteReader& r);
+  void handle_leave_group(const Request& req, ByteReader& r);
+  void handle_offset_commit(const Request& req, ByteReader& r);
+  void handle_offset_fetch(const Request& req, ByteReader& r);
+  void handle_describe_groups(const Request& req, ByteReader& r);
+  void handle_list_groups(const Request& req, ByteReader& r);
+  void handle_init_producer_id(const Request& req, ByteReader& r);
+  group::GroupCoordinator::Hooks group_coordinator_hooks();
 
   // Purgatory.
   void schedule_delayed_check();
@@ -141,6 +162,8 @@ class Broker final : public Node, public PartitionOwner {
   bool registered_ = false;
   bool shutting_down_ = false;
   int32_t highest_controller_epoch_ = 0;
+  ProducerIdManager producer_ids_;
+  group::GroupCoordinator group_coordinator_;
 };
 
 template <typename Response>

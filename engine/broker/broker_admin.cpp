@@ -110,6 +110,14 @@ void Broker::create_topic(const std::string& name, int32_t num_partitions, int32
     }
     a.partitions[p] = replicas;
   }
+  create_topic_with_assignment(name, a.partitions, configs, std::move(done));
+}
+
+void Broker::create_topic_with_assignment(const std::string& name, const std::map<int32_t, std::vector<int32_t>>& assignment,
+                                          const std::map<std::string, std::string>& configs,
+                                          std::function<void(ErrorCode, std::string)> done) {
+  TopicAssignment a;
+  a.partitions = assignment;
   // The config first, then the assignment (whose creation the controller watches).
   zk_.create(zk_paths::topic_config(name), encode_topic_config(configs), CreateMode::kPersistent,
              [this, name, a, done](ZkError err, std::string) {

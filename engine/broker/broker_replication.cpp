@@ -89,6 +89,7 @@ void Broker::handle_leader_and_isr(const Request& req, ByteReader& r) {
           }
         }
         schedule_delayed_check();  // leaders that became followers fail their waiting produces
+        group_coordinator_.on_partitions_changed();  // load or unload __consumer_offsets partitions
         respond(req, resp);
       });
 }
@@ -154,6 +155,7 @@ void Broker::handle_stop_replica(const Request& req, ByteReader& r) {
   if (decoded->delete_partitions)
     for (const auto& t : decoded->topics) topic_configs_.erase(t.name);
   schedule_delayed_check();
+  group_coordinator_.on_partitions_changed();
   respond(req, resp);
 }
 

@@ -133,12 +133,28 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Tim
     out.message = header.status().message();
     return out;
   }
+  // Idempotent producers (KIP-98): a retried batch is acknowledged with its original offsets, a
+  // gap in sequence numbers is refused (engine/broker/producer_state.h).
+  const ProducerCheck producer = producer_state_.check_leader_append(*log_, *header);
+  if (producer.duplicate) {
+    out.base_offset = Offset{producer.duplicate->first_offset};
+    out.last_offset = Offset{producer.duplicate->last_offset};
+    out.log_start = log_->log_start_offset();
+    rt_.emit("produce_duplicate", {{"topic", tp_.topic}, {"partition", tp_.partition}, {"producer_id", header->producer_id},
+                                   {"base_sequence", header->base_sequence}, {"base_offset", out.base_offset.value}});
+    return out;
+  }
+  if (producer.error != ErrorCode::NONE) {
+    out.error = producer.error;
+    return out;
+  }
   auto info = log_->append_as_leader(std::move(batch), LeaderEpoch{leader_epoch_}, now);
   if (!info) {
     out.error = error_for(info.status());
     out.message = info.status().message();
     return out;
   }
+  producer_state_.on_leader_append(*header, info->first_offset.value);
   out.base_offset = info->first_offset;
   out.last_offset = info->last_offset;
   out.log_start = log_->log_start_offset();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/broker/broker_config.h"
+#include "engine/broker/producer_state.h"
 #include "engine/broker/topic_partition.h"
 #include "engine/broker/zk_data.h"
 #include "engine/core/runtime.h"
@@ -98,6 +99,7 @@ class Partition {
   const TopicConfig& config() const { return config_; }
   const std::map<int32_t, FollowerState>& followers() const { return followers_; }
   bool isr_change_in_flight() const { return pending_isr_.has_value(); }
+  const ProducerStateManager& producer_state() const { return producer_state_; }
 
   // Role changes from LeaderAndIsr. Each returns false (and changes nothing) when the state is not
   // newer than what the partition has (a stale or duplicate request).
@@ -165,6 +167,7 @@ class Partition {
   Offset leader_epoch_start_offset_{0};
   std::map<int32_t, FollowerState> followers_;
   std::optional<std::vector<int32_t>> pending_isr_;  // an ISR write in flight
+  ProducerStateManager producer_state_;  // idempotent producers (KIP-98), rebuilt from the log
 };
 
 }  // namespace gregor::broker

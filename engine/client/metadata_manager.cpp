@@ -46,7 +46,7 @@ void MetadataManager::send() {
   std::vector<protocol::MetadataRequest::MetadataRequestTopic> topics;
   for (const auto& t : wanted_) topics.push_back({t});
   req.topics = topics;
-  req.allow_auto_topic_creation = true;
+  req.allow_auto_topic_creation = allow_auto_topic_creation_;
   NodeId to = any_broker();
   net_.send(to, req, kMetadataVersion, request_timeout_, [this](protocol::ErrorCode err, ByteReader* body) {
     in_flight_ = false;

@@ -32,6 +32,8 @@ class MetadataManager {
   void request_update();
   // Called after every successful update.
   void set_listener(std::function<void()> listener) { listener_ = std::move(listener); }
+  // Metadata v4's allow_auto_topic_creation: producers ask for it, consumers do not.
+  void set_allow_auto_topic_creation(bool allow) { allow_auto_topic_creation_ = allow; }
 
   bool has_topic(const std::string& topic) const { return topics_.count(topic) > 0; }
   const std::vector<PartitionInfo>* partitions(const std::string& topic) const;
@@ -55,6 +57,7 @@ class MetadataManager {
   int32_t controller_id_ = -1;
   bool in_flight_ = false;
   bool again_ = false;
+  bool allow_auto_topic_creation_ = true;
   uint64_t updates_ = 0;
   std::function<void()> listener_;
 };

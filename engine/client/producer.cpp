@@ -4,6 +4,7 @@
 
 #include "engine/broker/broker_config.h"
 #include "engine/client/partitioner.h"
+#include "engine/protocol/init_producer_id.h"
 #include "engine/protocol/produce.h"
 #include "engine/record/batch_builder.h"
 #include "engine/record/record_batch.h"
@@ -14,6 +15,8 @@ using protocol::ErrorCode;
 
 namespace {
 constexpr int16_t kProduceVersion = 7;
+constexpr int16_t kInitProducerIdVersion = 1;
+constexpr int32_t kMaxInFlightIdempotent = 5;  // the broker keeps the last 5 batches per producer
 constexpr size_t kMaxWaitingRecords = 1'000'000;  // records buffered before the topic is known
 // Approximate bytes of one record in a batch (for batch.size): payload plus header overhead.
 size_t record_bytes(const record::Record& r) {
@@ -75,6 +78,7 @@ struct Producer::Batch {
   int32_t attempts = 0;
   Bytes built;  // the wire bytes, built when first sent and resent as they are
   int64_t crc = 0;
+  int32_t base_sequence = -1;  // idempotence: assigned when first sent, kept for every retry
 };
 
 Producer::Producer(Runtime& rt, ProducerConfig config)
@@ -84,6 +88,13 @@ Producer::Producer(Runtime& rt, ProducerConfig config)
       metadata_(rt, net_, config_.bootstrap_servers, Duration::millis(config_.request_timeout_ms),
                 Duration::millis(config_.metadata_max_age_ms)) {
   metadata_.set_listener([this] { place_waiting(); });
+  if (config_.enable_idempotence) {
+    // As Kafka's producer does for enable.idempotence: acks=all, retries, at most 5 in flight.
+    config_.acks = -1;
+    if (config_.retries == 0) config_.retries = INT32_MAX;
+    config_.max_in_flight_requests_per_connection =
+        std::min(config_.max_in_flight_requests_per_connection, kMaxInFlightIdempotent);
+  }
 }
 
 Producer::~Producer() = default;
@@ -199,6 +210,14 @@ void Producer::expire_old_batches() {
 void Producer::drain() {
   expire_old_batches();
   const Time now = rt_.now();
+  if (idempotent()) {
+    maybe_reset_producer_id();
+    if (producer_id_ < 0) {
+      init_producer_id();
+      if (pending_ > 0) schedule_drain(Duration::millis(config_.retry_backoff_ms));
+      return;
+    }
+  }
   std::map<int32_t, std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>>> per_leader;
   Duration next_wake = Duration::millis(config_.delivery_timeout_ms);
   bool need_metadata = false;
@@ -223,6 +242,7 @@ void Producer::drain() {
       continue;
     }
     if (in_flight_[leader] + (per_leader.count(leader) ? 1 : 0) >= config_.max_in_flight_requests_per_connection) continue;
+    if (idempotent() && !may_send_idempotent(tp, b)) continue;
     per_leader[leader].emplace_back(tp, std::move(q.front()));
     q.pop_front();
     auto sticky = sticky_.find(tp.topic);
@@ -240,11 +260,27 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
   req.timeout_ms = static_cast<int32_t>(config_.request_timeout_ms);
   for (auto& [tp, b] : batches) {
     if (b->built.empty()) {
-      b->built = record::build_batch(record::BatchBuildOptions{}, b->records);
+      record::BatchBuildOptions options;
+      if (idempotent()) {
+        if (b->base_sequence < 0) {
+          int32_t& next = next_sequence_[tp];
+          b->base_sequence = next;
+          const int64_t after = static_cast<int64_t>(next) + static_cast<int64_t>(b->records.size());
+          next = static_cast<int32_t>(after > INT32_MAX ? after - INT32_MAX - 1 : after);  // wraps like Kafka's
+        }
+        options.producer_id = producer_id_;
+        options.producer_epoch = producer_epoch_;
+        options.base_sequence = b->base_sequence;
+      }
+      b->built = record::build_batch(options, b->records);
       auto h = record::parse_batch_header(as_view(b->built), false);
       b->crc = h ? static_cast<int64_t>(h->crc) : 0;
     }
     b->attempts++;
+    if (idempotent()) {
+      unacked_[tp].insert(b->base_sequence);
+      in_flight_batches_[tp]++;
+    }
     if (req.topic_data.empty() || req.topic_data.back().name != tp.topic) req.topic_data.push_back({tp.topic, {}});
     req.topic_data.back().partition_data.push_back({tp.partition, b->built});
   }
@@ -264,6 +300,7 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
                 if (r) resp = std::move(*r);
               }
               for (auto& [tp, b] : *shared) {
+                if (idempotent()) in_flight_batches_[tp]--;
                 ErrorCode code = transport != ErrorCode::NONE ? transport : ErrorCode::NETWORK_EXCEPTION;
                 int64_t base = -1;
                 if (resp)
@@ -274,6 +311,8 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
                           code = pr.error_code;
                           base = pr.base_offset;
                         }
+                // librdkafka's reading: a duplicate the broker no longer has the offset of is success.
+                if (code == ErrorCode::DUPLICATE_SEQUENCE_NUMBER && idempotent()) code = ErrorCode::NONE;
                 if (code == ErrorCode::NONE)
                   complete(tp, *b, code, base);
                 else
@@ -306,10 +345,19 @@ void Producer::retry_or_fail(const TopicPartitionKey& tp, std::unique_ptr<Batch>
   const Time now = rt_.now();
   rt_.emit("produce_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", protocol::error_name(err)},
                              {"attempt", b->attempts}});
-  if (retriable(err) && b->attempts <= config_.retries &&
-      now - b->created < Duration::millis(config_.delivery_timeout_ms)) {
+  bool may_retry = retriable(err);
+  if (idempotent() && err == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER) {
+    // Out of order behind an older batch still unacknowledged (it failed and will be retried
+    // first): retry in turn. As the oldest one it means a real gap: fail it.
+    auto& u = unacked_[tp];
+    may_retry = !u.empty() && *u.begin() != b->base_sequence;
+  }
+  if (may_retry && b->attempts <= config_.retries && now - b->created < Duration::millis(config_.delivery_timeout_ms)) {
     b->retry_at = now + Duration::millis(config_.retry_backoff_ms);
-    queues_[tp].push_front(std::move(b));
+    if (idempotent())
+      requeue_in_sequence_order(tp, std::move(b));
+    else
+      queues_[tp].push_front(std::move(b));
     metadata_.request_update();
     schedule_drain(Duration::millis(config_.retry_backoff_ms));
     return;
@@ -318,6 +366,11 @@ void Producer::retry_or_fail(const TopicPartitionKey& tp, std::unique_ptr<Batch>
 }
 
 void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, int64_t base_offset) {
+  if (idempotent() && b.base_sequence >= 0) {
+    unacked_[tp].erase(b.base_sequence);
+    // A sequenced batch that failed for good leaves a gap the broker would never accept.
+    if (err != ErrorCode::NONE) reset_needed_ = true;
+  }
   if (err == ErrorCode::NONE && config_.acks != 0)
     rt_.emit("produce_ack", {{"topic", tp.topic},
                              {"partition", tp.partition},
@@ -330,6 +383,72 @@ void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, in
     RecordMetadata md{err, tp.topic, tp.partition, base_offset >= 0 ? base_offset + static_cast<int64_t>(i) : -1};
     if (b.callbacks[i]) b.callbacks[i](md);
   }
+}
+
+}  // namespace gregor::client
+
+namespace gregor::client {
+
+void Producer::init_producer_id() {
+  if (init_in_flight_) return;
+  init_in_flight_ = true;
+  protocol::InitProducerIdRequest req;
+  req.transactional_id = std::nullopt;
+  req.transaction_timeout_ms = -1;
+  NodeId to = metadata_.any_broker();
+  net_.send(to, req, kInitProducerIdVersion, Duration::millis(config_.request_timeout_ms),
+            [this](ErrorCode transport, ByteReader* body) {
+              init_in_flight_ = false;
+              std::optional<protocol::InitProducerIdResponse> resp;
+              if (transport == ErrorCode::NONE && body) {
+                auto r = protocol::InitProducerIdResponse::decode(*body, kInitProducerIdVersion);
+                if (r) resp = *r;
+              }
+              if (!resp || resp->error_code != ErrorCode::NONE || resp->producer_id < 0) {
+                rt_.emit("producer_init_error",
+                         {{"error", protocol::error_name(resp ? resp->error_code : transport)}});
+                schedule_drain(Duration::millis(config_.retry_backoff_ms));
+                return;
+              }
+              producer_id_ = resp->producer_id;
+              producer_epoch_ = resp->producer_epoch;
+              rt_.emit("producer_init", {{"producer_id", producer_id_}, {"producer_epoch", static_cast<int32_t>(producer_epoch_)}});
+              schedule_drain(Duration{0});
+            });
+}
+
+void Producer::maybe_reset_producer_id() {
+  if (!reset_needed_) return;
+  for (const auto& [tp, n] : in_flight_batches_)
+    if (n > 0) return;  // wait until nothing of the old id is in flight
+  reset_needed_ = false;
+  rt_.emit("producer_reset", {{"producer_id", producer_id_}});
+  producer_id_ = -1;
+  producer_epoch_ = -1;
+  next_sequence_.clear();
+  unacked_.clear();
+  in_flight_batches_.clear();
+  // Queued batches get new sequences under the new producer id.
+  for (auto& [tp, q] : queues_)
+    for (auto& b : q) {
+      b->base_sequence = -1;
+      b->built.clear();
+    }
+}
+
+bool Producer::may_send_idempotent(const TopicPartitionKey& tp, const Batch& b) {
+  if (reset_needed_) return false;
+  if (b.base_sequence < 0) return true;  // a fresh batch follows whatever is in flight
+  // A retry goes alone, and only as the oldest unacknowledged batch of its partition.
+  auto& u = unacked_[tp];
+  return in_flight_batches_[tp] == 0 && !u.empty() && *u.begin() == b.base_sequence;
+}
+
+void Producer::requeue_in_sequence_order(const TopicPartitionKey& tp, std::unique_ptr<Batch> b) {
+  auto& q = queues_[tp];
+  auto it = q.begin();
+  while (it != q.end() && (*it)->base_sequence >= 0 && (*it)->base_sequence < b->base_sequence) ++it;
+  q.insert(it, std::move(b));
 }
 
 }  // namespace gregor::client

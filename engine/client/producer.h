@@ -9,8 +9,20 @@
 // back at the head of its queue after retry.backoff.ms and refresh metadata; a batch fails when
 // delivery.timeout.ms has passed since it was created or retries are exhausted.
 //
+// Idempotence (enable.idempotence=true, KIP-98): the producer first obtains a producer id
+// (InitProducerId, from any broker), stamps every batch with it, its epoch and a per-partition
+// sequence number, and forces acks=all. A retried batch keeps its sequence, so a leader that
+// already has it (even a new leader after failover: it rebuilds producer state from its log)
+// acknowledges it with the original offset instead of appending it twice. Retried batches go back
+// in sequence order, and a retried batch is sent only when it is the oldest unacknowledged one of
+// its partition and nothing else of that partition is in flight; OUT_OF_ORDER_SEQUENCE_NUMBER for
+// a batch behind an unacknowledged one is retried. A batch that fails for good leaves a gap, so the
+// producer then takes a new producer id and starts its sequences again at 0 (the pre-KIP-360
+// "reset producer id" recovery).
+//
 // Trace events: produce_ack {topic, partition, base_offset, count, crc, acks} when a batch is
-// acknowledged (checkers match it against replica logs), produce_error {topic, partition, error}.
+// acknowledged (checkers match it against replica logs), produce_error {topic, partition, error},
+// producer_init {producer_id, producer_epoch}.
 #pragma once
 
 #include <deque>
@@ -18,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "engine/client/metadata_manager.h"
@@ -97,6 +110,12 @@ class Producer {
   void retry_or_fail(const TopicPartitionKey& tp, std::unique_ptr<Batch> b, protocol::ErrorCode err);
   bool retriable(protocol::ErrorCode err) const;
   void expire_old_batches();
+  // Idempotence.
+  bool idempotent() const { return config_.enable_idempotence; }
+  void init_producer_id();
+  void maybe_reset_producer_id();
+  bool may_send_idempotent(const TopicPartitionKey& tp, const Batch& b);
+  void requeue_in_sequence_order(const TopicPartitionKey& tp, std::unique_ptr<Batch> b);
 
   Runtime& rt_;
   ProducerConfig config_;
@@ -109,6 +128,17 @@ class Producer {
   size_t pending_ = 0;
   bool drain_scheduled_ = false;
   Time drain_at_{0};
+  // Idempotence state.
+  int64_t producer_id_ = -1;
+  int16_t producer_epoch_ = -1;
+  bool init_in_flight_ = false;
+  bool reset_needed_ = false;
+  std::map<TopicPartitionKey, int32_t> next_sequence_;
+  std::map<TopicPartitionKey, std::set<int32_t>> unacked_;  // base sequences sent and not completed
+  std::map<TopicPartitionKey, int32_t> in_flight_batches_;
+
+ public:
+  int64_t producer_id() const { return producer_id_; }
 };
 
 }  // namespace gregor::client

@@ -1,0 +1,113 @@
+#include "engine/broker/producer_id_manager.h"
+
+#include <cstdlib>
+
+#include "engine/core/json.h"
+
+namespace gregor::broker {
+
+using coord::ZkError;
+
+namespace {
+constexpr int kClaimAttempts = 10;
+}
+
+Bytes ProducerIdBlock::encode() const {
+  Json::Object o;
+  o["version"] = Json(1);
+  o["broker"] = Json(broker);
+  o["block_start"] = Json(std::to_string(first));  // Kafka writes both bounds as strings
+  o["block_end"] = Json(std::to_string(last));
+  return to_bytes(Json(std::move(o)).dump());
+}
+
+Result<ProducerIdBlock> ProducerIdBlock::decode(ByteView data) {
+  auto j = Json::parse(to_string(data));
+  if (!j) return j.status();
+  auto number = [&](const char* key) -> std::optional<int64_t> {
+    const Json& v = (*j)[key];
+    if (v.is_int()) return v.as_int();
+    if (!v.is_string() || v.as_string().empty()) return std::nullopt;
+    char* end = nullptr;
+    long long n = std::strtoll(v.as_string().c_str(), &end, 10);
+    if (*end != '\0') return std::nullopt;
+    return static_cast<int64_t>(n);
+  };
+  auto first = number("block_start");
+  auto last = number("block_end");
+  if (!first || !last || *first < 0 || *last < *first)
+    return Status::error(StatusCode::kCorruption, "malformed producer id block");
+  ProducerIdBlock b;
+  b.broker = static_cast<int32_t>((*j)["broker"].as_int(-1));
+  b.first = *first;
+  b.last = *last;
+  return b;
+}
+
+void ProducerIdManager::generate(std::function<void(protocol::ErrorCode, int64_t)> done) {
+  if (next_ <= last_) {
+    done(protocol::ErrorCode::NONE, next_++);
+    return;
+  }
+  if (waiting_.size() >= kProducerIdWaitersMax) {
+    done(protocol::ErrorCode::COORDINATOR_NOT_AVAILABLE, -1);
+    return;
+  }
+  waiting_.push_back(std::move(done));
+  if (!claiming_) {
+    claiming_ = true;
+    claim_block(kClaimAttempts);
+  }
+}
+
+void ProducerIdManager::claim_block(int attempts_left) {
+  if (attempts_left == 0) return finish_claim(false);
+  zk_.get_data(kProducerIdBlockPath, false, [this, attempts_left](ZkError err, Bytes data, coord::Stat stat) {
+    if (err == ZkError::kNoNode) {
+      ProducerIdBlock first{broker_id_, 0, kProducerIdBlockSize - 1};
+      zk_.create(kProducerIdBlockPath, first.encode(), coord::CreateMode::kPersistent,
+                 [this, first, attempts_left](ZkError e2, std::string) {
+                   if (e2 == ZkError::kOk) {
+                     next_ = first.first;
+                     last_ = first.last;
+                     return finish_claim(true);
+                   }
+                   claim_block(attempts_left - 1);  // someone else created it first: read it again
+                 });
+      return;
+    }
+    if (err != ZkError::kOk) return finish_claim(false);
+    auto current = ProducerIdBlock::decode(as_view(data));
+    if (!current) {
+      rt_.log(std::string(kProducerIdBlockPath) + ": " + current.status().to_string());
+      return finish_claim(false);
+    }
+    ProducerIdBlock next{broker_id_, current->last + 1, current->last + kProducerIdBlockSize};
+    zk_.set_data(kProducerIdBlockPath, next.encode(), stat.version, [this, next, attempts_left](ZkError e2, coord::Stat) {
+      if (e2 == ZkError::kOk) {
+        next_ = next.first;
+        last_ = next.last;
+        rt_.emit("producer_id_block", {{"broker", broker_id_}, {"block_start", next.first}, {"block_end", next.last}});
+        return finish_claim(true);
+      }
+      if (e2 == ZkError::kBadVersion) return claim_block(attempts_left - 1);
+      finish_claim(false);
+    });
+  });
+}
+
+void ProducerIdManager::finish_claim(bool ok) {
+  claiming_ = false;
+  auto waiting = std::move(waiting_);
+  waiting_.clear();
+  for (auto& cb : waiting) {
+    if (ok && next_ <= last_)
+      cb(protocol::ErrorCode::NONE, next_++);
+    else if (ok)
+      generate(std::move(cb));  // the block ran out: claim another
+    else
+      cb(protocol::ErrorCode::COORDINATOR_NOT_AVAILABLE, -1);
+  }
+}
+
+}  // namespace gregor::broker

@@ -1,0 +1,46 @@
+// ConsumerConfig: a consumer's settings, with Kafka's keys and the Java client's defaults.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/core/types.h"
+
+namespace gregor::client {
+
+struct ConsumerConfig {
+  std::string client_id = "consumer";
+  std::vector<NodeId> bootstrap_servers;
+  std::string group_id;  // empty: no group (assign() only, no commits)
+  int64_t session_timeout_ms = 45000;
+  int64_t heartbeat_interval_ms = 3000;
+  int64_t max_poll_interval_ms = 300000;  // also the rebalance timeout sent in JoinGroup
+  std::string auto_offset_reset = "latest";  // earliest, latest, none
+  bool enable_auto_commit = true;
+  int64_t auto_commit_interval_ms = 5000;
+  int32_t fetch_min_bytes = 1;
+  int32_t fetch_max_bytes = 52428800;
+  int64_t fetch_max_wait_ms = 500;
+  int32_t max_partition_fetch_bytes = 1048576;
+  int32_t max_poll_records = 500;
+  int64_t request_timeout_ms = 30000;
+  int64_t default_api_timeout_ms = 60000;  // how long a commit keeps retrying
+  int64_t retry_backoff_ms = 100;
+  int64_t metadata_max_age_ms = 300000;
+  bool check_crcs = true;
+  // In preference order; the coordinator picks one every member supports.
+  std::vector<std::string> partition_assignment_strategy = {"range", "cooperative-sticky"};
+
+  // Kafka's keys: client.id, group.id, session.timeout.ms, heartbeat.interval.ms,
+  // max.poll.interval.ms, auto.offset.reset, enable.auto.commit, auto.commit.interval.ms,
+  // fetch.min.bytes, fetch.max.bytes, fetch.max.wait.ms, max.partition.fetch.bytes,
+  // max.poll.records, request.timeout.ms, default.api.timeout.ms, retry.backoff.ms,
+  // metadata.max.age.ms, check.crcs, partition.assignment.strategy (comma list of range,
+  // roundrobin, cooperative-sticky).
+  Status apply(const std::map<std::string, std::string>& settings);
+};
+
+}  // namespace gregor::client

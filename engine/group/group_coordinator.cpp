@@ -1,0 +1,281 @@
+// The coordinator's plumbing: which groups it owns, FindCoordinator, DescribeGroups, ListGroups,
+// and appending to __consumer_offsets with acks=all semantics.
+#include "engine/group/group_coordinator.h"
+
+#include <algorithm>
+
+#include "engine/group/offsets_topic.h"
+#include "engine/record/batch_builder.h"
+
+namespace gregor::group {
+
+using protocol::ErrorCode;
+
+GroupCoordinator::GroupCoordinator(Runtime& rt, const broker::BrokerConfig& config, const broker::MetadataCache& metadata,
+                                   Hooks hooks)
+    : rt_(rt), config_(config), metadata_(metadata), hooks_(std::move(hooks)) {}
+
+GroupCoordinator::~GroupCoordinator() {
+  for (auto& [id, s] : pending_stores_) rt_.cancel(s.timer);
+  for (auto& [id, g] : groups_) {
+    rt_.cancel(g->join_timer);
+    for (auto& [mid, m] : g->members) rt_.cancel(m.heartbeat_timer);
+    for (auto& [mid, t] : g->pending_members) rt_.cancel(t);
+  }
+}
+
+int32_t GroupCoordinator::offsets_partition_count() const {
+  auto parts = metadata_.topic_partitions(kOffsetsTopic);
+  if (!parts.empty()) return static_cast<int32_t>(parts.size());
+  return config_.offsets_topic_num_partitions;
+}
+
+ErrorCode GroupCoordinator::coordinator_status(const std::string& group_id) const {
+  const int32_t p = partition_for_group(group_id, offsets_partition_count());
+  auto it = owned_.find(p);
+  if (it == owned_.end()) return ErrorCode::NOT_COORDINATOR;
+  if (it->second.loading) return ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
+  return ErrorCode::NONE;
+}
+
+GroupMetadata* GroupCoordinator::find(const std::string& group_id) {
+  auto it = groups_.find(group_id);
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+const GroupMetadata* GroupCoordinator::group(const std::string& group_id) const {
+  auto it = groups_.find(group_id);
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+GroupMetadata& GroupCoordinator::get_or_create(const std::string& group_id) {
+  auto& slot = groups_[group_id];
+  if (!slot) {
+    slot = std::make_unique<GroupMetadata>();
+    slot->group_id = group_id;
+    slot->offsets_partition = partition_for_group(group_id, offsets_partition_count());
+    slot->state_timestamp_ms = rt_.wall_time_ms();
+  }
+  return *slot;
+}
+
+std::vector<std::string> GroupCoordinator::group_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, g] : groups_) ids.push_back(id);
+  return ids;
+}
+
+std::vector<int32_t> GroupCoordinator::owned_partitions() const {
+  std::vector<int32_t> out;
+  for (const auto& [p, o] : owned_) out.push_back(p);
+  return out;
+}
+
+bool GroupCoordinator::is_loading(int32_t partition) const {
+  auto it = owned_.find(partition);
+  return it != owned_.end() && it->second.loading;
+}
+
+// ---------------------------------------------------------------------------------------------
+// FindCoordinator, DescribeGroups, ListGroups.
+
+void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& req,
+                                        std::function<void(const protocol::FindCoordinatorResponse&)> respond) {
+  protocol::FindCoordinatorResponse resp;
+  auto fail = [&](ErrorCode code) {
+    resp.error_code = code;
+    resp.error_message = std::string(protocol::error_name(code));
+    resp.node_id = -1;
+    resp.host = "";
+    resp.port = -1;
+    respond(resp);
+  };
+  // Transactions are not modelled: there is no transaction coordinator to find.
+  if (req.key_type != protocol::kCoordinatorKeyTypeGroup) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  auto parts = metadata_.topic_partitions(kOffsetsTopic);
+  if (parts.empty()) {
+    // As Kafka: the first lookup creates the offsets topic; clients retry until it has leaders.
+    if (!creating_offsets_topic_ && hooks_.create_offsets_topic) {
+      creating_offsets_topic_ = true;
+      const int32_t live = static_cast<int32_t>(std::max<size_t>(1, metadata_.brokers().size()));
+      const int32_t rf = std::min<int32_t>(config_.offsets_topic_replication_factor, live);
+      rt_.emit("offsets_topic_create", {{"partitions", config_.offsets_topic_num_partitions}, {"replication_factor", rf}});
+      hooks_.create_offsets_topic(config_.offsets_topic_num_partitions, rf, [this](ErrorCode) { creating_offsets_topic_ = false; });
+    }
+    return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  }
+  const int32_t p = partition_for_group(req.key, static_cast<int32_t>(parts.size()));
+  const broker::PartitionMetadata* pm = metadata_.partition(broker::TopicPartition{kOffsetsTopic, p});
+  if (!pm || pm->leader < 0) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  auto b = metadata_.brokers().find(pm->leader);
+  if (b == metadata_.brokers().end()) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  resp.error_code = ErrorCode::NONE;
+  resp.error_message = std::nullopt;
+  resp.node_id = pm->leader;
+  resp.host = b->second.host;
+  resp.port = b->second.port;
+  respond(resp);
+}
+
+protocol::DescribeGroupsResponse GroupCoordinator::describe_groups(const protocol::DescribeGroupsRequest& req) {
+  protocol::DescribeGroupsResponse resp;
+  for (const auto& id : req.groups) {
+    protocol::DescribeGroupsResponse::DescribedGroup d;
+    d.group_id = id;
+    d.error_code = coordinator_status(id);
+    if (d.error_code != ErrorCode::NONE) {
+      resp.groups.push_back(std::move(d));
+      continue;
+    }
+    const GroupMetadata* g = group(id);
+    if (!g) {
+      d.group_state = group_state_name(GroupState::kDead);
+      resp.groups.push_back(std::move(d));
+      continue;
+    }
+    d.group_state = group_state_name(g->state);
+    d.protocol_type = g->protocol_type.value_or("");
+    const bool stable = g->state == GroupState::kStable;
+    d.protocol_data = stable ? g->protocol_name.value_or("") : "";
+    for (const auto& [mid, m] : g->members) {
+      protocol::DescribeGroupsResponse::DescribedGroupMember dm;
+      dm.member_id = mid;
+      dm.group_instance_id = m.group_instance_id;
+      dm.client_id = m.client_id;
+      dm.client_host = m.client_host;
+      if (stable && g->protocol_name) {
+        if (const Bytes* md = m.metadata(*g->protocol_name)) dm.member_metadata = *md;
+        dm.member_assignment = m.assignment;
+      }
+      d.members.push_back(std::move(dm));
+    }
+    resp.groups.push_back(std::move(d));
+  }
+  return resp;
+}
+
+protocol::ListGroupsResponse GroupCoordinator::list_groups() {
+  protocol::ListGroupsResponse resp;
+  for (const auto& [p, o] : owned_)
+    if (o.loading) resp.error_code = ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
+  for (const auto& [id, g] : groups_) resp.groups.push_back({id, g->protocol_type.value_or("")});
+  return resp;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Appending to __consumer_offsets and waiting for the high watermark.
+
+void GroupCoordinator::append_records(int32_t partition, const std::vector<record::Record>& records,
+                                      std::function<void(ErrorCode)> done) {
+  GREGOR_ASSERT(!records.empty());
+  auto later = [this](std::function<void(ErrorCode)> cb, ErrorCode code) {
+    rt_.after(Duration{0}, [cb = std::move(cb), code] { cb(code); });
+  };
+  const broker::TopicPartition tp{kOffsetsTopic, partition};
+  broker::Partition* p = hooks_.partition(tp);
+  if (!p || !p->is_leader()) return later(std::move(done), ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  record::BatchBuildOptions options;
+  Bytes batch = record::build_batch(options, records);
+  broker::LeaderAppend a = p->append_as_leader(std::move(batch), -1, rt_.now());
+  if (a.error != ErrorCode::NONE) return later(std::move(done), a.error);
+  const uint64_t id = next_store_id_++;
+  TimerId timer = rt_.after(Duration::millis(kOffsetCommitTimeoutMs), [this, id] {
+    auto it = pending_stores_.find(id);
+    if (it == pending_stores_.end()) return;
+    auto cb = std::move(it->second.done);
+    pending_stores_.erase(it);
+    cb(ErrorCode::REQUEST_TIMED_OUT);
+  });
+  pending_stores_[id] = PendingStore{tp, a.last_offset + 1, timer, std::move(done)};
+  schedule_store_check();
+}
+
+void GroupCoordinator::on_partition_progress(const broker::TopicPartition& tp) {
+  if (tp.topic == kOffsetsTopic && !pending_stores_.empty()) schedule_store_check();
+}
+
+void GroupCoordinator::schedule_store_check() {
+  if (store_check_scheduled_) return;
+  store_check_scheduled_ = true;
+  // Deferred: progress is reported from inside appends, and callbacks must not re-enter them.
+  rt_.after(Duration{0}, [this] {
+    store_check_scheduled_ = false;
+    check_stores();
+  });
+}
+
+void GroupCoordinator::check_stores() {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, s] : pending_stores_) ids.push_back(id);
+  for (uint64_t id : ids) {
+    auto it = pending_stores_.find(id);
+    if (it == pending_stores_.end()) continue;
+    broker::Partition* p = hooks_.partition(it->second.tp);
+    ErrorCode code = p ? p->check_enough_replicas_reach(it->second.required) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    if (code == ErrorCode::REQUEST_TIMED_OUT) continue;  // still waiting for the high watermark
+    auto cb = std::move(it->second.done);
+    rt_.cancel(it->second.timer);
+    pending_stores_.erase(it);
+    cb(code);
+  }
+}
+
+void GroupCoordinator::fail_stores(int32_t partition, ErrorCode error) {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, s] : pending_stores_)
+    if (s.tp.partition == partition) ids.push_back(id);
+  for (uint64_t id : ids) {
+    auto it = pending_stores_.find(id);
+    auto cb = std::move(it->second.done);
+    rt_.cancel(it->second.timer);
+    pending_stores_.erase(it);
+    cb(error);
+  }
+}
+
+void GroupCoordinator::store_group(GroupMetadata& g, const std::map<std::string, Bytes>& assignment,
+                                   std::function<void(ErrorCode)> done) {
+  GroupMetadataValue v;
+  v.protocol_type = g.protocol_type.value_or("");
+  v.generation = g.generation;
+  v.protocol = g.protocol_name;
+  v.leader = g.leader_id;
+  v.current_state_timestamp = g.state_timestamp_ms;
+  for (const auto& [mid, m] : g.members) {
+    GroupMemberValue mv;
+    mv.member_id = mid;
+    mv.group_instance_id = m.group_instance_id;
+    mv.client_id = m.client_id;
+    mv.client_host = m.client_host;
+    mv.rebalance_timeout_ms = m.rebalance_timeout_ms;
+    mv.session_timeout_ms = m.session_timeout_ms;
+    if (g.protocol_name)
+      if (const Bytes* md = m.metadata(*g.protocol_name)) mv.subscription = *md;
+    auto a = assignment.find(mid);
+    if (a != assignment.end()) mv.assignment = a->second;
+    v.members.push_back(std::move(mv));
+  }
+  record::Record r;
+  r.timestamp = rt_.wall_time_ms();
+  r.key = encode_key(GroupMetadataKey{g.group_id});
+  r.value = encode_value(v);
+  append_records(g.offsets_partition, {r}, std::move(done));
+}
+
+void GroupCoordinator::on_partitions_changed() {
+  const int32_t n = std::max(offsets_partition_count(), config_.offsets_topic_num_partitions);
+  for (int32_t p = 0; p < n; p++) {
+    broker::Partition* part = hooks_.partition(broker::TopicPartition{kOffsetsTopic, p});
+    const bool leader = part && part->is_leader();
+    auto it = owned_.find(p);
+    if (leader) {
+      if (it != owned_.end() && it->second.leader_epoch == part->leader_epoch()) continue;
+      if (it != owned_.end()) unload_partition(p);
+      load_partition(p, part->leader_epoch());
+    } else if (it != owned_.end()) {
+      unload_partition(p);
+    }
+  }
+}
+
+}  // namespace gregor::group

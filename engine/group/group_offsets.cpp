@@ -1,0 +1,296 @@
+// Offsets: OffsetCommit and OffsetFetch, and loading/unloading an offsets partition's groups and
+// offsets when this broker gains or loses its leadership (GroupMetadataManager).
+#include <algorithm>
+
+#include "engine/group/group_coordinator.h"
+#include "engine/group/offsets_topic.h"
+#include "engine/record/batch_split.h"
+
+namespace gregor::group {
+
+using protocol::ErrorCode;
+
+namespace {
+
+// What a committer hears when the append failed (GroupMetadataManager.storeOffsets).
+ErrorCode commit_error(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode::NOT_ENOUGH_REPLICAS:
+    case ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND: return ErrorCode::COORDINATOR_NOT_AVAILABLE;
+    case ErrorCode::NOT_LEADER_OR_FOLLOWER:
+    case ErrorCode::KAFKA_STORAGE_ERROR: return ErrorCode::NOT_COORDINATOR;
+    case ErrorCode::MESSAGE_TOO_LARGE:
+    case ErrorCode::RECORD_LIST_TOO_LARGE:
+    case ErrorCode::INVALID_FETCH_SIZE: return ErrorCode::INVALID_COMMIT_OFFSET_SIZE;
+    default: return e;
+  }
+}
+
+protocol::OffsetCommitResponse commit_response(const protocol::OffsetCommitRequest& req, ErrorCode code) {
+  protocol::OffsetCommitResponse resp;
+  for (const auto& t : req.topics) {
+    protocol::OffsetCommitResponse::OffsetCommitResponseTopic rt;
+    rt.name = t.name;
+    for (const auto& p : t.partitions) rt.partitions.push_back({p.partition_index, code});
+    resp.topics.push_back(std::move(rt));
+  }
+  return resp;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// OffsetCommit.
+
+void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
+                                     std::function<void(const protocol::OffsetCommitResponse&)> respond) {
+  ErrorCode status = coordinator_status(req.group_id);
+  if (status != ErrorCode::NONE) return respond(commit_response(req, status));
+  GroupMetadata* g = find(req.group_id);
+  if (!g) {
+    // A group not relying on Kafka for membership (generation -1) may commit; anything else is
+    // from a generation this coordinator never saw.
+    if (req.generation_id >= 0) return respond(commit_response(req, ErrorCode::ILLEGAL_GENERATION));
+    g = &get_or_create(req.group_id);
+  }
+  ErrorCode check = ErrorCode::NONE;
+  if (g->state == GroupState::kDead) {
+    check = ErrorCode::COORDINATOR_NOT_AVAILABLE;
+  } else if (req.generation_id < 0 && g->state == GroupState::kEmpty) {
+    // A simple (non-member) commit.
+  } else if (g->state == GroupState::kCompletingRebalance) {
+    check = ErrorCode::REBALANCE_IN_PROGRESS;
+  } else if (!g->has(req.member_id)) {
+    check = ErrorCode::UNKNOWN_MEMBER_ID;
+  } else if (req.generation_id != g->generation) {
+    check = ErrorCode::ILLEGAL_GENERATION;
+  } else {
+    // Accepted in Stable and in PreparingRebalance (Kafka's validateOffsetCommit): a commit is as
+    // good as a heartbeat.
+    schedule_heartbeat_expiry(*g, g->members.at(req.member_id));
+  }
+  if (check != ErrorCode::NONE) return respond(commit_response(req, check));
+
+  auto resp = std::make_shared<protocol::OffsetCommitResponse>(commit_response(req, ErrorCode::NONE));
+  std::vector<record::Record> records;
+  std::vector<std::pair<broker::TopicPartition, CommittedOffset>> accepted;
+  const int64_t now_ms = rt_.wall_time_ms();
+  for (size_t ti = 0; ti < req.topics.size(); ti++)
+    for (size_t pi = 0; pi < req.topics[ti].partitions.size(); pi++) {
+      const auto& p = req.topics[ti].partitions[pi];
+      std::string metadata = p.committed_metadata.value_or("");
+      if (metadata.size() > kOffsetMetadataMaxBytes) {
+        resp->topics[ti].partitions[pi].error_code = ErrorCode::OFFSET_METADATA_TOO_LARGE;
+        continue;
+      }
+      CommittedOffset c{p.committed_offset, -1, metadata, now_ms};
+      record::Record r;
+      r.timestamp = now_ms;
+      r.key = encode_key(OffsetCommitKey{req.group_id, req.topics[ti].name, p.partition_index});
+      r.value = encode_value(OffsetCommitValue{c.offset, c.leader_epoch, c.metadata, c.commit_timestamp});
+      records.push_back(std::move(r));
+      accepted.emplace_back(broker::TopicPartition{req.topics[ti].name, p.partition_index}, c);
+    }
+  if (records.empty()) return respond(*resp);
+  const std::string group_id = req.group_id;
+  const std::string member_id = req.member_id;
+  const int32_t generation = req.generation_id;
+  append_records(g->offsets_partition, records, [this, resp, accepted, group_id, member_id, generation, respond](ErrorCode err) {
+    const ErrorCode code = err == ErrorCode::NONE ? ErrorCode::NONE : commit_error(err);
+    GroupMetadata* cg = find(group_id);
+    if (code == ErrorCode::NONE && cg) {
+      for (const auto& [tp, c] : accepted) {
+        cg->offsets[tp] = c;
+        rt_.emit("offset_commit", {{"group", group_id}, {"member", member_id}, {"generation", generation},
+                                   {"topic", tp.topic}, {"partition", tp.partition}, {"offset", c.offset}});
+      }
+    }
+    for (auto& t : resp->topics)
+      for (auto& p : t.partitions)
+        if (p.error_code == ErrorCode::NONE) p.error_code = cg ? code : ErrorCode::NOT_COORDINATOR;
+    respond(*resp);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// OffsetFetch.
+
+protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::OffsetFetchRequest& req, int16_t version) {
+  protocol::OffsetFetchResponse resp;
+  ErrorCode status = coordinator_status(req.group_id);
+  if (status != ErrorCode::NONE) {
+    resp.error_code = status;
+    // v1 has no top-level error: every requested partition carries it.
+    if (req.topics)
+      for (const auto& t : *req.topics) {
+        protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
+        rt.name = t.name;
+        for (int32_t p : t.partition_indexes) rt.partitions.push_back({p, -1, std::string(), version < 2 ? status : ErrorCode::NONE});
+        resp.topics.push_back(std::move(rt));
+      }
+    return resp;
+  }
+  const GroupMetadata* g = group(req.group_id);
+  if (req.topics) {
+    for (const auto& t : *req.topics) {
+      protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
+      rt.name = t.name;
+      for (int32_t p : t.partition_indexes) {
+        protocol::OffsetFetchResponse::OffsetFetchResponsePartition rp{p, -1, std::string(), ErrorCode::NONE};
+        if (g) {
+          auto it = g->offsets.find(broker::TopicPartition{t.name, p});
+          if (it != g->offsets.end()) {
+            rp.committed_offset = it->second.offset;
+            rp.metadata = it->second.metadata;
+          }
+        }
+        rt.partitions.push_back(std::move(rp));
+      }
+      resp.topics.push_back(std::move(rt));
+    }
+  } else if (g) {
+    for (const auto& [tp, c] : g->offsets) {
+      if (resp.topics.empty() || resp.topics.back().name != tp.topic) resp.topics.push_back({tp.topic, {}});
+      resp.topics.back().partitions.push_back({tp.partition, c.offset, c.metadata, ErrorCode::NONE});
+    }
+  }
+  return resp;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading and unloading.
+
+void GroupCoordinator::load_partition(int32_t partition, int32_t leader_epoch) {
+  owned_[partition] = OwnedPartition{leader_epoch, true};
+  rt_.emit("offsets_load_start", {{"topic", kOffsetsTopic}, {"partition", partition}, {"leader_epoch", leader_epoch}});
+  // Asynchronous, as Kafka's loading is: requests meanwhile get COORDINATOR_LOAD_IN_PROGRESS.
+  rt_.after(Duration{0}, [this, partition, leader_epoch] {
+    auto it = owned_.find(partition);
+    if (it == owned_.end() || it->second.leader_epoch != leader_epoch || !it->second.loading) return;
+    int64_t records = 0;
+    Status s = read_offsets_partition(partition, &records);
+    if (!s.is_ok()) {
+      // The log could not be read: stay "loading" (clients retry) and say why.
+      rt_.log("loading " + std::string(kOffsetsTopic) + "-" + std::to_string(partition) + " failed: " + s.to_string());
+      rt_.emit("offsets_load_failed", {{"topic", kOffsetsTopic}, {"partition", partition}, {"error", s.to_string()}});
+      return;
+    }
+    it->second.loading = false;
+    int64_t groups = 0, offsets = 0, members = 0;
+    for (auto& [id, g] : groups_) {
+      if (g->offsets_partition != partition) continue;
+      groups++;
+      offsets += static_cast<int64_t>(g->offsets.size());
+      members += static_cast<int64_t>(g->members.size());
+    }
+    rt_.emit("offsets_load", {{"topic", kOffsetsTopic}, {"partition", partition}, {"leader_epoch", leader_epoch},
+                              {"records", records}, {"groups", groups}, {"offsets", offsets}, {"members", members}});
+  });
+}
+
+Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* records_read) {
+  broker::Partition* p = hooks_.partition(broker::TopicPartition{kOffsetsTopic, partition});
+  if (!p) return Status::error(StatusCode::kNotFound, "no local replica");
+  // The latest record per key wins; a tombstone deletes.
+  std::map<std::pair<std::string, broker::TopicPartition>, std::optional<OffsetCommitValue>> offsets;
+  std::map<std::string, std::optional<GroupMetadataValue>> groups;
+  Offset from = p->log_start_offset();
+  const Offset end = p->log_end_offset();
+  constexpr size_t kReadBytes = 1 << 20;
+  while (from < end) {
+    auto read = p->log().read(from, kReadBytes, end);
+    if (!read) return read.status();
+    if (read->records.empty()) break;
+    auto split = record::split_batches(as_view(read->records), true);
+    if (!split) return split.status();
+    if (split->batches.empty()) break;
+    for (const auto& b : split->batches) {
+      from = Offset{b.header.next_offset()};
+      if (b.header.is_control()) continue;
+      auto recs = record::decode_records(b.bytes);
+      if (!recs) return recs.status();
+      for (const auto& r : *recs) {
+        (*records_read)++;
+        auto decoded = decode_offsets_record(r.key, r.value);
+        if (!decoded) {
+          if (decoded.status().code() == StatusCode::kInvalidArgument) continue;  // a record type Gregor does not know
+          return decoded.status();
+        }
+        if (auto* k = std::get_if<OffsetCommitKey>(&decoded->key))
+          offsets[{k->group, broker::TopicPartition{k->topic, k->partition}}] = decoded->offset_value;
+        else if (auto* gk = std::get_if<GroupMetadataKey>(&decoded->key))
+          groups[gk->group] = decoded->group_value;
+      }
+    }
+  }
+  // Groups with metadata, then groups that only have offsets (simple consumers).
+  for (const auto& [id, value] : groups) {
+    if (!value || partition_for_group(id, offsets_partition_count()) != partition) continue;
+    GroupMetadata& g = get_or_create(id);
+    g.offsets_partition = partition;
+    g.generation = value->generation;
+    g.protocol_type = value->protocol_type.empty() ? std::nullopt : std::optional<std::string>(value->protocol_type);
+    g.protocol_name = value->protocol;
+    g.leader_id = value->leader;
+    g.state_timestamp_ms = value->current_state_timestamp;
+    for (const auto& mv : value->members) {
+      MemberMetadata m;
+      m.member_id = mv.member_id;
+      m.group_instance_id = mv.group_instance_id;
+      m.client_id = mv.client_id;
+      m.client_host = mv.client_host;
+      m.rebalance_timeout_ms = mv.rebalance_timeout_ms;
+      m.session_timeout_ms = mv.session_timeout_ms;
+      m.protocol_type = value->protocol_type;
+      if (value->protocol) m.protocols.emplace_back(*value->protocol, mv.subscription);
+      m.assignment = mv.assignment;
+      g.members[m.member_id] = std::move(m);
+    }
+    // Kafka's loadGroup: a group with members is Stable (its members go on heartbeating to the new
+    // coordinator), one without is Empty.
+    g.state = g.members.empty() ? GroupState::kEmpty : GroupState::kStable;
+    if (g.leader_id && !g.members.count(*g.leader_id)) g.leader_id.reset();
+    for (auto& [mid, m] : g.members) schedule_heartbeat_expiry(g, m);
+  }
+  for (const auto& [key, value] : offsets) {
+    const auto& [group_id, tp] = key;
+    if (!value || partition_for_group(group_id, offsets_partition_count()) != partition) continue;
+    GroupMetadata& g = get_or_create(group_id);
+    g.offsets[tp] = CommittedOffset{value->offset, value->leader_epoch, value->metadata, value->commit_timestamp};
+  }
+  return Status::ok();
+}
+
+void GroupCoordinator::unload_partition(int32_t partition) {
+  owned_.erase(partition);
+  fail_stores(partition, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  std::vector<std::string> ids;
+  for (const auto& [id, g] : groups_)
+    if (g->offsets_partition == partition) ids.push_back(id);
+  for (const auto& id : ids) {
+    auto node = groups_.extract(id);
+    GroupMetadata& g = *node.mapped();
+    rt_.cancel(g.join_timer);
+    for (auto& [mid, t] : g.pending_members) rt_.cancel(t);
+    // Members parked in JoinGroup or SyncGroup learn that this broker no longer coordinates them.
+    for (auto& [mid, m] : g.members) {
+      rt_.cancel(m.heartbeat_timer);
+      if (m.awaiting_join) {
+        protocol::JoinGroupResponse r;
+        r.error_code = ErrorCode::NOT_COORDINATOR;
+        r.generation_id = -1;
+        r.member_id = mid;
+        m.awaiting_join(r);
+      }
+      if (m.awaiting_sync) {
+        protocol::SyncGroupResponse r;
+        r.error_code = ErrorCode::NOT_COORDINATOR;
+        m.awaiting_sync(r);
+      }
+    }
+  }
+  rt_.emit("offsets_unload", {{"topic", kOffsetsTopic}, {"partition", partition}, {"groups", static_cast<int64_t>(ids.size())}});
+}
+
+}  // namespace gregor::group
