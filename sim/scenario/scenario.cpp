@@ -1,0 +1,91 @@
+#include "sim/scenario/scenario.h"
+
+#include "sim/scenario/duration.h"
+
+namespace gregor::sim {
+
+namespace {
+
+std::string list_text(const std::vector<std::string>& v) {
+  if (v.size() == 1) return v[0];
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); i++) s += (i ? ", " : "") + v[i];
+  return s + "]";
+}
+
+std::string groups_text(const std::vector<std::vector<std::string>>& groups) {
+  std::string s;
+  for (size_t i = 0; i < groups.size(); i++) {
+    if (i) s += " | ";
+    s += "[";
+    for (size_t j = 0; j < groups[i].size(); j++) s += (j ? ", " : "") + groups[i][j];
+    s += "]";
+  }
+  return s;
+}
+
+}  // namespace
+
+FaultAction FaultAction::concrete() const {
+  FaultAction c = *this;
+  // Only single-list actions can be rewritten faithfully; partitions keep their groups (whose
+  // members were resolved at the time and are listed in `resolved`).
+  if (!resolved.empty() && groups.empty() && to.empty()) c.targets = resolved;
+  c.label.clear();
+  c.line = 0;
+  return c;
+}
+
+std::string FaultAction::describe() const {
+  std::string s = action;
+  if (action == "partition" || action == "heal") {
+    s += groups.empty() ? " all" : " " + groups_text(groups);
+    if (one_way) s += " (one way)";
+  } else if (action == "clog") {
+    s += " " + list_text(targets) + " -> " + list_text(to) + " for " + format_duration(duration);
+    if (!one_way) s += " (both ways)";
+  } else if (action == "latency") {
+    s += " " + list_text(targets) + " -> " + list_text(to) + " " + format_duration(base) + " +- " + format_duration(jitter);
+  } else {
+    s += " " + list_text(targets);
+    if (!path.empty()) s += " (" + path + ")";
+  }
+  return s;
+}
+
+const Variant* Scenario::find_variant(const std::string& variant_name) const {
+  for (const auto& v : variants)
+    if (v.name == variant_name) return &v;
+  return nullptr;
+}
+
+Result<Scenario> apply_variant(const Scenario& s, const std::string& variant_name) {
+  const Variant* v = s.find_variant(variant_name);
+  if (!v) {
+    std::string names;
+    for (const auto& x : s.variants) names += (names.empty() ? "" : ", ") + x.name;
+    return Status::error(StatusCode::kInvalidArgument, (s.file.empty() ? s.name : s.file) + ": no variant '" + variant_name +
+                                                           "'" + (names.empty() ? " (it has none)" : " (variants: " + names + ")"));
+  }
+  Scenario out = s;
+  out.variant = v->name;
+  for (const auto& [k, val] : v->broker_config) out.broker_config[k] = val;
+  for (auto& t : out.topics)
+    for (const auto& [k, val] : v->topic_config) t.config[k] = val;
+  for (auto& p : out.producers)
+    for (const auto& [k, val] : v->producer_config) p.config[k] = val;
+  for (auto& g : out.groups) {
+    for (const auto& [k, val] : v->group_config) g.config[k] = val;
+    if (v->delivery) g.delivery = *v->delivery;
+  }
+  if (v->expect) out.expect = *v->expect;
+  return out;
+}
+
+Status validate_scenario(const Scenario& s) {
+  // The file format's checks are the scenario's checks: write it out and read it back.
+  auto parsed = parse_scenario(to_yaml(s), s.file.empty() ? s.name + ".yaml" : s.file);
+  return parsed.is_ok() ? Status::ok() : parsed.status();
+}
+
+}  // namespace gregor::sim

@@ -1,0 +1,176 @@
+// Scenario: a parsed scenario file (scenarios/*.yaml), the input of a reproducible run.
+//
+// A scenario names the cluster (brokers, zk servers, network latency), the broker and topic
+// configs with Kafka's keys, the topics, the workloads (producers; consumer groups), a fault
+// schedule at virtual times, the run length and the expectations: which checkers must pass and,
+// for teaching stories, which must fail. Library scenarios carry a `story`: what happens, why,
+// what to look for, and the fix. A scenario may define variants: named overrides of configs and
+// expectations, so that one file holds both the historical behaviour and its fix.
+//
+// docs/scenarios.md describes the file format key by key. The loader (load_scenario) rejects
+// unknown keys and bad values with "file:line: key: problem"; every time is written with a unit.
+// Names: brokers are broker-1..broker-N, zk servers zk-1..zk-M, producers and groups are named in
+// the file; group members are <group>-1, <group>-2, ...
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/core/types.h"
+#include "sim/simulator.h"
+
+namespace gregor::sim {
+
+// Limits on what a file may ask for: a scenario is a teaching or test artefact, not a load test.
+inline constexpr int kScenarioBrokersMax = 16;
+inline constexpr int kScenarioZkServersMax = 5;
+inline constexpr int kScenarioTopicsMax = 16;
+inline constexpr int kScenarioPartitionsMax = 64;
+inline constexpr int kScenarioProducersMax = 16;
+inline constexpr int kScenarioGroupsMax = 8;
+inline constexpr int kScenarioGroupMembersMax = 16;
+inline constexpr int kScenarioFaultsMax = 1000;
+inline constexpr double kScenarioRateMax = 100000;  // records per second per producer
+
+using ConfigMap = std::map<std::string, std::string>;
+
+struct TopicSpec {
+  std::string name;
+  int32_t partitions = 1;
+  int32_t replication_factor = 3;
+  // Manual placement (kafka-topics --replica-assignment "2:3,3:1"): partition -> broker ids, the
+  // first being the preferred leader. Empty: Kafka's spread over the live brokers.
+  std::map<int32_t, std::vector<int32_t>> replica_assignment;
+  ConfigMap config;  // topic-level configs (min.insync.replicas, unclean.leader.election.enable, ...)
+  int line = 0;
+};
+
+struct ProducerSpec {
+  std::string name;
+  std::string topic;
+  double rate_per_sec = 100;
+  std::string keys = "none";  // none | seq | mod:N (see engine/client/producer_node.h)
+  int32_t value_bytes = 100;
+  int64_t records = -1;  // -1: until stop
+  Time start{0};
+  Time stop{INT64_MAX};
+  ConfigMap config;  // producer configs with Kafka's keys (acks, enable.idempotence, linger.ms, ...)
+  int line = 0;
+};
+
+enum class DeliveryMode { kAtMostOnce, kAtLeastOnce, kExactlyOnce };
+const char* delivery_mode_name(DeliveryMode m);
+std::optional<DeliveryMode> parse_delivery_mode(const std::string& s);
+
+struct GroupSpec {
+  std::string name;  // group.id; members are <name>-1 .. <name>-<members>
+  std::vector<std::string> topics;
+  int32_t members = 1;
+  DeliveryMode delivery = DeliveryMode::kAtLeastOnce;
+  Time start{0};
+  ConfigMap config;  // consumer configs with Kafka's keys (session.timeout.ms, max.poll.interval.ms, ...)
+  int line = 0;
+};
+
+// One entry of the fault schedule, or a user action in the dashboard.
+//
+// Actions and their operands:
+//   crash, restart, power-loss, pause, resume, shutdown (controlled), isolate, disk-corrupt: targets
+//   partition, heal: groups (sides whose links are cut or healed); heal with no groups heals all
+//   clog: targets (from) -> to, for `duration`;  latency: targets (from) -> to, base + jitter
+// Targets are names (broker-2, zk-1, producer-1, readers-1) or roles resolved when the fault fires:
+// "leader of orders-0", "follower of orders-0" (the first in-sync follower), "followers of
+// orders-0", "replicas of orders-0", "controller", "brokers", "zookeeper", "clients", "all",
+// "crashed", "paused", "others" (in partition groups: every node in no other group), or a label
+// given to an earlier fault with `as`.
+struct FaultAction {
+  Time at;
+  std::string action;
+  std::vector<std::string> targets;
+  std::vector<std::vector<std::string>> groups;
+  std::vector<std::string> to;
+  Duration duration{0};  // clog
+  Duration base{0}, jitter{0};  // latency
+  bool one_way = false;  // partition, heal, clog: only from the first group (or targets) to the others
+  std::string path;  // disk-corrupt: a file to hit (empty: any)
+  std::string label;  // `as`: later faults may name the nodes this one hit
+  int line = 0;  // in the file it came from (0: added by a user or a generator)
+  // Filled when it fires: the nodes it hit, by name, in the order they were hit.
+  std::vector<std::string> resolved;
+
+  // This action with its role targets replaced by the names they resolved to (for "save as").
+  FaultAction concrete() const;
+  // One line a person reads: "crash leader of orders-0", "partition [broker-1] | [broker-2, zk-1]".
+  std::string describe() const;
+};
+
+struct Expectations {
+  // Checkers that must pass (`pass: all` fills every checker but the ones listed in `fail`).
+  std::vector<std::string> pass;
+  bool pass_all = false;
+  // Checkers that must find a violation: the teaching stories' "this is how it breaks".
+  std::vector<std::string> fail;
+  // At least this many records acknowledged by all producers together (a run where nothing was
+  // written would pass every checker without showing anything).
+  int64_t min_acked = 0;
+  int line = 0;
+};
+
+// Named overrides: `gregor run FILE --variant fixed`.
+struct Variant {
+  std::string name;
+  std::string description;
+  ConfigMap broker_config;    // merged into broker-config
+  ConfigMap topic_config;     // merged into every topic's config
+  ConfigMap producer_config;  // merged into every producer's config
+  ConfigMap group_config;     // merged into every group's config
+  std::optional<DeliveryMode> delivery;  // every group's delivery mode
+  std::optional<Expectations> expect;    // replaces expect
+  int line = 0;
+};
+
+struct Scenario {
+  std::string name;
+  std::string story;
+  std::string file;     // where it was loaded from ("" when built in code)
+  std::string variant;  // the variant applied, "" for the file as written
+  uint64_t seed = 1;    // the seed `gregor run` uses without --seed
+
+  int32_t brokers = 3;
+  int32_t zk_servers = 1;
+  LinkLatency latency;
+  // Brokers that start late: name -> start time. `controller: broker-1` starts the others 500ms
+  // after broker-1, so that broker-1 wins the /controller election.
+  std::map<std::string, Time> broker_start;
+  std::string controller;
+  ConfigMap broker_config;
+
+  std::vector<TopicSpec> topics;
+  std::vector<ProducerSpec> producers;
+  std::vector<GroupSpec> groups;
+  std::vector<FaultAction> faults;  // sorted by time (stable: same-time faults keep file order)
+  Duration length = Duration::seconds(60);
+  Expectations expect;
+  std::vector<Variant> variants;
+
+  const Variant* find_variant(const std::string& name) const;
+};
+
+// Parses a scenario. Errors: "file:line: key: problem" (kInvalidArgument).
+Result<Scenario> parse_scenario(const std::string& text, const std::string& file_name);
+Result<Scenario> load_scenario(const std::string& path);
+// The file form of a scenario (to save an edited or generated one); parse_scenario(to_yaml(s))
+// gives back s.
+std::string to_yaml(const Scenario& s);
+// The scenario with a variant's overrides applied. Error when it has no such variant.
+Result<Scenario> apply_variant(const Scenario& s, const std::string& variant);
+
+// Checks what the parser cannot see alone: names in targets, topics of producers, configs against
+// Kafka's keys. parse_scenario calls it; code that builds a Scenario may call it too.
+Status validate_scenario(const Scenario& s);
+
+}  // namespace gregor::sim

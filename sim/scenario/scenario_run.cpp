@@ -1,0 +1,409 @@
+#include "sim/scenario/scenario_run.h"
+
+#include <algorithm>
+
+#include "engine/client/producer_node.h"
+#include "sim/scenario/duration.h"
+#include "sim/scenario/scenario_checks.h"
+
+namespace gregor::sim {
+
+namespace {
+
+// How often the runner looks whether the cluster is ready for its topics, and they for producers.
+constexpr Duration kSetupPoll = Duration::millis(10);
+// A controlled `controller: broker-1` start: the others start this much later.
+constexpr Duration kControllerHeadStart = Duration::millis(500);
+
+std::string join_names(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+const char* checker_state_name(CheckerState s) {
+  switch (s) {
+    case CheckerState::kPending: return "pending";
+    case CheckerState::kPass: return "pass";
+    case CheckerState::kFail: return "FAIL";
+  }
+  return "?";
+}
+
+bool Verdicts::all_hold() const {
+  for (const auto& e : expectations)
+    if (!e.holds || !*e.holds) return false;
+  return true;
+}
+
+ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
+    : scenario_(s),
+      seed_(seed),
+      options_(opts),
+      end_(Time{0} + (opts.until ? *opts.until : s.length)),
+      timeline_([this](int32_t node) { return name_of(NodeId{node}); }) {
+  SimConfig config;
+  config.latency = s.latency;
+  config.verbose = opts.verbose;
+  if (opts.event_limit > 0) config.event_limit = opts.event_limit;
+  sim_ = std::make_unique<Simulator>(seed, config);
+  add_scenario_checkers(checkers_);
+  reported_.assign(checkers_.checkers().size(), false);
+  sim_->add_listener([this](const TraceEvent& e) { on_event(e); });
+
+  ClusterSpec spec;
+  spec.brokers = s.brokers;
+  spec.zk_servers = s.zk_servers;
+  spec.broker_config = s.broker_config;
+  for (int32_t b = 1; b <= s.brokers; b++) {
+    const std::string name = "broker-" + std::to_string(b);
+    Duration delay{0};
+    if (!s.controller.empty() && s.controller != name) delay = kControllerHeadStart;
+    if (auto it = s.broker_start.find(name); it != s.broker_start.end()) delay = it->second - Time{0};
+    if (delay.us > 0) spec.broker_start_delay[b] = delay;
+  }
+  cluster_ = std::make_unique<Cluster>(*sim_, spec);
+  for (NodeId b : cluster_->broker_ids()) names_[sim_->node_name(b)] = b;
+  for (NodeId z : cluster_->zk_ids()) names_[sim_->node_name(z)] = z;
+
+  // Clients: producers first, then group members, from node 2001 on.
+  std::vector<NodeId> bootstrap = cluster_->broker_ids();
+  int32_t next_id = kFirstClientNodeId;
+  for (const auto& p : s.producers) {
+    client::ProducerConfig pc;
+    Status ok = pc.apply(p.config);
+    GREGOR_ASSERT_MSG(ok.is_ok(), ok.to_string());
+    pc.client_id = p.name;
+    pc.bootstrap_servers = bootstrap;
+    client::ProducerWorkload w;
+    w.topic = p.topic;
+    w.rate_per_sec = p.rate_per_sec;
+    w.value_bytes = p.value_bytes;
+    w.key_pattern = p.keys;
+    w.max_records = p.records;
+    w.start_at = p.start;
+    w.stop_at = p.stop;
+    const NodeId id{next_id++};
+    sim_->add_node(id, p.name, [pc, w](Runtime& rt) { return std::make_unique<client::ProducerNode>(rt, pc, w); }, false);
+    names_[p.name] = id;
+    client_ids_.push_back(id);
+  }
+  resolver_ = std::make_unique<TargetResolver>(*sim_, *cluster_, checkers_.model(), names_);
+  for (const auto& g : s.groups) {
+    // Consumer groups need engine/client's consumer (see docs/scenarios.md, "groups"); their names
+    // are reserved so that targets resolve, and the run says plainly that they do not consume.
+    std::vector<NodeId> members;
+    for (int32_t m = 1; m <= g.members; m++) members.push_back(NodeId{next_id++});
+    resolver_->set_label(g.name, members);
+    labels_.insert(g.name);
+  }
+
+  for (size_t i = 0; i < scenario_.faults.size(); i++)
+    sim_->loop().schedule(scenario_.faults[i].at, [this, i] { fire(scenario_.faults[i]); });
+  sim_->loop().schedule(Time{0} + kSetupPoll, [this] { setup_tick(); });
+  if (!s.groups.empty())
+    timeline_.add(Time{0}, "setup", "consumer groups (" + std::to_string(s.groups.size()) +
+                                        ") are declared but not run: the consumer client is not wired in yet");
+}
+
+ScenarioRun::~ScenarioRun() = default;
+
+std::string ScenarioRun::name_of(NodeId id) const {
+  if (id.value == 0) return "world";
+  if (sim_->has_node(id)) return sim_->node_name(id);
+  return "node-" + std::to_string(id.value);
+}
+
+std::optional<NodeId> ScenarioRun::node_named(const std::string& name) const {
+  auto it = names_.find(name);
+  if (it == names_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ScenarioRun::on_event(const TraceEvent& e) {
+  checkers_.on_event(e);
+  if (e.kind == "produce_ack") acked_ += std::max<int64_t>(1, e.get_int("count", 1));
+  timeline_.on_event(e);
+  const auto& cs = checkers_.checkers();
+  for (size_t i = 0; i < cs.size(); i++)
+    if (!reported_[i] && cs[i]->violation()) {
+      reported_[i] = true;
+      timeline_.add(cs[i]->violation()->time, "violation", "VIOLATION " + std::string(cs[i]->name()) + ": " + cs[i]->violation()->message);
+    }
+}
+
+void ScenarioRun::setup_tick() {
+  if (!topics_requested_) {
+    if (cluster_->ready()) create_topics();
+  } else if (!topics_ready_) {
+    bool ready = true;
+    for (const auto& t : scenario_.topics)
+      if (!cluster_->topic_ready(t.name, t.partitions)) ready = false;
+    if (ready) {
+      topics_ready_ = true;
+      std::vector<std::string> what;
+      for (const auto& t : scenario_.topics) what.push_back(t.name);
+      sim_->emit(Simulator::kWorld, "scenario_ready",
+                 {{"what", scenario_.topics.empty() ? std::string("cluster ready") : "topics ready: " + join_names(what)}});
+      start_clients();
+      return;
+    }
+  }
+  if (sim_->now() + kSetupPoll <= end_) sim_->loop().schedule_after(kSetupPoll, [this] { setup_tick(); });
+}
+
+void ScenarioRun::create_topics() {
+  auto c = cluster_->controller();
+  if (!c) return;
+  broker::Broker* b = cluster_->broker(*c);
+  topics_requested_ = true;
+  for (const auto& t : scenario_.topics) {
+    auto done = [this, name = t.name](protocol::ErrorCode err, std::string message) {
+      if (err != protocol::ErrorCode::NONE)
+        timeline_.add(sim_->now(), "setup", "topic " + name + " could not be created: " + protocol::error_name(err) + " " + message);
+    };
+    if (!t.replica_assignment.empty())
+      b->create_topic_with_assignment(t.name, t.replica_assignment, t.config, done);
+    else
+      b->create_topic(t.name, t.partitions, t.replication_factor, t.config, done);
+  }
+}
+
+void ScenarioRun::start_clients() {
+  for (NodeId id : client_ids_)
+    if (sim_->state(id) == NodeState::kCrashed && sim_->incarnation(id) == 0) sim_->start(id);
+}
+
+std::vector<NodeId> ScenarioRun::resolve_list(const std::vector<std::string>& targets, const std::set<NodeId>& exclude) const {
+  std::set<std::string> names;
+  for (const auto& [n, id] : names_) names.insert(n);
+  std::map<std::string, int32_t> partitions;
+  for (const auto& t : scenario_.topics) partitions[t.name] = t.partitions;
+  std::vector<NodeId> out;
+  for (const auto& text : targets) {
+    auto spec = parse_target(text, names, labels_, partitions);
+    if (!spec) continue;  // checked before firing
+    for (NodeId id : resolver_->resolve(*spec, exclude))
+      if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
+  return out;
+}
+
+Status ScenarioRun::resolve_and_apply(FaultAction& a) {
+  // Check every target first: a bad action changes nothing.
+  {
+    std::set<std::string> names;
+    for (const auto& [n, id] : names_) names.insert(n);
+    std::map<std::string, int32_t> partitions;
+    for (const auto& t : scenario_.topics) partitions[t.name] = t.partitions;
+    auto check = [&](const std::string& t) -> Status {
+      auto spec = parse_target(t, names, labels_, partitions);
+      return spec ? Status::ok() : spec.status();
+    };
+    for (const auto& t : a.targets) GREGOR_RETURN_IF_ERROR(check(t));
+    for (const auto& t : a.to) GREGOR_RETURN_IF_ERROR(check(t));
+    for (const auto& g : a.groups)
+      for (const auto& t : g) GREGOR_RETURN_IF_ERROR(check(t));
+  }
+  static const std::set<std::string> kKnown = {"crash", "restart", "power-loss", "pause",   "resume",  "shutdown",
+                                               "isolate", "partition", "heal", "clog", "latency", "disk-corrupt"};
+  if (!kKnown.count(a.action)) return Status::error(StatusCode::kInvalidArgument, "unknown action '" + a.action + "'");
+
+  std::vector<NodeId> hit;
+  std::vector<std::vector<NodeId>> sides;
+  std::vector<NodeId> to;
+  if (!a.groups.empty()) {
+    // "others" means every node named in no other group, so it resolves last.
+    std::set<NodeId> named;
+    std::vector<int> others_at;
+    for (size_t i = 0; i < a.groups.size(); i++) {
+      bool is_others = a.groups[i].size() == 1 && a.groups[i][0] == "others";
+      if (is_others) {
+        others_at.push_back(static_cast<int>(i));
+        sides.emplace_back();
+        continue;
+      }
+      sides.push_back(resolve_list(a.groups[i]));
+      for (NodeId n : sides.back()) named.insert(n);
+    }
+    for (int i : others_at) sides[static_cast<size_t>(i)] = resolve_list({"others"}, named);
+    for (const auto& s : sides)
+      for (NodeId n : s)
+        if (std::find(hit.begin(), hit.end(), n) == hit.end()) hit.push_back(n);
+  } else {
+    hit = resolve_list(a.targets);
+    to = resolve_list(a.to);
+  }
+
+  a.resolved.clear();
+  std::string hit_text;
+  if (!sides.empty()) {
+    for (size_t i = 0; i < sides.size(); i++) {
+      hit_text += i ? " | [" : "[";
+      for (size_t j = 0; j < sides[i].size(); j++) hit_text += (j ? ", " : "") + name_of(sides[i][j]);
+      hit_text += "]";
+    }
+  } else {
+    for (NodeId n : hit) a.resolved.push_back(name_of(n));
+    hit_text = join_names(a.resolved);
+    if (!to.empty()) {
+      std::vector<std::string> tn;
+      for (NodeId n : to) tn.push_back(name_of(n));
+      hit_text += " -> " + join_names(tn);
+    }
+  }
+  for (NodeId n : hit)
+    if (std::find(a.resolved.begin(), a.resolved.end(), name_of(n)) == a.resolved.end()) a.resolved.push_back(name_of(n));
+  if (!a.label.empty()) {
+    resolver_->set_label(a.label, hit);
+    labels_.insert(a.label);
+  }
+  a.at = sim_->now();
+  applied_.push_back(a);
+  sim_->emit(Simulator::kWorld, "scenario_fault", {{"fault", a.describe()}, {"hit", hit_text}});
+
+  const std::string& act = a.action;
+  if (act == "crash") {
+    for (NodeId n : hit) sim_->crash(n);
+  } else if (act == "restart") {
+    for (NodeId n : hit) sim_->restart(n);
+  } else if (act == "power-loss") {
+    for (NodeId n : hit) sim_->power_loss(n);
+  } else if (act == "pause") {
+    for (NodeId n : hit) sim_->pause(n);
+  } else if (act == "resume") {
+    for (NodeId n : hit) sim_->resume(n);
+  } else if (act == "shutdown") {
+    for (NodeId n : hit)
+      if (n.value >= 1 && n.value <= scenario_.brokers) cluster_->shutdown_broker(n.value);
+  } else if (act == "isolate") {
+    for (NodeId n : hit) sim_->isolate(n);
+  } else if (act == "disk-corrupt") {
+    for (NodeId n : hit) sim_->corrupt_disk(n, a.path);
+  } else if (act == "partition" || act == "heal") {
+    if (act == "heal" && sides.empty()) {
+      sim_->heal_all();
+    } else {
+      for (size_t i = 0; i < sides.size(); i++)
+        for (size_t j = i + 1; j < sides.size(); j++) {
+          std::set<NodeId> from(sides[i].begin(), sides[i].end()), other(sides[j].begin(), sides[j].end());
+          if (from.empty() || other.empty()) continue;
+          if (act == "partition")
+            sim_->partition(from, other, !a.one_way);
+          else
+            sim_->heal(from, other, !a.one_way);
+        }
+    }
+  } else if (act == "clog") {
+    for (NodeId f : hit)
+      for (NodeId t : to) {
+        if (f == t) continue;
+        sim_->clog(f, t, a.duration);
+        if (!a.one_way) sim_->clog(t, f, a.duration);
+      }
+  } else if (act == "latency") {
+    const bool everywhere = a.targets == std::vector<std::string>{"all"} && a.to == std::vector<std::string>{"all"};
+    const LinkLatency l{a.base, a.jitter};
+    if (everywhere) {
+      sim_->set_latency(Simulator::kWorld, Simulator::kWorld, l);
+    } else {
+      for (NodeId f : hit)
+        for (NodeId t : to)
+          if (f != t) sim_->set_latency(f, t, l);
+    }
+  }
+  return Status::ok();
+}
+
+void ScenarioRun::fire(FaultAction a) {
+  Status s = resolve_and_apply(a);
+  if (!s.is_ok()) timeline_.add(sim_->now(), "fault", "fault ignored (" + a.describe() + "): " + s.message());
+}
+
+void ScenarioRun::apply(const FaultAction& a) { (void)try_apply(a); }
+
+Status ScenarioRun::try_apply(const FaultAction& a) {
+  FaultAction copy = a;
+  Status s = resolve_and_apply(copy);
+  if (!s.is_ok()) timeline_.add(sim_->now(), "fault", "action ignored (" + a.describe() + "): " + s.message());
+  return s;
+}
+
+Scenario ScenarioRun::recorded_scenario() const {
+  Scenario out = scenario_;
+  out.faults.clear();
+  for (const auto& a : applied_) out.faults.push_back(a.concrete());
+  out.file.clear();
+  return out;
+}
+
+void ScenarioRun::run_until(Time t) {
+  if (finished_) return;
+  const Time target = std::min(t, end_);
+  RunOutcome o = sim_->run_until(target);
+  if (o == RunOutcome::kEventLimitHit) {
+    event_limit_hit_ = true;
+    timeline_.add(sim_->now(), "violation", "the run hit the simulator's event limit: a livelock or a timer storm");
+    finish();
+    return;
+  }
+  if (sim_->now() >= end_) finish();
+}
+
+void ScenarioRun::finish() {
+  if (finished_) return;
+  finished_ = true;
+  checkers_.finish(sim_->now());
+  timeline_.flush();
+  const auto& cs = checkers_.checkers();
+  for (size_t i = 0; i < cs.size(); i++)
+    if (!reported_[i] && cs[i]->violation()) {
+      reported_[i] = true;
+      timeline_.add(cs[i]->violation()->time, "violation",
+                    "VIOLATION " + std::string(cs[i]->name()) + " (end of run): " + cs[i]->violation()->message);
+    }
+}
+
+Verdicts ScenarioRun::verdicts() const {
+  Verdicts v;
+  v.finished = finished_;
+  v.acked = acked_;
+  std::map<std::string, CheckerState> state;
+  for (const auto& c : checkers_.checkers()) {
+    CheckerVerdict cv;
+    cv.name = c->name();
+    cv.description = c->description();
+    cv.violation = c->violation();
+    cv.state = cv.violation ? CheckerState::kFail : (finished_ && !event_limit_hit_ ? CheckerState::kPass : CheckerState::kPending);
+    state[cv.name] = cv.state;
+    v.checkers.push_back(std::move(cv));
+  }
+  const Expectations& e = scenario_.expect;
+  std::vector<std::string> pass = e.pass;
+  if (e.pass_all)
+    for (const auto& c : checkers_.checkers())
+      if (std::find(e.fail.begin(), e.fail.end(), c->name()) == e.fail.end() &&
+          std::find(pass.begin(), pass.end(), c->name()) == pass.end())
+        pass.push_back(c->name());
+  auto decided = [&](const std::string& name, CheckerState want) -> std::optional<bool> {
+    auto it = state.find(name);
+    if (it == state.end()) return false;  // a checker this build does not have
+    if (it->second == CheckerState::kPending) return std::nullopt;
+    return it->second == want;
+  };
+  for (const auto& name : pass) v.expectations.push_back({name + " must pass", decided(name, CheckerState::kPass)});
+  for (const auto& name : e.fail)
+    v.expectations.push_back({name + " must find a violation", state.count(name) && state[name] == CheckerState::kFail
+                                                                    ? std::optional<bool>(true)
+                                                                    : (finished_ ? std::optional<bool>(false) : std::nullopt)});
+  if (e.min_acked > 0)
+    v.expectations.push_back({"at least " + std::to_string(e.min_acked) + " records acknowledged",
+                              acked_ >= e.min_acked ? std::optional<bool>(true)
+                                                    : (finished_ ? std::optional<bool>(false) : std::nullopt)});
+  if (event_limit_hit_) v.expectations.push_back({"the run completes within the event limit", false});
+  return v;
+}
+
+}  // namespace gregor::sim
