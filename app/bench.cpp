@@ -83,7 +83,9 @@ int cmd_bench(const Args& args) {
       "WHAT:\n"
       "  sim-loop   events/s of the bare event loop and messages/s of the simulated network path\n"
       "  cluster    simulated seconds per wall second: 3 brokers, 6 partitions RF 3, 5,000 records/s acks=all\n"
-      "  log        partition log append/read MiB/s (1 KiB records, 16 KiB batches) vs plain write()/read()\n\n"
+      "  log        partition log append/read MiB/s (1 KiB records, 16 KiB batches) vs plain write()/read()\n"
+      "  zk         conditional writes/s through the zk server: simulated disk, and real files with fdatasync\n"
+      "  e2e        records per wall s through produce -> replicate -> consume: the cluster workload + a 2-member group\n\n"
       "options");
   std::string what;
   uint64_t events = 2'000'000;
@@ -92,9 +94,9 @@ int cmd_bench(const Args& args) {
   bool with_checkers = false;
   desc.add_options()("help,h", "show this help")("events", po::value<uint64_t>(&events)->default_value(events),
                                                   "events (sim-loop)")(
-      "seconds", po::value<double>(&seconds)->default_value(seconds), "simulated seconds (cluster)")(
-      "rate", po::value<double>(&rate)->default_value(rate), "records per second (cluster)")(
-      "checkers", po::bool_switch(&with_checkers), "run the invariant checkers too (cluster)");
+      "seconds", po::value<double>(&seconds)->default_value(seconds), "simulated seconds (cluster, e2e)")(
+      "rate", po::value<double>(&rate)->default_value(rate), "records per second (cluster, e2e)")(
+      "checkers", po::bool_switch(&with_checkers), "run the invariant checkers too (cluster, e2e)");
   po::options_description hidden;
   hidden.add_options()("what", po::value<std::string>(&what));
   po::positional_options_description pos;
@@ -116,6 +118,8 @@ int cmd_bench(const Args& args) {
   if (what == "sim-loop") return bench_sim_loop(events);
   if (what == "cluster") return bench_cluster(seconds, rate, with_checkers);
   if (what == "log") return bench_log();
+  if (what == "zk") return bench_zk();
+  if (what == "e2e") return bench_e2e(seconds, rate, with_checkers);
   std::cerr << "gregor bench: unknown benchmark '" << what << "'\n" << desc << "\n";
   return 2;
 }

@@ -8,8 +8,11 @@ namespace gregor::app {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      {"demo", "the leader-failover story in the simulator: timeline, verdicts, fingerprint", cmd_demo},
       {"bench", "measure Gregor's own speed (sim-loop, ...)", cmd_bench},
+      {"gui", "the dashboard: a scenario live (click to inject faults) or a trace replayed", cmd_gui},
+      {"run", "run a scenario file: timeline, checker verdicts, fingerprint", cmd_run},
+      {"check-determinism", "run each seed of a scenario twice and compare the runs", cmd_check_determinism},
+      {"swarm", "random clusters and fault schedules over many seeds, with checkers and a shrinker", cmd_swarm},
   };
   return list;
 }

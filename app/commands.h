@@ -22,13 +22,16 @@ struct Command {
 const std::vector<Command>& commands();
 
 int cmd_bench(const Args& args);
-int cmd_demo(const Args& args);
 int cmd_gui(const Args& args);
 int cmd_run(const Args& args);
 int cmd_check_determinism(const Args& args);
 int cmd_swarm(const Args& args);
 int bench_cluster(double simulated_seconds, double rate, bool with_checkers);
+// gregor bench e2e (app/bench_e2e.cpp): produce -> replicate -> consume through a 2-member group.
+int bench_e2e(double simulated_seconds, double rate, bool with_checkers);
 // gregor bench log (app/bench_log.cpp): the partition log against plain POSIX I/O.
 int bench_log();
+// gregor bench zk (app/bench_zk.cpp): conditional writes per second, simulated disk and real files.
+int bench_zk();
 
 }  // namespace gregor::app

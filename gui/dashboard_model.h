@@ -1,0 +1,171 @@
+// DashboardModel: the snapshot the dashboard draws, and nothing else. A plain struct, computed from
+// trace events (ModelBuilder) at one virtual time, so the views never touch the simulator and the
+// same views serve a live run and a replayed trace. Tests check it against the simulator's state.
+//
+// Vocabulary is Kafka's: LEO (log end offset), HW (high watermark), ISR, leader epoch, preferred
+// leader, under-replicated / under-min-ISR / offline partitions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/core/types.h"
+
+namespace gregor::gui {
+
+enum class NodeKind { kBroker, kZk, kClient };
+enum class NodeStatus { kAlive, kPaused, kCrashed, kPoweredOff };
+
+const char* node_kind_name(NodeKind k);
+const char* node_status_name(NodeStatus s);
+// Brokers are 1..1000, zk servers 1001..2000, clients from 2001 (sim/cluster.h).
+NodeKind node_kind_of(int32_t id);
+
+struct NodeModel {
+  int32_t id = 0;
+  std::string name;
+  NodeKind kind = NodeKind::kBroker;
+  NodeStatus status = NodeStatus::kAlive;
+  bool controller = false;   // the active controller (brokers)
+  bool registered = false;   // /brokers/ids/N exists (brokers)
+  int cut_links = 0;         // directed links from or to this node that are cut
+  bool isolated = false;     // every link to every other node is cut
+  uint64_t incarnation = 0;  // 1 at first start, +1 per restart
+  int32_t leaderships = 0;   // partitions this broker leads (as the controller last wrote it)
+};
+
+// Both directions between a pair of nodes (a < b).
+struct LinkModel {
+  int32_t a = 0, b = 0;
+  bool cut_ab = false, cut_ba = false;
+  // Messages seen on the link in the recent traffic window, by kind.
+  int fetch = 0, produce = 0, control = 0;
+};
+
+enum class TrafficKind { kFetch, kProduce, kControl, kZk, kError };
+const char* traffic_kind_name(TrafficKind k);
+
+// A message on its way, as a dot at `progress` (0 at the sender, 1 at the receiver).
+struct MessageDot {
+  int32_t from = 0, to = 0;
+  TrafficKind kind = TrafficKind::kFetch;
+  float progress = 0;
+};
+
+// Offsets [start, end) of one replica's log written in one leader epoch.
+struct EpochRun {
+  int64_t start = 0, end = 0;
+  int32_t epoch = 0;
+};
+
+struct ReplicaRowModel {
+  int32_t broker = -1;
+  bool alive = true;        // the broker process runs (not crashed or powered off)
+  bool paused = false;
+  bool leader = false;      // the partition's leader as the controller last wrote it
+  bool acting_leader = false;  // the replica itself believes it leads (a zombie leader can)
+  bool in_isr = false;
+  bool has_log = false;     // the replica opened its log (it exists on this broker)
+  int32_t leader_epoch = -1;  // the epoch this replica last accepted
+  int64_t log_start = 0, leo = 0, hw = 0;
+  std::vector<EpochRun> runs;  // the log, merged by epoch, oldest first
+  int64_t lag = 0;             // the leader's LEO minus this LEO (followers)
+  // How long since the follower last had the leader's LEO: 0 caught up, -1 never.
+  int64_t since_caught_up_ms = 0;
+};
+
+struct PartitionModel {
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader = -1;  // -1: none (offline)
+  int32_t leader_epoch = -1;
+  std::vector<int32_t> replicas;  // in preference order (the first is the preferred leader)
+  std::vector<int32_t> isr;
+  int32_t preferred_leader = -1;
+  bool leader_alive = false;
+  int64_t hw = 0, leo = 0;  // the leader's
+  int32_t min_insync_replicas = 1;
+  bool unclean_leader_election = false;
+  bool under_replicated = false;  // ISR smaller than the replicas
+  bool under_min_isr = false;     // ISR smaller than min.insync.replicas
+  bool at_min_isr = false;
+  bool offline = false;           // no leader, or a leader that is down
+  int32_t leader_changes = 0, isr_changes = 0;
+  std::vector<ReplicaRowModel> rows;  // in replica order
+};
+
+// kafka-consumer-groups --describe, one row per partition a group consumes.
+struct GroupOffsetModel {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t committed = -1;  // CURRENT-OFFSET; -1 shown as "-"
+  int64_t log_end = -1;    // LOG-END-OFFSET (the partition's HW: what a consumer can read)
+  int64_t lag = -1;
+  std::string member;      // CONSUMER-ID
+  int32_t client = -1;     // the consuming node
+};
+
+struct GroupMemberModel {
+  std::string member_id;
+  int32_t client = -1;
+  std::string client_name;
+  std::vector<std::string> assignment;  // "orders-0", ...
+};
+
+struct GroupModel {
+  std::string group;
+  std::string state = "Unknown";  // Empty, PreparingRebalance, CompletingRebalance, Stable, Dead
+  int32_t generation = -1;
+  int32_t coordinator = -1;
+  std::vector<GroupMemberModel> members;
+  std::vector<GroupOffsetModel> offsets;
+  int64_t total_lag = 0;
+  int64_t consumed = 0;
+};
+
+// Kafka's broker metrics, cluster-wide.
+struct HealthModel {
+  int under_replicated = 0;   // UnderReplicatedPartitions
+  int under_min_isr = 0;      // UnderMinIsrPartitionCount
+  int offline = 0;            // OfflinePartitionsCount
+  int active_controllers = 0; // ActiveControllerCount (summed)
+  int brokers_alive = 0, brokers_total = 0;
+  int64_t isr_shrinks = 0, isr_expands = 0;
+  int64_t leader_elections = 0, unclean_elections = 0;
+  int64_t produce_acked = 0;     // batches acknowledged to producers
+  int64_t produce_errors = 0;    // failed produce attempts seen by producers
+  int64_t produce_rejected = 0;  // partition errors at leaders (NOT_ENOUGH_REPLICAS, ...)
+  std::string last_produce_error;
+};
+
+enum class VerdictState { kPending, kPass, kFail };
+
+struct VerdictModel {
+  std::string checker;
+  std::string description;
+  VerdictState state = VerdictState::kPending;
+  Time at{0};
+  std::string message;
+};
+
+struct DashboardModel {
+  Time now{0};
+  int32_t controller = -1;
+  int32_t controller_epoch = 0;
+  std::vector<NodeModel> nodes;        // by id
+  std::vector<LinkModel> links;        // by (a, b)
+  std::vector<MessageDot> dots;
+  std::vector<PartitionModel> partitions;  // by (topic, partition)
+  std::vector<GroupModel> groups;          // by name
+  HealthModel health;
+  std::map<std::string, std::map<std::string, std::string>> topic_configs;  // non-default, per topic
+  std::vector<VerdictModel> verdicts;
+
+  const NodeModel* node(int32_t id) const;
+  const PartitionModel* partition(const std::string& topic, int32_t p) const;
+  const GroupModel* group(const std::string& name) const;
+};
+
+}  // namespace gregor::gui

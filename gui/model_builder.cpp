@@ -1,0 +1,569 @@
+#include "gui/model_builder.h"
+
+#include <algorithm>
+
+#include "engine/broker/zk_data.h"
+#include "engine/core/bytes.h"
+
+namespace gregor::gui {
+
+namespace {
+
+// The traffic ring keeps this many recent messages; dots and link counts read from it.
+constexpr size_t kTrafficKept = 4096;
+// At most this many dots per link and direction, so a busy link stays readable.
+constexpr int kDotsPerLink = 6;
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(sep, i);
+    if (j == std::string::npos) j = s.size();
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+bool truthy(const std::string& v) { return v == "true" || v == "1"; }
+
+}  // namespace
+
+const char* node_kind_name(NodeKind k) {
+  switch (k) {
+    case NodeKind::kBroker: return "broker";
+    case NodeKind::kZk: return "zk";
+    case NodeKind::kClient: return "client";
+  }
+  return "?";
+}
+
+const char* node_status_name(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::kAlive: return "alive";
+    case NodeStatus::kPaused: return "paused";
+    case NodeStatus::kCrashed: return "crashed";
+    case NodeStatus::kPoweredOff: return "powered off";
+  }
+  return "?";
+}
+
+NodeKind node_kind_of(int32_t id) {
+  if (id >= 2001) return NodeKind::kClient;
+  if (id >= 1001) return NodeKind::kZk;
+  return NodeKind::kBroker;
+}
+
+const char* traffic_kind_name(TrafficKind k) {
+  switch (k) {
+    case TrafficKind::kFetch: return "fetch";
+    case TrafficKind::kProduce: return "produce";
+    case TrafficKind::kControl: return "controller";
+    case TrafficKind::kZk: return "zk";
+    case TrafficKind::kError: return "error";
+  }
+  return "?";
+}
+
+const NodeModel* DashboardModel::node(int32_t id) const {
+  for (const auto& n : nodes)
+    if (n.id == id) return &n;
+  return nullptr;
+}
+
+const PartitionModel* DashboardModel::partition(const std::string& topic, int32_t p) const {
+  for (const auto& m : partitions)
+    if (m.topic == topic && m.partition == p) return &m;
+  return nullptr;
+}
+
+const GroupModel* DashboardModel::group(const std::string& name) const {
+  for (const auto& g : groups)
+    if (g.group == name) return &g;
+  return nullptr;
+}
+
+// ---- Applying events ---------------------------------------------------------------------------
+
+void ModelBuilder::apply(const TraceEvent& e) {
+  last_time_ = e.time;
+  applied_++;
+  const std::string& k = e.kind;
+  const int32_t node = e.node.value;
+  if (node == 0) return on_world(e);
+  if (starts_with(k, "zk_")) on_zk(e);
+  if (e.find("group")) on_group(e);
+
+  if (k == "log_append") {
+    before_append(e);
+    replicas_.apply(e);
+    after_append(e);
+    return;
+  }
+  replicas_.apply(e);
+
+  if (k == "broker_register") {
+    nodes_[node].registered = true;
+    add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
+  } else if (k == "broker_session_expired") {
+    nodes_[node].registered = false;
+  } else if (k == "controller_elected") {
+    controller_ = node;
+    controller_epoch_ = static_cast<int32_t>(e.get_int("controller_epoch"));
+    add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
+  } else if (k == "controller_resigned") {
+    if (controller_ == node) controller_ = -1;
+  } else if (k == "leader_change" || k == "partition_offline") {
+    auto key = sim::partition_key(e);
+    auto& p = partitions_[key];
+    const int32_t epoch = static_cast<int32_t>(e.get_int("leader_epoch"));
+    if (epoch >= p.leader_epoch) {
+      const int32_t old_leader = p.leader;
+      p.leader = static_cast<int32_t>(e.get_int("leader", -1));
+      p.leader_epoch = epoch;
+      p.isr = sim::parse_int_list(e.get_string("isr"));
+      if (p.has_leader_record && old_leader != p.leader) p.leader_changes++;
+      p.has_leader_record = true;
+    }
+    if (k == "leader_change") {
+      counters_.leader_elections++;
+      if (e.get_string("reason") == "unclean") counters_.unclean_elections++;
+    }
+    // LeaderAndIsr from the controller to the partition's replicas.
+    for (int32_t r : replica_list(key, p))
+      if (r != node) add_traffic(e.time, node, r, TrafficKind::kControl);
+  } else if (k == "isr_change") {
+    auto key = sim::partition_key(e);
+    auto& p = partitions_[key];
+    if (e.get_int("leader_epoch") == p.leader_epoch) {
+      p.isr = sim::parse_int_list(e.get_string("isr"));
+      p.isr_changes++;
+    }
+    if (e.get_string("direction") == "shrink")
+      counters_.isr_shrinks++;
+    else
+      counters_.isr_expands++;
+    add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
+  } else if (k == "become_leader") {
+    // Kafka gives in-sync followers a fresh lag window when a leader takes over.
+    auto key = sim::partition_key(e);
+    for (int32_t r : sim::parse_int_list(e.get_string("isr")))
+      if (r != node) caught_up_[{r, key}] = e.time;
+  } else if (k == "topic_deleted") {
+    const std::string topic = e.get_string("topic");
+    for (auto it = partitions_.begin(); it != partitions_.end();)
+      it = it->first.first == topic ? partitions_.erase(it) : std::next(it);
+    topic_configs_.erase(topic);
+  } else if (k == "produce_ack") {
+    counters_.produce_acked++;
+    const auto* p = replicas_.partition(sim::partition_key(e));
+    if (p && p->leader >= 0) add_traffic(e.time, node, p->leader, TrafficKind::kProduce);
+  } else if (k == "produce_error") {
+    counters_.produce_errors++;
+    counters_.last_produce_error = e.get_string("error");
+    const auto* p = replicas_.partition(sim::partition_key(e));
+    if (p && p->leader >= 0) add_traffic(e.time, node, p->leader, TrafficKind::kError);
+  } else if (k == "produce_rejected") {
+    counters_.produce_rejected++;
+    counters_.last_produce_error = e.get_string("error");
+  }
+}
+
+void ModelBuilder::on_world(const TraceEvent& e) {
+  const std::string& k = e.kind;
+  const int32_t target = static_cast<int32_t>(e.get_int("target", -1));
+  if (k == "node_start" || k == "node_restart") {
+    auto& n = nodes_[target];
+    n.name = e.get_string("name", n.name);
+    n.status = NodeStatus::kAlive;
+    n.incarnation = static_cast<uint64_t>(e.get_int("incarnation", static_cast<int64_t>(n.incarnation + 1)));
+  } else if (k == "node_crash") {
+    nodes_[target].status = NodeStatus::kCrashed;
+    nodes_[target].registered = false;
+  } else if (k == "power_loss") {
+    nodes_[target].status = NodeStatus::kPoweredOff;
+    nodes_[target].registered = false;
+  } else if (k == "node_pause") {
+    nodes_[target].status = NodeStatus::kPaused;
+  } else if (k == "node_resume") {
+    nodes_[target].status = NodeStatus::kAlive;
+  } else if (k == "partition" || k == "heal") {
+    const bool both = e.get_int("both_ways", 1) != 0;
+    for (int32_t a : sim::parse_int_list(e.get_string("from")))
+      for (int32_t b : sim::parse_int_list(e.get_string("to"))) {
+        if (a == b) continue;
+        if (k == "partition") {
+          cuts_.insert({a, b});
+          if (both) cuts_.insert({b, a});
+        } else {
+          cuts_.erase({a, b});
+          if (both) cuts_.erase({b, a});
+        }
+      }
+  } else if (k == "heal_all") {
+    cuts_.clear();
+  }
+}
+
+void ModelBuilder::on_zk(const TraceEvent& e) {
+  const std::string& k = e.kind;
+  const std::string path = e.get_string("path");
+  if (k == "zk_delete" && path == "/controller") {
+    controller_ = -1;
+    return;
+  }
+  if (k != "zk_create" && k != "zk_set" && k != "zk_node") return;
+  const std::string data = e.get_string("data");
+  static const std::string kTopics = "/brokers/topics/";
+  static const std::string kConfigs = "/config/topics/";
+  if (starts_with(path, kTopics) && path.find('/', kTopics.size()) == std::string::npos) {
+    auto a = broker::TopicAssignment::decode(as_view(data));
+    if (!a.is_ok()) return;
+    const std::string topic = path.substr(kTopics.size());
+    for (const auto& [p, replicas] : a->partitions) partitions_[{topic, p}].replicas = replicas;
+  } else if (starts_with(path, kConfigs)) {
+    auto c = broker::decode_topic_config(as_view(data));
+    if (c.is_ok()) topic_configs_[path.substr(kConfigs.size())] = *c;
+  }
+}
+
+// Consumer-group events (docs/trace-events.md): each carries "group"; offsets and assignments
+// name topic and partition. Unknown kinds with a group field only keep the group visible.
+void ModelBuilder::on_group(const TraceEvent& e) {
+  const std::string& k = e.kind;
+  auto& g = groups_[e.get_string("group")];
+  const int32_t node = e.node.value;
+  if (const auto* f = e.find("state"); f && std::holds_alternative<std::string>(f->value)) g.state = e.get_string("state");
+  if (e.find("generation")) g.generation = static_cast<int32_t>(e.get_int("generation"));
+  if (node_kind_of(node) == NodeKind::kBroker && starts_with(k, "group_")) g.coordinator = node;
+  const std::string member = e.get_string("member_id", e.get_string("member"));
+  if (k == "group_member_join" || k == "group_join") {
+    if (!member.empty()) {
+      auto& m = g.members[member];
+      m.member_id = member;
+      m.client = static_cast<int32_t>(e.get_int("client", node_kind_of(node) == NodeKind::kClient ? node : -1));
+      m.client_name = e.get_string("client_id", m.client_name);
+    }
+  } else if (k == "group_member_leave" || k == "group_member_expire" || k == "group_leave") {
+    g.members.erase(member);
+    for (auto it = g.owners.begin(); it != g.owners.end();)
+      it = it->second.first == member ? g.owners.erase(it) : std::next(it);
+  } else if (k == "group_assignment" || k == "consumer_assignment") {
+    for (auto it = g.owners.begin(); it != g.owners.end();)
+      it = it->second.first == member ? g.owners.erase(it) : std::next(it);
+    auto& m = g.members[member];
+    m.member_id = member;
+    if (node_kind_of(node) == NodeKind::kClient) m.client = node;
+    m.assignment.clear();
+    for (const std::string& tp : split(e.get_string("assignment"), ',')) {
+      m.assignment.push_back(tp);
+      size_t dash = tp.rfind('-');
+      if (dash == std::string::npos) continue;
+      g.owners[{tp.substr(0, dash), static_cast<int32_t>(std::strtol(tp.c_str() + dash + 1, nullptr, 10))}] = {member, m.client};
+    }
+  } else if (k == "offset_commit" || k == "commit") {
+    g.committed[sim::partition_key(e)] = e.get_int("offset");
+  } else if (k == "consume") {
+    g.consumed += std::max<int64_t>(1, e.get_int("count", 1));
+    const auto* p = replicas_.partition(sim::partition_key(e));
+    if (p && p->leader >= 0) add_traffic(e.time, p->leader, node, TrafficKind::kFetch);
+  }
+}
+
+void ModelBuilder::before_append(const TraceEvent& e) {
+  if (e.get_string("role") != "leader") return;
+  // Followers that had the leader's whole log were caught up until this moment.
+  auto key = sim::partition_key(e);
+  const auto* leader = replicas_.replica(e.node.value, key);
+  const int64_t old_leo = leader ? leader->leo : 0;
+  auto it = partitions_.find(key);
+  if (it == partitions_.end()) return;
+  for (int32_t r : replica_list(key, it->second)) {
+    if (r == e.node.value) continue;
+    const auto* f = replicas_.replica(r, key);
+    if (f && f->leo >= old_leo) caught_up_[{r, key}] = e.time;
+  }
+}
+
+void ModelBuilder::after_append(const TraceEvent& e) {
+  if (e.get_string("role") == "leader") return;
+  auto key = sim::partition_key(e);
+  const auto* view = replicas_.partition(key);
+  if (!view || view->leader < 0) return;
+  add_traffic(e.time, view->leader, e.node.value, TrafficKind::kFetch);
+  const auto* leader = replicas_.replica(view->leader, key);
+  const auto* self = replicas_.replica(e.node.value, key);
+  if (leader && self && self->leo >= leader->leo) caught_up_[{e.node.value, key}] = e.time;
+}
+
+void ModelBuilder::add_traffic(Time at, int32_t from, int32_t to, TrafficKind kind) {
+  if (from <= 0 || to <= 0 || from == to) return;
+  traffic_.push_back({at, from, to, kind});
+  if (traffic_.size() > kTrafficKept) traffic_.pop_front();
+}
+
+// ---- Reading -----------------------------------------------------------------------------------
+
+bool ModelBuilder::alive(int32_t node) const {
+  auto it = nodes_.find(node);
+  return it != nodes_.end() && (it->second.status == NodeStatus::kAlive || it->second.status == NodeStatus::kPaused);
+}
+
+int32_t ModelBuilder::min_isr(const std::string& topic) const {
+  auto t = topic_configs_.find(topic);
+  if (t != topic_configs_.end()) {
+    auto v = t->second.find("min.insync.replicas");
+    if (v != t->second.end()) return static_cast<int32_t>(std::strtol(v->second.c_str(), nullptr, 10));
+  }
+  return defaults_.min_insync_replicas;
+}
+
+bool ModelBuilder::unclean(const std::string& topic) const {
+  auto t = topic_configs_.find(topic);
+  if (t != topic_configs_.end()) {
+    auto v = t->second.find("unclean.leader.election.enable");
+    if (v != t->second.end()) return truthy(v->second);
+  }
+  return defaults_.unclean_leader_election;
+}
+
+int32_t ModelBuilder::any_zk() const {
+  for (const auto& [id, n] : nodes_)
+    if (node_kind_of(id) == NodeKind::kZk && n.status == NodeStatus::kAlive) return id;
+  for (const auto& [id, n] : nodes_)
+    if (node_kind_of(id) == NodeKind::kZk) return id;
+  return -1;
+}
+
+std::vector<int32_t> ModelBuilder::replica_list(const sim::PartitionKey& key, const PartitionState& p) const {
+  std::vector<int32_t> out = p.replicas;
+  // Without the assignment znode (a trace that starts late), the brokers holding a log stand in.
+  if (out.empty()) {
+    for (const auto& [rk, log] : replicas_.replicas())
+      if (rk.second == key && !contains(out, rk.first)) out.push_back(rk.first);
+    std::sort(out.begin(), out.end());
+  }
+  return out;
+}
+
+PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const PartitionState& p, Time now) const {
+  PartitionModel m;
+  m.topic = key.first;
+  m.partition = key.second;
+  m.replicas = replica_list(key, p);
+  m.preferred_leader = m.replicas.empty() ? -1 : m.replicas.front();
+  m.leader = p.leader;
+  m.leader_epoch = p.leader_epoch;
+  m.isr = p.isr;
+  m.leader_alive = p.leader >= 0 && alive(p.leader);
+  m.min_insync_replicas = min_isr(key.first);
+  m.unclean_leader_election = unclean(key.first);
+  m.leader_changes = p.leader_changes;
+  m.isr_changes = p.isr_changes;
+  m.offline = p.leader < 0;
+  const int isr_size = static_cast<int>(m.isr.size());
+  m.under_replicated = !m.offline && isr_size < static_cast<int>(m.replicas.size());
+  m.under_min_isr = !m.offline && isr_size < m.min_insync_replicas;
+  m.at_min_isr = !m.offline && isr_size == m.min_insync_replicas;
+
+  // LEO and HW of the partition are the acting leader's (the broker that last took leadership).
+  const auto* view = replicas_.partition(key);
+  const int32_t acting = view ? view->leader : -1;
+  const auto* leader_log = acting >= 0 ? replicas_.replica(acting, key) : nullptr;
+  if (leader_log) {
+    m.leo = leader_log->leo;
+    m.hw = leader_log->hw;
+  }
+  for (int32_t b : m.replicas) {
+    ReplicaRowModel row;
+    row.broker = b;
+    auto n = nodes_.find(b);
+    row.alive = alive(b);
+    row.paused = n != nodes_.end() && n->second.status == NodeStatus::kPaused;
+    row.leader = b == p.leader;
+    row.in_isr = contains(p.isr, b);
+    const auto* log = replicas_.replica(b, key);
+    row.has_log = log != nullptr;
+    if (log) {
+      row.acting_leader = log->leader;
+      row.leader_epoch = log->leader_epoch;
+      row.leo = log->leo;
+      row.hw = log->hw;
+      row.log_start = log->batches.empty() ? log->leo : log->batches.begin()->first;
+      for (const auto& [base, batch] : log->batches) {
+        if (!row.runs.empty() && row.runs.back().epoch == batch.epoch && row.runs.back().end == base)
+          row.runs.back().end = batch.last_offset + 1;
+        else
+          row.runs.push_back({base, batch.last_offset + 1, batch.epoch});
+      }
+    }
+    if (b == acting || !leader_log) {
+      row.lag = 0;
+      row.since_caught_up_ms = 0;
+    } else {
+      row.lag = std::max<int64_t>(0, m.leo - row.leo);
+      if (row.lag == 0) {
+        row.since_caught_up_ms = 0;
+      } else {
+        auto c = caught_up_.find({b, key});
+        row.since_caught_up_ms = c == caught_up_.end() ? -1 : (now - c->second).ms();
+      }
+    }
+    m.rows.push_back(std::move(row));
+  }
+  return m;
+}
+
+HealthModel ModelBuilder::health() const {
+  HealthModel h = counters_;
+  for (const auto& [key, p] : partitions_) {
+    if (!p.has_leader_record) continue;
+    const bool offline = p.leader < 0;
+    const int isr_size = static_cast<int>(p.isr.size());
+    const size_t replicas = p.replicas.empty() ? p.isr.size() : p.replicas.size();
+    if (offline) h.offline++;
+    if (!offline && static_cast<size_t>(isr_size) < replicas) h.under_replicated++;
+    if (!offline && isr_size < min_isr(key.first)) h.under_min_isr++;
+  }
+  for (const auto& [id, n] : nodes_) {
+    if (node_kind_of(id) != NodeKind::kBroker) continue;
+    h.brokers_total++;
+    if (alive(id)) h.brokers_alive++;
+  }
+  h.active_controllers = controller_ >= 0 && alive(controller_) ? 1 : 0;
+  return h;
+}
+
+std::map<std::string, int64_t> ModelBuilder::group_lags() const {
+  std::map<std::string, int64_t> out;
+  for (const auto& [name, g] : groups_) {
+    int64_t lag = 0;
+    for (const auto& [tp, committed] : g.committed) {
+      const auto* view = replicas_.partition(tp);
+      const auto* log = view && view->leader >= 0 ? replicas_.replica(view->leader, tp) : nullptr;
+      if (log) lag += std::max<int64_t>(0, log->hw - committed);
+    }
+    out[name] = lag;
+  }
+  return out;
+}
+
+DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
+  DashboardModel m;
+  m.now = now;
+  m.controller = controller_;
+  m.controller_epoch = controller_epoch_;
+  m.health = health();
+  m.topic_configs = topic_configs_;
+
+  std::map<int32_t, size_t> index;
+  for (const auto& [id, n] : nodes_) {
+    NodeModel nm;
+    nm.id = id;
+    nm.name = n.name.empty() ? std::string(node_kind_name(node_kind_of(id))) + "-" + std::to_string(id) : n.name;
+    nm.kind = node_kind_of(id);
+    nm.status = n.status;
+    nm.controller = id == controller_;
+    nm.registered = n.registered;
+    nm.incarnation = n.incarnation;
+    index[id] = m.nodes.size();
+    m.nodes.push_back(std::move(nm));
+  }
+  for (const auto& [from, to] : cuts_) {
+    if (index.count(from)) m.nodes[index[from]].cut_links++;
+    if (index.count(to)) m.nodes[index[to]].cut_links++;
+  }
+  const int others = static_cast<int>(m.nodes.size()) - 1;
+  for (auto& n : m.nodes) n.isolated = others > 0 && n.cut_links >= 2 * others;
+
+  for (const auto& [key, p] : partitions_) {
+    if (!p.has_leader_record && p.replicas.empty()) continue;
+    m.partitions.push_back(partition_model(key, p, now));
+    const auto& pm = m.partitions.back();
+    if (pm.leader >= 0 && index.count(pm.leader)) m.nodes[index[pm.leader]].leaderships++;
+  }
+
+  // Links: every broker pair, every broker with every zk server, every client with every broker.
+  std::map<std::pair<int32_t, int32_t>, LinkModel> links;
+  for (const auto& a : m.nodes)
+    for (const auto& b : m.nodes) {
+      if (a.id >= b.id) continue;
+      // Ids order brokers before zk servers before clients: every link has a broker at one end.
+      if (a.kind != NodeKind::kBroker) continue;
+      LinkModel l;
+      l.a = a.id;
+      l.b = b.id;
+      links[{a.id, b.id}] = l;
+    }
+  for (const auto& [from, to] : cuts_) {
+    auto it = links.find({std::min(from, to), std::max(from, to)});
+    if (it == links.end()) {
+      LinkModel l;
+      l.a = std::min(from, to);
+      l.b = std::max(from, to);
+      it = links.emplace(std::make_pair(l.a, l.b), l).first;
+    }
+    (from < to ? it->second.cut_ab : it->second.cut_ba) = true;
+  }
+  std::map<std::pair<int32_t, int32_t>, int> dots_per_direction;
+  for (auto it = traffic_.rbegin(); it != traffic_.rend(); ++it) {
+    if (it->at > now) continue;
+    if (now - it->at > traffic_window) break;
+    auto l = links.find({std::min(it->from, it->to), std::max(it->from, it->to)});
+    if (l != links.end()) {
+      if (it->kind == TrafficKind::kFetch) l->second.fetch++;
+      else if (it->kind == TrafficKind::kProduce || it->kind == TrafficKind::kError) l->second.produce++;
+      else l->second.control++;
+    }
+    int& shown = dots_per_direction[{it->from, it->to}];
+    if (shown >= kDotsPerLink) continue;
+    shown++;
+    MessageDot d;
+    d.from = it->from;
+    d.to = it->to;
+    d.kind = it->kind;
+    d.progress = traffic_window.us > 0 ? static_cast<float>(static_cast<double>((now - it->at).us) / static_cast<double>(traffic_window.us)) : 1.0f;
+    m.dots.push_back(d);
+  }
+  for (auto& [k, l] : links) m.links.push_back(l);
+
+  for (const auto& [name, g] : groups_) {
+    GroupModel gm;
+    gm.group = name;
+    gm.state = g.state;
+    gm.generation = g.generation;
+    gm.coordinator = g.coordinator;
+    gm.consumed = g.consumed;
+    for (const auto& [id, member] : g.members) gm.members.push_back(member);
+    std::set<sim::PartitionKey> tps;
+    for (const auto& [tp, off] : g.committed) tps.insert(tp);
+    for (const auto& [tp, owner] : g.owners) tps.insert(tp);
+    for (const auto& tp : tps) {
+      GroupOffsetModel o;
+      o.topic = tp.first;
+      o.partition = tp.second;
+      auto c = g.committed.find(tp);
+      if (c != g.committed.end()) o.committed = c->second;
+      const auto* view = replicas_.partition(tp);
+      const auto* log = view && view->leader >= 0 ? replicas_.replica(view->leader, tp) : nullptr;
+      if (log) o.log_end = log->hw;
+      if (o.committed >= 0 && o.log_end >= 0) o.lag = std::max<int64_t>(0, o.log_end - o.committed);
+      auto w = g.owners.find(tp);
+      if (w != g.owners.end()) {
+        o.member = w->second.first;
+        o.client = w->second.second;
+      }
+      if (o.lag > 0) gm.total_lag += o.lag;
+      gm.offsets.push_back(std::move(o));
+    }
+    m.groups.push_back(std::move(gm));
+  }
+  return m;
+}
+
+}  // namespace gregor::gui

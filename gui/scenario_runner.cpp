@@ -1,0 +1,212 @@
+#include "gui/scenario_runner.h"
+
+#include <algorithm>
+
+namespace gregor::gui {
+
+namespace {
+
+// The quiet-instant search steps over at most this many busy microseconds.
+constexpr int kQuietSearchMax = 100000;
+
+std::string setting(const sim::ConfigMap& m, const std::string& key, const std::string& fallback) {
+  auto it = m.find(key);
+  return it == m.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+ScenarioRunner::ScenarioRunner(sim::Scenario scenario, uint64_t seed, std::function<void(const TraceEvent&)> listener)
+    : scenario_(std::move(scenario)), seed_(seed) {
+  run_ = std::make_unique<sim::ScenarioRun>(scenario_, seed_);
+  if (listener) {
+    // The nodes that started while the run was being built did so before any listener could be
+    // attached: their node_start events are given to the listener as the simulator emitted them.
+    sim::Simulator& s = run_->sim();
+    for (NodeId id : s.node_ids()) {
+      if (s.incarnation(id) == 0) continue;
+      TraceEvent e;
+      e.time = s.now();
+      e.node = sim::Simulator::kWorld;
+      e.kind = "node_start";
+      e.fields = {{"target", id.value}, {"name", s.node_name(id)}, {"incarnation", s.incarnation(id)}};
+      listener(e);
+    }
+    run_->add_listener(std::move(listener));
+  }
+}
+
+ScenarioRunner::~ScenarioRunner() = default;
+
+Result<sim::FaultAction> ScenarioRunner::to_fault(const UserAction& a) const {
+  auto names = [&](const std::vector<int32_t>& ids) {
+    std::vector<std::string> out;
+    for (int32_t id : ids) out.push_back(run_->name_of(NodeId{id}));
+    return out;
+  };
+  auto bad = [&](const std::string& why) { return Status::error(StatusCode::kInvalidArgument, a.describe() + ": " + why); };
+  for (int32_t id : a.targets)
+    if (id <= 0 || !run_->sim().has_node(NodeId{id})) return bad("no node " + std::to_string(id));
+  for (int32_t id : a.others)
+    if (id <= 0 || !run_->sim().has_node(NodeId{id})) return bad("no node " + std::to_string(id));
+  sim::FaultAction f;
+  f.at = run_->now();
+  const std::string& v = a.action;
+  if (v == "crash" || v == "restart" || v == "pause" || v == "resume" || v == "isolate" || v == "shutdown" || v == "power_loss") {
+    if (a.targets.empty()) return bad("no target");
+    f.action = v == "power_loss" ? "power-loss" : v;
+    f.targets = names(a.targets);
+  } else if (v == "partition" || v == "heal") {
+    if (a.targets.empty()) return bad("no target");
+    f.action = v;
+    f.groups = {names(a.targets), a.others.empty() ? std::vector<std::string>{"others"} : names(a.others)};
+  } else if (v == "heal_all") {
+    f.action = "heal";
+  } else if (v == "set_config") {
+    return bad("the scenario runner cannot change configs of a running scenario yet (sim/scenario has no "
+               "set-config action)");
+  } else {
+    return bad("unknown action");
+  }
+  return f;
+}
+
+Status ScenarioRunner::apply(UserAction a) {
+  auto fault = to_fault(a);
+  if (!fault.is_ok()) return fault.status();
+  // A quiet instant: the first microsecond after now with nothing pending at it.
+  auto& loop = run_->sim().loop();
+  for (int i = 0; i < kQuietSearchMax && !run_->finished(); i++) {
+    const Time next = run_->now() + Duration::micros(1);
+    if (loop.empty() || loop.next_time() > next) break;
+    run_->run_until(next);
+  }
+  const Time at = run_->now() + Duration::micros(1);
+  if (run_->finished() || at >= run_->end_time()) return Status::error(StatusCode::kInvalidArgument, "the run has ended");
+  run_->run_until(at);  // runs nothing: no event is due at or before `at`
+  fault->at = at;
+  GREGOR_RETURN_IF_ERROR(run_->try_apply(*fault));
+  a.at = at;
+  user_actions_.push_back(std::move(a));
+  user_faults_.push_back(run_->applied().back());
+  return Status::ok();
+}
+
+std::vector<StoryStep> ScenarioRunner::story() const {
+  if (scenario_.story.empty()) return {};
+  return {{Time{0}, scenario_.story}};
+}
+
+std::vector<std::pair<Time, std::string>> ScenarioRunner::schedule() const {
+  std::vector<std::pair<Time, std::string>> out;
+  for (const auto& f : scenario_.faults) out.push_back({f.at, f.describe()});
+  return out;
+}
+
+ModelDefaults ScenarioRunner::defaults() const {
+  ModelDefaults d;
+  const auto& c = run_->cluster().broker_config(1);
+  d.min_insync_replicas = c.topic_defaults.min_insync_replicas;
+  d.unclean_leader_election = c.topic_defaults.unclean_leader_election_enable;
+  d.replica_lag_time_max_ms = c.replica_lag_time_max_ms;
+  return d;
+}
+
+std::map<std::string, std::string> ScenarioRunner::settings() const {
+  const ModelDefaults d = defaults();
+  std::map<std::string, std::string> out;
+  out["acks"] = scenario_.producers.empty() ? "all" : setting(scenario_.producers.front().config, "acks", "all");
+  out["min.insync.replicas"] = std::to_string(d.min_insync_replicas);
+  out["unclean.leader.election.enable"] = d.unclean_leader_election ? "true" : "false";
+  if (!scenario_.topics.empty()) {
+    const auto& tc = scenario_.topics.front().config;
+    out["min.insync.replicas"] = setting(tc, "min.insync.replicas", out["min.insync.replicas"]);
+    out["unclean.leader.election.enable"] = setting(tc, "unclean.leader.election.enable", out["unclean.leader.election.enable"]);
+  }
+  return out;
+}
+
+std::vector<ExpectationVerdict> ScenarioRunner::expectations() const {
+  std::vector<ExpectationVerdict> out;
+  for (const auto& e : run_->verdicts().expectations) {
+    ExpectationVerdict v;
+    v.name = e.text;
+    v.state = !e.holds ? VerdictState::kPending : *e.holds ? VerdictState::kPass : VerdictState::kFail;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Result<std::string> ScenarioRunner::scenario_text() const {
+  sim::Scenario out = scenario_;
+  for (const auto& f : user_faults_) {
+    sim::FaultAction c = f.concrete();
+    c.line = 0;
+    out.faults.push_back(std::move(c));
+  }
+  std::stable_sort(out.faults.begin(), out.faults.end(), [](const sim::FaultAction& a, const sim::FaultAction& b) { return a.at < b.at; });
+  out.file.clear();
+  out.seed = seed_;
+  return sim::to_yaml(out);
+}
+
+std::unique_ptr<LiveRunner> ScenarioRunner::fork(Time t, std::function<void(const TraceEvent&)> listener) const {
+  auto r = std::make_unique<ScenarioRunner>(scenario_, seed_, std::move(listener));
+  for (const UserAction& a : user_actions_) {
+    if (a.at > t) break;
+    // Nothing was due at a.at when it was taken, so running to it and acting is the same world.
+    r->run_->run_until(a.at);
+    auto f = r->to_fault(a);
+    GREGOR_ASSERT_MSG(f.is_ok(), f.status().to_string());
+    f->at = a.at;
+    Status s = r->run_->try_apply(*f);
+    GREGOR_ASSERT_MSG(s.is_ok(), s.to_string());
+    r->user_actions_.push_back(a);
+    r->user_faults_.push_back(r->run_->applied().back());
+  }
+  r->run_until(t);
+  return r;
+}
+
+sim::Scenario bench_scenario() {
+  sim::Scenario s;
+  s.name = "bench: 5 brokers, 100 partitions";
+  s.story =
+      "The dashboard's load test: five brokers, topics orders and payments with 50 partitions each "
+      "(replication factor 3, min.insync.replicas=2), two producers writing with acks=all. broker-3 "
+      "crashes at 15s and comes back at 35s: a fifth of the partitions change leader twice.";
+  s.brokers = 5;
+  s.zk_servers = 1;
+  s.broker_config = {{"zookeeper.session.timeout.ms", "6000"}};
+  for (const char* name : {"orders", "payments"}) {
+    sim::TopicSpec t;
+    t.name = name;
+    t.partitions = 50;
+    t.replication_factor = 3;
+    t.config = {{"min.insync.replicas", "2"}};
+    s.topics.push_back(t);
+    sim::ProducerSpec p;
+    p.name = std::string("producer-") + name;
+    p.topic = name;
+    p.rate_per_sec = 500;
+    p.keys = "seq";
+    p.start = Time{Duration::seconds(2).us};
+    p.config = {{"acks", "all"}};
+    s.producers.push_back(p);
+  }
+  sim::FaultAction crash;
+  crash.at = Time{Duration::seconds(15).us};
+  crash.action = "crash";
+  crash.targets = {"broker-3"};
+  sim::FaultAction restart = crash;
+  restart.at = Time{Duration::seconds(35).us};
+  restart.action = "restart";
+  s.faults = {crash, restart};
+  s.length = Duration::seconds(60);
+  s.expect.pass_all = true;
+  Status ok = sim::validate_scenario(s);
+  GREGOR_ASSERT_MSG(ok.is_ok(), ok.to_string());
+  return s;
+}
+
+}  // namespace gregor::gui

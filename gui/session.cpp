@@ -1,0 +1,292 @@
+#include "gui/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+namespace gregor::gui {
+
+namespace {
+
+// A step runs the world one loop event at a time until it emits; this bounds a silent world.
+constexpr uint64_t kStepLoopEventsMax = 1'000'000;
+
+std::vector<StoryStep> parse_story(const std::string& text) {
+  // Stored in run_info["story"] as lines "time_us<TAB>caption".
+  std::vector<StoryStep> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find('\n', i);
+    if (j == std::string::npos) j = text.size();
+    std::string line = text.substr(i, j - i);
+    size_t tab = line.find('\t');
+    if (tab != std::string::npos) out.push_back({Time{std::strtoll(line.c_str(), nullptr, 10)}, line.substr(tab + 1)});
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string format_story(const std::vector<StoryStep>& story) {
+  std::string s;
+  for (const auto& step : story) s += std::to_string(step.at.us) + "\t" + step.text + "\n";
+  return s;
+}
+
+ModelDefaults defaults_from(const std::map<std::string, std::string>& info) {
+  ModelDefaults d;
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = info.find(key);
+    return it == info.end() ? nullptr : &it->second;
+  };
+  if (auto* v = get("min.insync.replicas")) d.min_insync_replicas = static_cast<int32_t>(std::strtol(v->c_str(), nullptr, 10));
+  if (auto* v = get("unclean.leader.election.enable")) d.unclean_leader_election = *v == "true";
+  if (auto* v = get("replica.lag.time.max.ms")) d.replica_lag_time_max_ms = std::strtoll(v->c_str(), nullptr, 10);
+  return d;
+}
+
+}  // namespace
+
+Result<Time> parse_time(const std::string& text) {
+  if (text.empty()) return Status::error(StatusCode::kInvalidArgument, "empty time");
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string unit(end);
+  double scale = 1e6;
+  if (unit == "ms") scale = 1e3;
+  else if (unit == "us") scale = 1;
+  else if (unit == "m" || unit == "min") scale = 60e6;
+  else if (!unit.empty() && unit != "s") return Status::error(StatusCode::kInvalidArgument, "bad time '" + text + "' (20, 20s, 1500ms)");
+  if (end == text.c_str() || !(v >= 0)) return Status::error(StatusCode::kInvalidArgument, "bad time '" + text + "'");
+  return Time{static_cast<int64_t>(std::llround(v * scale))};
+}
+
+Result<std::unique_ptr<Session>> Session::live(RunnerFactory factory, uint64_t seed) {
+  std::unique_ptr<Session> s(new Session());
+  s->factory_ = factory;
+  s->seed_ = seed;
+  auto history = std::make_unique<History>();
+  History* h = history.get();
+  Session* self = s.get();
+  auto runner = factory(seed, [h, self](const TraceEvent& e) {
+    h->add(e);
+    if (self->recorder_) self->recorder_->record(e);
+  });
+  if (!runner.is_ok()) return runner.status();
+  history->set_defaults((*runner)->defaults());
+  s->attach(std::move(runner).value(), std::move(history));
+  return s;
+}
+
+Result<std::unique_ptr<Session>> Session::replay(const std::string& trace_path) {
+  auto file = trace::read_trace(trace_path);
+  if (!file.is_ok()) return file.status();
+  std::string title = trace_path;
+  auto slash = title.rfind('/');
+  if (slash != std::string::npos) title = title.substr(slash + 1);
+  return replay(std::move(file).value(), "replay: " + title);
+}
+
+std::unique_ptr<Session> Session::replay(trace::TraceFile file, std::string title) {
+  std::unique_ptr<Session> s(new Session());
+  s->run_info_ = file.run_info;
+  s->title_ = std::move(title);
+  auto name = file.run_info.find("scenario_name");
+  if (name != file.run_info.end()) s->title_ += " (" + name->second + ")";
+  auto seed = file.run_info.find("seed");
+  if (seed != file.run_info.end()) s->seed_ = std::strtoull(seed->second.c_str(), nullptr, 10);
+  auto story = file.run_info.find("story");
+  if (story != file.run_info.end()) s->replay_story_ = parse_story(story->second);
+  s->history_ = std::make_unique<History>(defaults_from(file.run_info), std::max<size_t>(file.events.size(), 1));
+  for (const auto& e : file.events) s->history_->add(e);
+  Time end = s->history_->last_time();
+  auto end_info = file.run_info.find("end_us");
+  if (end_info != file.run_info.end()) end = std::max(end, Time{std::strtoll(end_info->second.c_str(), nullptr, 10)});
+  s->history_->finish(end);
+  s->view_ = Time{0};
+  return s;
+}
+
+Session::~Session() {
+  if (recorder_) (void)recorder_->close();
+  // The runner's listener points into the history: the runner goes first.
+  runner_.reset();
+}
+
+void Session::attach(std::unique_ptr<LiveRunner> runner, std::unique_ptr<History> history) {
+  runner_.reset();
+  runner_ = std::move(runner);
+  history_ = std::move(history);
+  title_ = runner_->name();
+  view_ = runner_->now();
+}
+
+std::string Session::title() const { return title_; }
+
+uint64_t Session::seed() const { return runner_ ? runner_->seed() : seed_; }
+
+Time Session::head_time() const { return runner_ ? runner_->now() : history_->end_time(); }
+
+Time Session::end_time() const { return runner_ ? runner_->end_time() : history_->end_time(); }
+
+Duration Session::traffic_window() const {
+  const double us = std::clamp(speed * 0.6e6, 2e3, 3e6);
+  return Duration{static_cast<int64_t>(us)};
+}
+
+void Session::tick(double wall_seconds, double budget_ms) {
+  if (!playing) return;
+  const Time target = view_ + Duration{static_cast<int64_t>(speed * wall_seconds * 1e6)};
+  if (!runner_) {
+    view_ = std::min(target, end_time());
+    if (view_ >= end_time()) playing = false;
+    return;
+  }
+  if (view_ < runner_->now()) {
+    // Playing through the past of a live run: history only, until the view reaches the world.
+    view_ = std::min(target, runner_->now());
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Duration slice = std::max(Duration::millis(1), (target - runner_->now()) / 8);
+  while (runner_->now() < target && !runner_->finished()) {
+    runner_->run_until(std::min(target, runner_->now() + slice));
+    const double spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (spent > budget_ms) break;
+  }
+  view_ = runner_->now();
+  if (runner_->finished()) {
+    history_->finish(runner_->end_time());
+    playing = false;
+  }
+}
+
+void Session::step() {
+  const auto& events = history_->events();
+  if (!runner_ || view_ < runner_->now()) {
+    const size_t n = history_->events_until(view_);
+    if (n < events.size()) view_ = events[n].time;
+    return;
+  }
+  if (runner_->finished()) return;
+  const uint64_t before = history_->head().applied();
+  auto& loop = runner_->sim().loop();
+  for (uint64_t i = 0; i < kStepLoopEventsMax && history_->head().applied() == before; i++) {
+    if (loop.run_events(1) != sim::RunOutcome::kEventCountReached) break;
+    if (loop.now() >= runner_->end_time()) break;
+  }
+  // Finish the whole instant, so that the world is where a run_until to this time leaves it (a
+  // later fork replays actions with run_until).
+  runner_->run_until(loop.now());
+  view_ = runner_->now();
+  if (runner_->finished()) history_->finish(runner_->end_time());
+}
+
+void Session::seek(Time t) { view_ = std::clamp(t, Time{0}, head_time()); }
+
+void Session::run_to(Time t) {
+  if (runner_) {
+    runner_->run_until(t);
+    if (runner_->finished()) history_->finish(runner_->end_time());
+    view_ = runner_->now();
+  } else {
+    seek(t);
+  }
+}
+
+Status Session::act(UserAction a) {
+  if (!runner_) return Status::error(StatusCode::kInvalidArgument, "a replay is read-only: open the scenario live to act");
+  if (runner_->finished()) return Status::error(StatusCode::kInvalidArgument, "the run has ended");
+  if (in_past()) {
+    Status f = fork_here();
+    if (!f.is_ok()) return f;
+  }
+  Status s = runner_->apply(a);
+  view_ = runner_->now();  // the action moved the world to its quiet instant
+  if (s.is_ok()) {
+    history_->add_user_marker(runner_->now(), runner_->applied().back().describe());
+    message = format_time(runner_->now()) + ": " + runner_->applied().back().describe();
+  } else {
+    message = s.to_string();
+  }
+  return s;
+}
+
+Status Session::fork_here() {
+  if (!runner_) return Status::error(StatusCode::kInvalidArgument, "a replay cannot fork");
+  const Time t = view_;
+  if (recorder_) {
+    (void)recorder_->close();
+    recorder_.reset();
+  }
+  auto history = std::make_unique<History>(runner_->defaults());
+  History* h = history.get();
+  auto forked = runner_->fork(t, [h](const TraceEvent& e) { h->add(e); });
+  for (const auto& a : forked->applied()) history->add_user_marker(a.at, a.describe());
+  attach(std::move(forked), std::move(history));
+  message = "forked at " + format_time(t) + ": what came after is gone";
+  return Status::ok();
+}
+
+DashboardModel Session::model() const { return history_->model_at(view_, traffic_window()); }
+
+std::vector<StoryStep> Session::story() const { return runner_ ? runner_->story() : replay_story_; }
+
+std::vector<std::pair<Time, std::string>> Session::schedule() const {
+  return runner_ ? runner_->schedule() : std::vector<std::pair<Time, std::string>>{};
+}
+
+std::map<std::string, std::string> Session::settings() const {
+  if (runner_) return runner_->settings();
+  std::map<std::string, std::string> out;
+  for (const char* k : {"acks", "min.insync.replicas", "unclean.leader.election.enable"}) {
+    auto it = run_info_.find(k);
+    if (it != run_info_.end()) out[k] = it->second;
+  }
+  return out;
+}
+
+std::vector<ExpectationVerdict> Session::expectations() const {
+  return runner_ ? runner_->expectations() : std::vector<ExpectationVerdict>{};
+}
+
+Status Session::save_scenario(const std::string& path) const {
+  if (!runner_) return Status::error(StatusCode::kInvalidArgument, "a replay has no session to save");
+  auto text = runner_->scenario_text();
+  if (!text.is_ok()) return text.status();
+  std::ofstream out(path, std::ios::trunc);
+  out << *text;
+  out.close();
+  if (!out) return Status::error(StatusCode::kIoError, "cannot write " + path);
+  return Status::ok();
+}
+
+Status Session::record_to(const std::string& path) {
+  if (!runner_) return Status::error(StatusCode::kInvalidArgument, "only a live session records");
+  std::map<std::string, std::string> info = runner_->settings();
+  ModelDefaults d = runner_->defaults();
+  info["replica.lag.time.max.ms"] = std::to_string(d.replica_lag_time_max_ms);
+  info["min.insync.replicas"] = std::to_string(d.min_insync_replicas);
+  info["unclean.leader.election.enable"] = d.unclean_leader_election ? "true" : "false";
+  info["scenario_name"] = runner_->name();
+  info["seed"] = std::to_string(runner_->seed());
+  info["runtime"] = "sim";
+  info["story"] = format_story(runner_->story());
+  info["end_us"] = std::to_string(runner_->end_time().us);
+  auto rec = trace::TraceRecorder::open(path, info);
+  if (!rec.is_ok()) return rec.status();
+  recorder_ = std::move(rec).value();
+  // What already happened goes in first, so the file is the whole run.
+  for (const auto& e : history_->events()) recorder_->record(e);
+  return Status::ok();
+}
+
+Status Session::close_recording() {
+  if (!recorder_) return Status::ok();
+  Status s = recorder_->close();
+  recorder_.reset();
+  return s;
+}
+
+}  // namespace gregor::gui
