@@ -174,10 +174,18 @@ void History::track(const TraceEvent& e) {
     markers_.push_back({e.time, MarkerKind::kLeader,
                         tp + " leader " + std::to_string(e.get_int("leader")) + " (epoch " +
                             std::to_string(e.get_int("leader_epoch")) + ", " + e.get_string("reason") + ")"});
+    const std::string isr = e.get_string("isr");
+    const size_t size = isr.empty() ? 0 : static_cast<size_t>(std::count(isr.begin(), isr.end(), ',') + 1);
+    auto last = isr_size_.find(tp);
+    if (last != isr_size_.end() && size < last->second)
+      markers_.push_back({e.time, MarkerKind::kIsrShrink, tp + " ISR shrinks to [" + isr + "] (by the controller)"});
+    isr_size_[tp] = size;
   } else if (k == "partition_offline") {
     markers_.push_back({e.time, MarkerKind::kOffline, tp + " offline"});
   } else if (k == "isr_change") {
     const bool shrink = e.get_string("direction") == "shrink";
+    const std::string isr = e.get_string("isr");
+    isr_size_[tp] = isr.empty() ? 0 : static_cast<size_t>(std::count(isr.begin(), isr.end(), ',') + 1);
     markers_.push_back({e.time, shrink ? MarkerKind::kIsrShrink : MarkerKind::kIsrExpand,
                         tp + " ISR " + (shrink ? "shrinks" : "expands") + " to [" + e.get_string("isr") + "]"});
   }

@@ -96,6 +96,9 @@ class History {
   std::vector<TimelineMarker> markers_;
   std::vector<FaultPeriod> periods_;
   std::map<std::string, size_t> open_periods_;  // key -> index in periods_
+  // The last ISR size seen per partition: a leader change that drops a replica (the controller
+  // removes a dead leader from the ISR as it elects the next) is an ISR shrink too.
+  std::map<std::string, size_t> isr_size_;
   std::vector<SeriesSample> series_;
   Time next_sample_{0};
   bool finished_ = false;
