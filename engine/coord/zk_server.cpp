@@ -312,7 +312,8 @@ void ZkServer::finish(Pending& p) {
     return reply(p, wire::encode_reply(p.op, r));
   }
   if (p.op == wire::OpCode::kSetWatches) r.header.xid = wire::kSetWatchesXid;
-  if (p.op == wire::OpCode::kPing) r.header.xid = wire::kPingXid;
+  // A MarshallingError reply rides on the ping op (it has no body) but keeps its request's xid.
+  if (p.op == wire::OpCode::kPing && p.error == ZkError::kOk) r.header.xid = wire::kPingXid;
   if (r.header.err != ZkError::kOk) return reply(p, wire::encode_error_reply(r.header.xid, r.header.zxid, r.header.err));
   reply(p, wire::encode_reply(p.op, r));
 }

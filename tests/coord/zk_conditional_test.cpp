@@ -103,6 +103,7 @@ TEST_CASE("zk: conditional deletes and multis race like conditional sets", "[zk]
   a->zk.remove("/state", 1, [&](ZkError e) { da = e; });
   b->zk.remove("/state", 1, [&](ZkError e) { db = e; });
   REQUIRE(w.run_until([&] { return da && db; }, Duration::seconds(5)));
-  CHECK(*da == ZkError::kOk);
-  CHECK(*db == ZkError::kNoNode);
+  // The two deletes race over different connections: whichever reaches the server first wins,
+  // the other finds no node.
+  CHECK(((*da == ZkError::kOk && *db == ZkError::kNoNode) || (*db == ZkError::kOk && *da == ZkError::kNoNode)));
 }
