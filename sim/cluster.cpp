@@ -9,6 +9,10 @@ Cluster::Cluster(Simulator& sim, ClusterSpec spec) : sim_(sim), spec_(std::move(
   }
   for (NodeId b : broker_ids()) {
     broker::BrokerConfig c;
+    // As Kafka's single-node development configs do: a cluster smaller than the default
+    // offsets.topic.replication.factor (3) gets one that fits, unless the scenario sets it.
+    if (spec_.brokers < c.offsets_topic_replication_factor && !spec_.broker_config.count("offsets.topic.replication.factor"))
+      c.offsets_topic_replication_factor = static_cast<int16_t>(std::max(1, spec_.brokers));
     Status s = c.apply(spec_.broker_config);
     GREGOR_ASSERT_MSG(s.is_ok(), s.to_string());
     c.broker_id = b.value;

@@ -95,10 +95,13 @@ void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& 
   auto parts = metadata_.topic_partitions(kOffsetsTopic);
   if (parts.empty()) {
     // As Kafka: the first lookup creates the offsets topic; clients retry until it has leaders.
-    if (!creating_offsets_topic_ && hooks_.create_offsets_topic) {
+    // Kafka creates it with offsets.topic.replication.factor replicas, and refuses (the client
+    // retries) while fewer brokers are alive than that: "the internal topic creation will fail
+    // until the cluster size meets this replication factor requirement".
+    const int32_t live = static_cast<int32_t>(metadata_.brokers().size());
+    const int32_t rf = config_.offsets_topic_replication_factor;
+    if (!creating_offsets_topic_ && hooks_.create_offsets_topic && live >= rf) {
       creating_offsets_topic_ = true;
-      const int32_t live = static_cast<int32_t>(std::max<size_t>(1, metadata_.brokers().size()));
-      const int32_t rf = std::min<int32_t>(config_.offsets_topic_replication_factor, live);
       rt_.emit("offsets_topic_create", {{"partitions", config_.offsets_topic_num_partitions}, {"replication_factor", rf}});
       hooks_.create_offsets_topic(config_.offsets_topic_num_partitions, rf, [this](ErrorCode) { creating_offsets_topic_ = false; });
     }

@@ -59,12 +59,14 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
     check = ErrorCode::COORDINATOR_NOT_AVAILABLE;
   } else if (req.generation_id < 0 && g->state == GroupState::kEmpty) {
     // A simple (non-member) commit.
-  } else if (g->state == GroupState::kCompletingRebalance) {
-    check = ErrorCode::REBALANCE_IN_PROGRESS;
   } else if (!g->has(req.member_id)) {
     check = ErrorCode::UNKNOWN_MEMBER_ID;
   } else if (req.generation_id != g->generation) {
     check = ErrorCode::ILLEGAL_GENERATION;
+  } else if (g->state == GroupState::kCompletingRebalance) {
+    // As Kafka's handleCommitOffsets after validateOffsetCommit: the member and generation are
+    // current (it has its JoinGroup response) but the assignment is not out yet.
+    check = ErrorCode::REBALANCE_IN_PROGRESS;
   } else {
     // Accepted in Stable and in PreparingRebalance (Kafka's validateOffsetCommit): a commit is as
     // good as a heartbeat.

@@ -34,8 +34,16 @@ int32_t find_coordinator(test::GroupFixture& f, const std::string& group, int* a
         while (any < 3 && !f.cluster.broker(any)) any++;
         auto resp = f.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(any, req, 2);
         n++;
-        if (resp && resp->error_code == ErrorCode::NONE) node = resp->node_id;
-        else f.sim.run_for(Duration::millis(200));
+        if (resp && resp->error_code == ErrorCode::NONE) {
+          // The answer comes from the asked broker's metadata, which can be ahead of the
+          // coordinator itself: wait until the coordinator answers for the group (DescribeGroups
+          // says neither NOT_COORDINATOR nor COORDINATOR_LOAD_IN_PROGRESS), as a client would retry.
+          protocol::DescribeGroupsRequest describe;
+          describe.groups = {group};
+          auto d = f.call<protocol::DescribeGroupsRequest, protocol::DescribeGroupsResponse>(resp->node_id, describe, 4);
+          if (d && d->groups.size() == 1 && d->groups[0].error_code == ErrorCode::NONE) node = resp->node_id;
+        }
+        if (node < 0) f.sim.run_for(Duration::millis(200));
         return node >= 0;
       },
       Duration::seconds(60));
@@ -62,7 +70,10 @@ std::optional<Resp> until_ok(test::GroupFixture& f, int32_t broker, const Req& r
   f.run_until(
       [&] {
         out = f.call<Req, Resp>(broker, req, version);
-        if (out && out->error_code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS) {
+        // Kafka's clients retry both: the coordinator is still loading the group's offsets
+        // partition, or has not yet processed the LeaderAndIsr that makes it the leader (another
+        // broker's metadata, which answered FindCoordinator, can be ahead of it).
+        if (out && (out->error_code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS || out->error_code == ErrorCode::NOT_COORDINATOR)) {
           f.sim.run_for(Duration::millis(100));
           return false;
         }
