@@ -137,10 +137,11 @@ Status BrokerConfig::apply(const std::map<std::string, std::string>& settings) {
     else if (k == "socket.request.max.bytes") s = set_int(socket_request_max_bytes, k, v, 1);
     else if (k == "replication.truncation") {
       if (v == "leader-epoch") replication_truncation = TruncationMode::kLeaderEpoch;
+      else if (v == "leader-epoch-kip101") replication_truncation = TruncationMode::kLeaderEpochKip101;
       else if (v == "high-watermark") replication_truncation = TruncationMode::kHighWatermark;
       else
         return Status::error(StatusCode::kInvalidArgument,
-                             k + ": expected leader-epoch or high-watermark, got '" + v + "'");
+                             k + ": expected leader-epoch, leader-epoch-kip101 or high-watermark, got '" + v + "'");
     } else
       return Status::error(StatusCode::kInvalidArgument, "unknown broker config '" + k0 + "'");
     if (!s) return s;

@@ -6,8 +6,11 @@
 // unclean.leader.election.enable, segment.bytes, retention.ms, ...) use the same keys.
 //
 // Gregor's own switches, for teaching, are prefixed as Kafka's are not:
-//   replication.truncation = leader-epoch (default; KIP-101/279) | high-watermark (before KIP-101:
-//   a follower truncates to its own high watermark when it becomes a follower).
+//   replication.truncation = leader-epoch (default; KIP-101 with KIP-279's epoch lookup, Kafka 2.0+)
+//   | leader-epoch-kip101 (KIP-101 alone, Kafka 0.11-1.1: a follower truncates to the leader's end
+//   offset for its epoch, ignoring the epoch the leader answers with, so a fast double failover can
+//   leave logs diverged) | high-watermark (before KIP-101: a follower truncates to its own high
+//   watermark when it becomes a follower).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +23,7 @@
 
 namespace gregor::broker {
 
-enum class TruncationMode { kLeaderEpoch, kHighWatermark };
+enum class TruncationMode { kLeaderEpoch, kLeaderEpochKip101, kHighWatermark };
 
 // Settings that a topic may override (Kafka's topic-level configs).
 struct TopicConfig {

@@ -118,6 +118,15 @@ void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<Topic
                     parts_[tp].truncating = false;
                     continue;
                   }
+                  if (config_.replication_truncation == TruncationMode::kLeaderEpochKip101) {
+                    // KIP-101 alone (OffsetForLeaderEpoch v0 has no epoch in its answer): the
+                    // leader's end offset for our epoch is taken as is. When the leader never had
+                    // our epoch (KAFKA-6361) that offset is the start of its next epoch, past
+                    // records of ours it does not have, and the logs diverge.
+                    (void)p->truncate_to(std::min(Offset{r.end_offset}, leo), "leader_epoch");
+                    parts_[tp].truncating = false;
+                    continue;
+                  }
                   auto [follower_epoch, follower_end] = p->local_end_offset_for_epoch(r.leader_epoch);
                   if (follower_epoch < 0) {
                     (void)p->truncate_to(std::min(Offset{r.end_offset}, leo), "leader_epoch");
