@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/check/consume_checkers.h"
+
 namespace gregor::sim {
 
 void ReplicasConvergeChecker::on_event(const TraceEvent& e, const ReplicaModel&) {
@@ -39,7 +41,11 @@ void ReplicasConvergeChecker::finish(const ReplicaModel& model, Time end) {
   }
 }
 
-void add_scenario_checkers(CheckerSet& set) { set.add(std::make_unique<ReplicasConvergeChecker>()); }
+void add_scenario_checkers(CheckerSet& set) {
+  set.add(std::make_unique<ReplicasConvergeChecker>());
+  // The delivery guarantees of consumer groups; they pass trivially in a run without groups.
+  add_consume_checkers(set);
+}
 
 std::vector<std::string> known_checker_names() {
   CheckerSet set;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "engine/client/consumer_node.h"
 #include "engine/client/producer_node.h"
+#include "engine/client/transactional_sink.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario_checks.h"
 
@@ -90,22 +92,60 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
     names_[p.name] = id;
     client_ids_.push_back(id);
   }
-  resolver_ = std::make_unique<TargetResolver>(*sim_, *cluster_, checkers_.model(), names_);
+  // Consumer groups: members <group>-1.. run engine/client's consumer with the group's delivery
+  // mode. Exactly-once groups write through one transactional sink node ("sink", after the members),
+  // which stores their output and offsets atomically (engine/client/transactional_sink.h).
+  bool need_sink = false;
+  for (const auto& g : s.groups) need_sink |= g.delivery == DeliveryMode::kExactlyOnce;
+  const NodeId sink_id{kFirstClientNodeId + 900};
+  std::vector<std::pair<std::string, std::vector<NodeId>>> group_members;
   for (const auto& g : s.groups) {
-    // Consumer groups need engine/client's consumer (see docs/scenarios.md, "groups"); their names
-    // are reserved so that targets resolve, and the run says plainly that they do not consume.
+    std::map<std::string, std::string> settings{{"group.id", g.name},
+                                                {"session.timeout.ms", "6000"},
+                                                {"heartbeat.interval.ms", "1000"},
+                                                {"auto.offset.reset", "earliest"},
+                                                {"enable.auto.commit", "false"},
+                                                {"fetch.max.wait.ms", "100"},
+                                                {"max.poll.records", "100"}};
+    for (const auto& [k, v] : g.config) settings[k] = v;
     std::vector<NodeId> members;
-    for (int32_t m = 1; m <= g.members; m++) members.push_back(NodeId{next_id++});
-    resolver_->set_label(g.name, members);
-    labels_.insert(g.name);
+    for (int32_t m = 1; m <= g.members; m++) {
+      client::ConsumerConfig cc;
+      settings["client.id"] = g.name + "-" + std::to_string(m);
+      Status ok = cc.apply(settings);
+      GREGOR_ASSERT_MSG(ok.is_ok(), ok.to_string());
+      cc.bootstrap_servers = bootstrap;
+      client::ConsumerWorkload w;
+      w.topics = g.topics;
+      w.mode = g.delivery == DeliveryMode::kAtMostOnce    ? client::DeliveryMode::kAtMostOnce
+               : g.delivery == DeliveryMode::kExactlyOnce ? client::DeliveryMode::kExactlyOnce
+                                                          : client::DeliveryMode::kAtLeastOnce;
+      w.processing_time = Duration::millis(5);
+      w.poll_idle = Duration::millis(20);
+      w.start_at = g.start;
+      if (w.mode == client::DeliveryMode::kExactlyOnce) w.sink = sink_id;
+      const NodeId id{next_id++};
+      sim_->add_node(id, cc.client_id, [cc, w](Runtime& rt) { return std::make_unique<client::ConsumerNode>(rt, cc, w); }, false);
+      names_[cc.client_id] = id;
+      client_ids_.push_back(id);
+      members.push_back(id);
+    }
+    group_members.emplace_back(g.name, std::move(members));
+  }
+  if (need_sink) {
+    sim_->add_node(sink_id, "sink", [](Runtime& rt) { return std::make_unique<client::TransactionalSinkNode>(rt); }, false);
+    names_["sink"] = sink_id;
+    client_ids_.push_back(sink_id);
+  }
+  resolver_ = std::make_unique<TargetResolver>(*sim_, *cluster_, checkers_.model(), names_);
+  for (auto& [group, members] : group_members) {
+    resolver_->set_label(group, members);
+    labels_.insert(group);
   }
 
   for (size_t i = 0; i < scenario_.faults.size(); i++)
     sim_->loop().schedule(scenario_.faults[i].at, [this, i] { fire(scenario_.faults[i]); });
   sim_->loop().schedule(Time{0} + kSetupPoll, [this] { setup_tick(); });
-  if (!s.groups.empty())
-    timeline_.add(Time{0}, "setup", "consumer groups (" + std::to_string(s.groups.size()) +
-                                        ") are declared but not run: the consumer client is not wired in yet");
 }
 
 ScenarioRun::~ScenarioRun() = default;

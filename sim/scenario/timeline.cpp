@@ -1,11 +1,30 @@
 #include "sim/scenario/timeline.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <sstream>
 
 #include "sim/check/replica_model.h"
 
 namespace gregor::sim {
+
+namespace {
+// Member ids are "<client.id>-<uuid>" (KIP-394); the timeline shows the client.id part.
+std::string without_member_uuids(std::string s) {
+  for (size_t i = 0; i + 37 <= s.size(); i++) {
+    if (s[i] != '-') continue;
+    bool uuid = true;
+    for (size_t j = 0; j < 36 && uuid; j++) {
+      const char c = s[i + 1 + j];
+      uuid = (j == 8 || j == 13 || j == 18 || j == 23) ? c == '-' : std::isxdigit(static_cast<unsigned char>(c)) != 0;
+    }
+    if (uuid) s.erase(i, 37);
+  }
+  return s;
+}
+
+}  // namespace
 
 namespace {
 
@@ -66,6 +85,12 @@ void Timeline::on_event(const TraceEvent& e) {
     s.last = e.time;
     return;
   }
+  // Kafka's internal topics (__consumer_offsets: 50 partitions by default) would drown the story:
+  // their creation is listed, their leader and ISR changes are not (the trace has them all).
+  const std::string topic = e.get_string("topic");
+  if (topic.rfind("__", 0) == 0 && k != "topic_created" &&
+      (k == "leader_change" || k == "partition_offline" || k == "isr_change" || k == "isr_change_failed" || k == "log_truncate"))
+    return;
   std::string text, kind;
   if (k == "scenario_fault") {
     kind = "fault";
@@ -118,6 +143,18 @@ void Timeline::on_event(const TraceEvent& e) {
   } else if (k == "topic_created") {
     kind = "setup";
     text = "topic " + e.get_string("topic") + " created";
+    if (topic.rfind("__", 0) == 0) text += " (internal: its leader and ISR changes are in the trace, not listed here)";
+  } else if (k == "group_rebalance") {
+    kind = "group";
+    text = "group " + e.get_string("group") + ": rebalance (" + without_member_uuids(e.get_string("reason")) + "), coordinator " + node(e.node.value);
+  } else if (k == "group_stable") {
+    kind = "group";
+    text = "group " + e.get_string("group") + ": generation " + std::to_string(e.get_int("generation")) + " stable, " +
+           e.get_string("protocol") + " assignment " + without_member_uuids(e.get_string("assignment"));
+  } else if (k == "commit_failed") {
+    kind = "group";
+    text = "group " + e.get_string("group") + ": " + node(e.node.value) + "'s commit (generation " +
+           std::to_string(e.get_int("generation")) + ") failed: " + e.get_string("error");
   } else if (k == "scenario_ready") {
     kind = "setup";
     text = e.get_string("what");
