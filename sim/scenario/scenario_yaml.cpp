@@ -359,8 +359,13 @@ Scenario read_scenario(const YAML::Node& root) {
   if (const YAML::Node c = root["cluster"]) {
     R::check_keys(c, "cluster", {"brokers", "zookeeper", "network", "controller", "start"});
     if (c["brokers"]) s.brokers = static_cast<int32_t>(R::integer(c["brokers"], "cluster.brokers", 1, kScenarioBrokersMax));
-    if (c["zookeeper"])
-      s.zk_servers = static_cast<int32_t>(R::integer(c["zookeeper"], "cluster.zookeeper", 1, kScenarioZkServersMax));
+    if (c["zookeeper"]) {
+      const int64_t zk = R::integer(c["zookeeper"], "cluster.zookeeper", 1, 5);
+      if (zk > kScenarioZkServersMax)
+        R::fail(c["zookeeper"], "cluster.zookeeper",
+                "Gregor's zk is a single server for now (a replicated ensemble is not built): use 1");
+      s.zk_servers = static_cast<int32_t>(zk);
+    }
     if (const YAML::Node net = c["network"]) {
       R::check_keys(net, "cluster.network", {"latency", "jitter"});
       if (net["latency"]) s.latency.base = R::duration(net["latency"], "cluster.network.latency");

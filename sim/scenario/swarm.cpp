@@ -46,7 +46,7 @@ class Generator {
     s.name = "swarm-" + profile_ + "-" + std::to_string(seed_);
     s.seed = seed_;
     s.brokers = static_cast<int32_t>(3 + rng_.uniform(3));
-    s.zk_servers = rng_.chance(0.25) ? 3 : 1;
+    s.zk_servers = 1;  // a single zk server (kScenarioZkServersMax)
     const int64_t base_us = pick(rng_, std::vector<int64_t>{200, 500, 1000, 2000, 5000});
     s.latency = LinkLatency{Duration::micros(base_us), Duration::micros(base_us / 2)};
     s.broker_config["zookeeper.session.timeout.ms"] = pick(rng_, std::vector<std::string>{"2000", "4000", "6000", "10000"});

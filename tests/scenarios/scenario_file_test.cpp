@@ -141,7 +141,7 @@ story: |
 seed: 7
 cluster:
   brokers: 4
-  zookeeper: 3
+  zookeeper: 1
   network: {latency: 2ms, jitter: 1ms}
   controller: broker-1
 broker-config:
@@ -213,7 +213,7 @@ variants:
   CHECK(b->story == a->story);
   CHECK(b->seed == 7);
   CHECK(b->brokers == 4);
-  CHECK(b->zk_servers == 3);
+  CHECK(b->zk_servers == 1);
   CHECK(b->latency.base == Duration::millis(2));
   CHECK(b->controller == "broker-1");
   CHECK(b->broker_config == a->broker_config);
