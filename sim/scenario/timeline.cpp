@@ -50,11 +50,14 @@ void Timeline::add(Time t, std::string kind, std::string text) {
 }
 
 void Timeline::flush() {
+  // The summaries come out in time order (each at its last event), so that the printed timeline
+  // never goes back in time.
+  std::vector<TimelineEntry> out;
   for (auto& [name, sum] : acks_) {
     if (sum.records == 0) continue;
     std::string where;
     for (const auto& [p, off] : sum.last_offset) where += (where.empty() ? "" : ", ") + p + " up to offset " + std::to_string(off);
-    push({sum.last, "ack",
+    out.push_back({sum.last, "ack",
           name + ": " + std::to_string(sum.records) + " record(s) acknowledged (acks=" + (sum.acks == -1 ? "all" : std::to_string(sum.acks)) +
               "; " + where + ")"});
     sum = AckSum{};
@@ -63,9 +66,11 @@ void Timeline::flush() {
     if (sum.count == 0) continue;
     std::string what;
     for (const auto& [err, n] : sum.by_error) what += (what.empty() ? "" : ", ") + err + " x" + std::to_string(n);
-    push({sum.last, "error", name + ": " + std::to_string(sum.count) + " produce attempt(s) failed (" + what + "), retried"});
+    out.push_back({sum.last, "error", name + ": " + std::to_string(sum.count) + " produce attempt(s) failed (" + what + "), retried"});
     sum = ErrorSum{};
   }
+  std::stable_sort(out.begin(), out.end(), [](const TimelineEntry& a, const TimelineEntry& b) { return a.time < b.time; });
+  for (auto& e : out) push(std::move(e));
 }
 
 void Timeline::on_event(const TraceEvent& e) {
