@@ -12,7 +12,7 @@
 
 namespace gregor::app {
 
-int bench_cluster(double simulated_seconds, double rate, bool with_checkers) {
+int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall) {
   sim::Simulator simulator(1);
   sim::ClusterSpec spec;
   spec.brokers = 3;
@@ -54,6 +54,7 @@ int bench_cluster(double simulated_seconds, double rate, bool with_checkers) {
   std::printf("workload:      3 brokers, 1 zk, orders: 6 partitions RF 3, producer %.0f records/s x 100 B, acks=all%s\n",
               rate, with_checkers ? ", checkers on" : "");
   std::printf("simulated:     %.1f s in %.3f s wall  ->  %.1f simulated s per wall s\n", sim_s, wall, sim_s / wall);
+  if (simulated_per_wall) *simulated_per_wall = sim_s / wall;
   std::printf("records:       %lld acked, %lld failed (%.0f acked records per wall s)\n", static_cast<long long>(p->acked()),
               static_cast<long long>(p->failed()), static_cast<double>(p->acked()) / wall);
   std::printf("events:        %llu loop events (%.0f/s), %llu trace events, %llu frames delivered\n",

@@ -105,6 +105,12 @@ int bench_e2e(double simulated_seconds, double rate, bool with_checkers) {
               static_cast<unsigned long long>(simulator.loop().events_run() - loop_events0),
               static_cast<double>(simulator.loop().events_run() - loop_events0) / wall,
               static_cast<unsigned long long>(events), static_cast<unsigned long long>(simulator.frames_delivered()));
+  // The baseline, in the same run: the same cluster and producer without the group (bench cluster).
+  std::printf("\nbaseline (gregor bench cluster, the same workload without the group):\n");
+  double baseline = 0;
+  if (bench_cluster(simulated_seconds, rate, false, &baseline) != 0 || baseline <= 0) return 1;
+  std::printf("\nratio:         end to end runs at %.2f of the produce-only baseline's simulated s per wall s\n",
+              (sim_s / wall) / baseline);
   int violations = 0;
   if (with_checkers) {
     checkers.finish(simulator.now());

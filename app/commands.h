@@ -26,7 +26,7 @@ int cmd_gui(const Args& args);
 int cmd_run(const Args& args);
 int cmd_check_determinism(const Args& args);
 int cmd_swarm(const Args& args);
-int bench_cluster(double simulated_seconds, double rate, bool with_checkers);
+int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall = nullptr);
 // gregor bench e2e (app/bench_e2e.cpp): produce -> replicate -> consume through a 2-member group.
 int bench_e2e(double simulated_seconds, double rate, bool with_checkers);
 // gregor bench log (app/bench_log.cpp): the partition log against plain POSIX I/O.
