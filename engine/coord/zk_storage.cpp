@@ -142,6 +142,13 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
       }
       pos += kEntryHeaderBytes + length;
     }
+    // After a process crash the log may hold entries that are only in the page cache (appended,
+    // never fsynced, never acknowledged). They were just replayed, and the server will serve them
+    // and build on them: the next txns go to a new log. Unless they are made durable now, a later
+    // power loss cuts them off this log while the fsynced newer log still follows them, which
+    // leaves a zxid gap in the middle (recovery refuses to start) and loses what was acknowledged
+    // after this recovery.
+    GREGOR_RETURN_IF_ERROR(disk_.fsync(file));
   }
   last_appended_zxid_ = db.last_zxid();
   txns_since_snapshot_ = db.last_zxid() - info.snapshot_zxid;

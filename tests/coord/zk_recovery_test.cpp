@@ -239,6 +239,8 @@ TEST_CASE("zk: concurrent writers lose no acknowledged write across power losses
       else
         w.sim.crash(ZkWorld::kServer);
       w.sim.restart(ZkWorld::kServer);
+      INFO("seed " << seed << " round " << round);
+      REQUIRE(w.server()->serving());
       for (int i = 0; i < kClients; i++) {
         const Znode* node = w.server()->tree().find("/w" + std::to_string(i));
         REQUIRE(node != nullptr);
@@ -301,9 +303,13 @@ TEST_CASE("zk: corruption in the middle of the log stops recovery instead of los
   ZkWorld w(302, config);
   ZkTestClient* c = w.add_client(NodeId{2});
   for (int i = 0; i < 10; i++) REQUIRE(w.create(c, "/n" + std::to_string(i), std::string(100, 'x')) == ZkError::kOk);
+  const size_t states_before = c->states.size();
   w.sim.crash(ZkWorld::kServer);
   w.sim.restart(ZkWorld::kServer);  // starts a second log file
-  REQUIRE(w.run_until([&] { return c->zk.state() == SessionState::kConnected; }, Duration::seconds(10)));
+  // The client hears of the lost connection only as the next event: until then its state still
+  // says connected. Wait for the reconnect, not for a state it has not yet left.
+  REQUIRE(w.run_until([&] { return c->states.size() >= states_before + 2 && c->zk.state() == SessionState::kConnected; },
+                      Duration::seconds(10)));
   REQUIRE(w.create(c, "/after") == ZkError::kOk);
   // Flip a bit inside the first log's entries (not its last bytes): recovery must refuse.
   auto files = w.sim.disk(ZkWorld::kServer).list("zk");
