@@ -104,15 +104,28 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
     if (i + 1 < logs.size() && logs[i + 1].first <= db.last_zxid() + 1) continue;
     const bool newest = i + 1 == logs.size();
     const std::string file = path(logs[i].second);
-    auto contents = disk_.read_all(file);
-    if (!contents) return contents.status();
-    const ByteView data = as_view(*contents);
+    auto size = disk_.size(file);
+    if (!size) return size.status();
+    // Entries are read one at a time: memory stays bounded by the largest entry, not the log.
+    auto read_entry = [&](uint64_t at, Txn* txn, uint64_t* entry_bytes) -> Result<bool> {
+      auto header = disk_.read(file, at, kEntryHeaderBytes);
+      if (!header) return header.status();
+      ByteReader er(as_view(*header));
+      er.u32();
+      const uint32_t length = er.u32();
+      if (!er.ok() || length > kMaxEntryBytes || at + kEntryHeaderBytes + length > *size) return false;
+      auto entry = disk_.read(file, at, kEntryHeaderBytes + length);
+      if (!entry) return entry.status();
+      return parse_entry(as_view(*entry), 0, txn, entry_bytes);
+    };
     // A log's entries carry consecutive zxids, starting with the one in its name.
     int64_t expected = logs[i].first;
     auto corruption = [&](uint64_t pos, const std::string& what) {
       return Status::error(StatusCode::kCorruption, "log " + file + " at " + std::to_string(pos) + ": " + what);
     };
-    ByteReader hr(data);
+    auto log_header = disk_.read(file, 0, kLogHeaderBytes);
+    if (!log_header) return log_header.status();
+    ByteReader hr(as_view(*log_header));
     const bool header_ok = hr.u32() == kLogMagic && hr.u32() == kLogFormat && hr.ok();
     uint64_t pos = kLogHeaderBytes;
     bool cut = false;
@@ -121,10 +134,12 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
       pos = 0;
       cut = true;
     }
-    while (!cut && pos < data.size()) {
+    while (!cut && pos < *size) {
       Txn txn;
       uint64_t entry_bytes = 0;
-      if (!parse_entry(data, pos, &txn, &entry_bytes)) {
+      auto whole = read_entry(pos, &txn, &entry_bytes);
+      if (!whole) return whole.status();
+      if (!*whole) {
         if (!newest) return corruption(pos, "bad entry");
         cut = true;
         break;
@@ -151,14 +166,21 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
       // spot, and may have been fsynced and acknowledged: that is corruption, and cutting the log
       // here would lose it. (A file system that writes unsynced pages back out of order could
       // leave such a pattern without corruption; recovery then refuses, which is the safe side.)
-      for (uint64_t q = pos + 1; q + kEntryHeaderBytes <= data.size(); q++) {
+      // The next real entry starts within one entry of the bad spot, so the search looks that far
+      // (and reads at most two entries' worth): rot that wipes out more than a whole entry at the
+      // end of the newest log is beyond it.
+      const uint64_t window = std::min<uint64_t>(*size - pos, 2 * (kEntryHeaderBytes + kMaxEntryBytes));
+      auto rest = disk_.read(file, pos, window);
+      if (!rest) return rest.status();
+      const ByteView tail = as_view(*rest);
+      for (uint64_t q = 1; q + kEntryHeaderBytes <= tail.size(); q++) {
         Txn later;
         uint64_t later_bytes = 0;
-        if (parse_entry(data, q, &later, &later_bytes) && later.zxid >= expected)
+        if (parse_entry(tail, q, &later, &later_bytes) && later.zxid >= expected)
           return corruption(pos, "bad entry followed by the valid entry of zxid " + std::to_string(later.zxid) +
-                                     " at " + std::to_string(q));
+                                     " at " + std::to_string(pos + q));
       }
-      info.truncated_bytes = data.size() - pos;
+      info.truncated_bytes = *size - pos;
       info.truncated_file = file;
       if (pos == 0) {
         // The power went while the header of a fresh log was being written: nothing in it.
@@ -234,6 +256,10 @@ Status ZkStorage::snapshot(const ZkDatabase& db) {
   GREGOR_RETURN_IF_ERROR(disk_.write_file_atomic(path(name), as_view(data)));
   // Everything logged so far is in the snapshot: the old logs and snapshots can go. A crash in
   // the middle leaves files recovery skips (their txns are at or below the snapshot's zxid).
+  // From here on the snapshot holds everything: the next txn starts a new log, even if removing
+  // the old files fails half-way (the active log may be gone already).
+  active_log_.clear();
+  txns_since_snapshot_ = 0;
   auto names = disk_.list(config_.data_dir);
   if (!names) return names.status();
   for (const std::string& n : *names) {
@@ -242,8 +268,6 @@ Status ZkStorage::snapshot(const ZkDatabase& db) {
     const bool log = parse_zxid_name(n, "log.", &zxid);
     if (old_snapshot || log) GREGOR_RETURN_IF_ERROR(disk_.remove(path(n)));
   }
-  active_log_.clear();
-  txns_since_snapshot_ = 0;
   return Status::ok();
 }
 
