@@ -170,10 +170,10 @@ TEST_CASE("zk: crash and power loss recover exactly the acknowledged state", "[z
       }
       w.sim.run_for(Duration::millis(static_cast<int64_t>(rng.uniform(3000))));
       w.sim.restart(ZkWorld::kServer);
+      INFO("seed " << seed << " round " << round << (power ? " power loss" : " crash") << ", in flight: " << last.what);
       REQUIRE(w.server()->serving());
       const Model recovered = project(w.server()->tree());
-      INFO("seed " << seed << " round " << round << " in flight: " << last.what << "\nrecovered:\n"
-                   << describe(recovered) << "acked:\n" << describe(acked));
+      INFO("recovered:\n" << describe(recovered) << "acked:\n" << describe(acked));
       if (acked_before_crash) {
         CHECK(recovered == if_applied);
       } else {
