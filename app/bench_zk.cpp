@@ -280,8 +280,10 @@ Figures raw_append_fsync(const std::string& dir, double max_seconds) {
 int bench_zk() {
   std::printf("conditional writes (set_data with the expected version, 100-byte data), each waiting for its ack\n");
   std::printf("simulated disk (SimDisk, in memory; wall-clock rate of the simulation):\n");
-  print("1 client", run_simulated(1, 50000));
-  print("16 clients", run_simulated(16, 5000));
+  const Figures sim_one = run_simulated(1, 50000);
+  const Figures sim_sixteen = run_simulated(16, 5000);
+  print("1 client", sim_one);
+  print("16 clients", sim_sixteen);
 
   std::string base = std::filesystem::temp_directory_path().string() + "/gregor-bench-zk-XXXXXX";
   std::vector<char> tmpl(base.begin(), base.end());
@@ -293,11 +295,24 @@ int bench_zk() {
   const std::string dir = tmpl.data();
   std::printf("real files (FileDisk, fdatasync per commit, under %s):\n", dir.c_str());
   print("plain append + fdatasync (baseline)", raw_append_fsync(dir + "/raw", 2.0));
-  print("1 client", run_on_files(dir + "/one", 1, 1000000, 3.0));
-  print("16 clients", run_on_files(dir + "/sixteen", 16, 1000000, 3.0));
+  const Figures real_one = run_on_files(dir + "/one", 1, 1000000, 3.0);
+  const Figures real_sixteen = run_on_files(dir + "/sixteen", 16, 1000000, 3.0);
+  print("1 client", real_one);
+  print("16 clients", real_sixteen);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  return 0;
+  // How much faster the simulation runs the same workload than real durability allows: the
+  // speed-up a simulated test gets, and how much of a real write's cost is the fsync.
+  auto ratio = [](const Figures& simulated, const Figures& real) {
+    return real.writes_per_s > 0 ? simulated.writes_per_s / real.writes_per_s : 0.0;
+  };
+  std::printf("ratio simulated / real files:\n");
+  std::printf("  %-34s %9.1fx\n", "1 client", ratio(sim_one, real_one));
+  std::printf("  %-34s %9.1fx\n", "16 clients", ratio(sim_sixteen, real_sixteen));
+  const bool complete = sim_one.writes == 50000 && sim_sixteen.writes == 80000 && real_one.writes > 0 &&
+                        real_sixteen.writes > 0;
+  if (!complete) std::fprintf(stderr, "bench zk: a run did not complete its writes\n");
+  return complete ? 0 : 1;
 }
 
 }  // namespace gregor::app

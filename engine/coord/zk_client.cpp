@@ -244,7 +244,14 @@ void ZkClient::on_message(NodeId from, Bytes frame) {
   wire::ReplyHeader header;
   if (!wire::decode_reply_header(as_view(frame), &header)) return connection_lost("malformed frame");
   last_heard_ = rt_.now();
-  if (header.xid != wire::kNotificationXid) last_zxid_seen_ = std::max(last_zxid_seen_, header.zxid);
+  // Only the replies to requests (and to SetWatches) move the last zxid seen, as in ZooKeeper's
+  // ClientCnxn: a notification, a ping reply or a connect reply carries the server's newest zxid
+  // without the events leading up to it. Taking that one would make the SetWatches sent right
+  // after a reconnect start after the changes made while this client was away, and the server
+  // would register their watches again instead of firing them.
+  const bool request_reply =
+      phase_ == Phase::kConnected && header.xid != wire::kNotificationXid && header.xid != wire::kPingXid;
+  if (request_reply) last_zxid_seen_ = std::max(last_zxid_seen_, header.zxid);
   if (phase_ == Phase::kHandshake) {
     // Frames of an earlier handshake on the same connection may still arrive: only ours counts.
     if (header.xid != handshake_xid_) return;

@@ -24,8 +24,9 @@
 // Watches. get_data / exists / get_children with watch = true leave a one-shot watch; its event
 // goes to the watch listener, before the reply to any later request (same connection, in order).
 // The client remembers its watches and re-registers them after a reconnect (SetWatches with the
-// last zxid it saw), so an event that happened while disconnected is delivered then. Watches die
-// with the session.
+// last zxid it saw in a reply to a request: not the connect reply's nor a ping's, which carry the
+// server's newest zxid without the events before it), so an event that happened while
+// disconnected is delivered then. Watches die with the session.
 //
 // Trace events: zk_client_state {session, state, server} on every session state change.
 #pragma once

@@ -39,6 +39,20 @@ uint32_t entry_crc(uint32_t length, ByteView body) {
   return record::crc32c_extend(record::crc32c(as_view(w.bytes_ref())), body);
 }
 
+// Whether a whole, intact entry starts at pos: its length is within the limit and the file, its
+// CRC matches, its body decodes. On success *txn and *entry_bytes (header included) are set.
+bool parse_entry(ByteView data, uint64_t pos, Txn* txn, uint64_t* entry_bytes) {
+  if (pos + kEntryHeaderBytes > data.size()) return false;
+  ByteReader r(data.subspan(pos, kEntryHeaderBytes));
+  const uint32_t crc = r.u32();
+  const uint32_t length = r.u32();
+  if (!r.ok() || length > kMaxEntryBytes || pos + kEntryHeaderBytes + length > data.size()) return false;
+  const ByteView body = data.subspan(pos + kEntryHeaderBytes, length);
+  if (entry_crc(length, body) != crc || !decode_txn(body, txn)) return false;
+  *entry_bytes = kEntryHeaderBytes + length;
+  return true;
+}
+
 }  // namespace
 
 ZkStorage::ZkStorage(Disk& disk, ZkStorageConfig config) : disk_(disk), config_(std::move(config)) {
@@ -92,56 +106,96 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
     const std::string file = path(logs[i].second);
     auto size = disk_.size(file);
     if (!size) return size.status();
-    auto header = disk_.read(file, 0, kLogHeaderBytes);
-    if (!header) return header.status();
-    ByteReader hr(as_view(*header));
-    const bool header_ok = hr.u32() == kLogMagic && hr.u32() == kLogFormat && hr.ok();
-    if (!header_ok) {
-      if (!newest) return Status::error(StatusCode::kCorruption, "log " + file + " has a bad header");
-      // The power went while the header of a fresh log was being written: nothing in it.
-      info.truncated_bytes = *size;
-      info.truncated_file = file;
-      GREGOR_RETURN_IF_ERROR(disk_.remove(file));
-      break;
-    }
-    uint64_t pos = kLogHeaderBytes;
-    while (pos < *size) {
-      std::string bad;
-      auto entry_header = disk_.read(file, pos, kEntryHeaderBytes);
-      if (!entry_header) return entry_header.status();
-      ByteReader er(as_view(*entry_header));
-      const uint32_t crc = er.u32();
+    // Entries are read one at a time: memory stays bounded by the largest entry, not the log.
+    auto read_entry = [&](uint64_t at, Txn* txn, uint64_t* entry_bytes) -> Result<bool> {
+      auto header = disk_.read(file, at, kEntryHeaderBytes);
+      if (!header) return header.status();
+      ByteReader er(as_view(*header));
+      er.u32();
       const uint32_t length = er.u32();
+      if (!er.ok() || length > kMaxEntryBytes || at + kEntryHeaderBytes + length > *size) return false;
+      auto entry = disk_.read(file, at, kEntryHeaderBytes + length);
+      if (!entry) return entry.status();
+      return parse_entry(as_view(*entry), 0, txn, entry_bytes);
+    };
+    // A log's entries carry consecutive zxids, starting with the one in its name.
+    int64_t expected = logs[i].first;
+    auto corruption = [&](uint64_t pos, const std::string& what) {
+      return Status::error(StatusCode::kCorruption, "log " + file + " at " + std::to_string(pos) + ": " + what);
+    };
+    auto log_header = disk_.read(file, 0, kLogHeaderBytes);
+    if (!log_header) return log_header.status();
+    ByteReader hr(as_view(*log_header));
+    const bool header_ok = hr.u32() == kLogMagic && hr.u32() == kLogFormat && hr.ok();
+    uint64_t pos = kLogHeaderBytes;
+    bool cut = false;
+    if (!header_ok) {
+      if (!newest) return corruption(0, "bad header");
+      pos = 0;
+      cut = true;
+    }
+    while (!cut && pos < *size) {
       Txn txn;
-      if (!er.ok()) {
-        bad = "short entry header";
-      } else if (length > kMaxEntryBytes || pos + kEntryHeaderBytes + length > *size) {
-        bad = "entry runs past the end";
-      } else {
-        auto body = disk_.read(file, pos + kEntryHeaderBytes, length);
-        if (!body) return body.status();
-        if (body->size() != length || entry_crc(length, as_view(*body)) != crc) bad = "CRC mismatch";
-        else if (!decode_txn(as_view(*body), &txn)) bad = "undecodable txn";
-      }
-      if (bad.empty() && txn.zxid > db.last_zxid() && txn.zxid != db.last_zxid() + 1)
-        bad = "zxid " + std::to_string(txn.zxid) + " does not follow " + std::to_string(db.last_zxid());
-      if (!bad.empty()) {
-        if (!newest)
-          return Status::error(StatusCode::kCorruption, "log " + file + " at " + std::to_string(pos) + ": " + bad);
-        // The torn tail of a power loss: nothing from here on was acknowledged.
-        info.truncated_bytes = *size - pos;
-        info.truncated_file = file;
-        GREGOR_RETURN_IF_ERROR(disk_.truncate(file, pos));
-        GREGOR_RETURN_IF_ERROR(disk_.fsync(file));
+      uint64_t entry_bytes = 0;
+      auto whole = read_entry(pos, &txn, &entry_bytes);
+      if (!whole) return whole.status();
+      if (!*whole) {
+        if (!newest) return corruption(pos, "bad entry");
+        cut = true;
         break;
       }
+      // A valid entry out of sequence is no torn write: the log is not what was written.
+      if (txn.zxid != expected)
+        return corruption(pos, "zxid " + std::to_string(txn.zxid) + " where " + std::to_string(expected) +
+                                   " should be");
       if (txn.zxid > db.last_zxid()) {
+        if (txn.zxid != db.last_zxid() + 1)
+          return corruption(pos, "zxid " + std::to_string(txn.zxid) + " does not follow " +
+                                     std::to_string(db.last_zxid()));
         ApplyResult ignored;
         GREGOR_RETURN_IF_ERROR(db.apply(txn, &ignored));
         info.txns_replayed++;
       }
-      pos += kEntryHeaderBytes + length;
+      expected++;
+      pos += entry_bytes;
     }
+    if (cut) {
+      // A bad header or entry in the newest log is the torn tail of a power loss only if no later
+      // txn of this log survives after it: a power loss keeps a prefix of what was appended since
+      // the last fsync, torn at its very end. A valid entry further on was written after the bad
+      // spot, and may have been fsynced and acknowledged: that is corruption, and cutting the log
+      // here would lose it. (A file system that writes unsynced pages back out of order could
+      // leave such a pattern without corruption; recovery then refuses, which is the safe side.)
+      // The next real entry starts within one entry of the bad spot, so the search looks that far
+      // (and reads at most two entries' worth): rot that wipes out more than a whole entry at the
+      // end of the newest log is beyond it.
+      const uint64_t window = std::min<uint64_t>(*size - pos, 2 * (kEntryHeaderBytes + kMaxEntryBytes));
+      auto rest = disk_.read(file, pos, window);
+      if (!rest) return rest.status();
+      const ByteView tail = as_view(*rest);
+      for (uint64_t q = 1; q + kEntryHeaderBytes <= tail.size(); q++) {
+        Txn later;
+        uint64_t later_bytes = 0;
+        if (parse_entry(tail, q, &later, &later_bytes) && later.zxid >= expected)
+          return corruption(pos, "bad entry followed by the valid entry of zxid " + std::to_string(later.zxid) +
+                                     " at " + std::to_string(pos + q));
+      }
+      info.truncated_bytes = *size - pos;
+      info.truncated_file = file;
+      if (pos == 0) {
+        // The power went while the header of a fresh log was being written: nothing in it.
+        GREGOR_RETURN_IF_ERROR(disk_.remove(file));
+        break;
+      }
+      GREGOR_RETURN_IF_ERROR(disk_.truncate(file, pos));
+    }
+    // After a process crash the log may hold entries that are only in the page cache (appended,
+    // never fsynced, never acknowledged). They were just replayed, and the server will serve them
+    // and build on them: the next txns go to a new log. Unless they are made durable now, a later
+    // power loss cuts them off this log while the fsynced newer log still follows them, which
+    // leaves a zxid gap in the middle (recovery refuses to start) and loses what was acknowledged
+    // after this recovery. The same fsync makes a truncation durable.
+    GREGOR_RETURN_IF_ERROR(disk_.fsync(file));
   }
   last_appended_zxid_ = db.last_zxid();
   txns_since_snapshot_ = db.last_zxid() - info.snapshot_zxid;
@@ -202,6 +256,10 @@ Status ZkStorage::snapshot(const ZkDatabase& db) {
   GREGOR_RETURN_IF_ERROR(disk_.write_file_atomic(path(name), as_view(data)));
   // Everything logged so far is in the snapshot: the old logs and snapshots can go. A crash in
   // the middle leaves files recovery skips (their txns are at or below the snapshot's zxid).
+  // From here on the snapshot holds everything: the next txn starts a new log, even if removing
+  // the old files fails half-way (the active log may be gone already).
+  active_log_.clear();
+  txns_since_snapshot_ = 0;
   auto names = disk_.list(config_.data_dir);
   if (!names) return names.status();
   for (const std::string& n : *names) {
@@ -210,8 +268,6 @@ Status ZkStorage::snapshot(const ZkDatabase& db) {
     const bool log = parse_zxid_name(n, "log.", &zxid);
     if (old_snapshot || log) GREGOR_RETURN_IF_ERROR(disk_.remove(path(n)));
   }
-  active_log_.clear();
-  txns_since_snapshot_ = 0;
   return Status::ok();
 }
 

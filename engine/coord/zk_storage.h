@@ -17,9 +17,12 @@
 //   after a flush, when the pipeline has applied everything); it writes the snapshot, starts a new
 //   log, and removes the older snapshots and logs, which bounds recovery time and disk use.
 // - recover(db) loads the newest snapshot and replays the logs after it, checking each entry's CRC
-//   and that zxids follow one another. A bad entry at the end of the newest log is the torn tail
-//   of a power loss: it is cut off (truncated), since nothing in it was acknowledged. A bad entry
-//   anywhere else is corruption and recovery fails rather than lose acknowledged data.
+//   and that zxids follow one another (a log's first entry carries the zxid in its name). A bad
+//   entry at the end of the newest log, with no valid later entry after it, is the torn tail of a
+//   power loss: it is cut off (truncated), since nothing in it was acknowledged. A bad entry
+//   anywhere else, or a valid entry out of sequence, is corruption, and recovery fails rather
+//   than lose acknowledged data. Recovery fsyncs every log it replays: after a process crash a log
+//   may hold unsynced txns, which the server is about to serve and build on.
 #pragma once
 
 #include <cstdint>

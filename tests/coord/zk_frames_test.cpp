@@ -125,7 +125,9 @@ TEST_CASE("zk: random and truncated frames never crash the server", "[zk][frames
     q.args = ZkOp::create("/f", to_bytes("data"), CreateMode::kEphemeralSequential);
     add(q);
     q.op = wire::OpCode::kSetData;
-    q.args = ZkOp::set_data("/keep", to_bytes("x"), 0);
+    // Not /keep: an unmutated copy of this frame is a legitimate write from the raw peer's own
+    // session, and three flipped bits cannot turn "/zzzz" into "/keep".
+    q.args = ZkOp::set_data("/zzzz", to_bytes("x"), 0);
     add(q);
     q.op = wire::OpCode::kMulti;
     q.ops = {ZkOp::check("/keep", 0), ZkOp::create("/f/g", {}, CreateMode::kPersistent), ZkOp::remove("/f", -1)};

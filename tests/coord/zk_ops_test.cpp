@@ -143,6 +143,45 @@ TEST_CASE("zk: every bad request gets its documented error", "[zk]") {
   CHECK(w.get(c, "/a") == ZkError::kSessionExpired);
 }
 
+TEST_CASE("zk: bad requests inside a multi get their documented error and change nothing", "[zk]") {
+  ZkWorld w(5);
+  ZkTestClient* c = w.add_client(NodeId{2});
+  REQUIRE(w.create(c, "/a", "v") == ZkError::kOk);
+  const std::string before = w.server()->tree().dump();
+  std::vector<ZkOpResult> results;
+  auto expect = [&](std::vector<ZkOp> ops, ZkError error, size_t failing) {
+    INFO("expected " << zk_error_name(error) << " at op " << failing);
+    REQUIRE(w.multi(c, std::move(ops), &results) == error);
+    REQUIRE(results.size() > failing);
+    for (size_t i = 0; i < results.size(); i++)
+      CHECK(results[i].error == (i < failing ? ZkError::kOk : i == failing ? error : ZkError::kRuntimeInconsistency));
+    CHECK(w.server()->tree().dump() == before);
+  };
+  const std::string too_big(ZkLimits::kMaxDataBytes + 1, 'd');
+  // Data above the stated limit, in a create and in a set.
+  expect({ZkOp::set_data("/a", to_bytes("w"), 0), ZkOp::create("/b", to_bytes(too_big), CreateMode::kPersistent)},
+         ZkError::kBadArguments, 1);
+  expect({ZkOp::set_data("/a", to_bytes(too_big), -1), ZkOp::check("/a", 0)}, ZkError::kBadArguments, 0);
+  // A missing parent; a wrong version; a version below -1 is no wildcard.
+  expect({ZkOp::create("/b", {}, CreateMode::kPersistent), ZkOp::create("/missing/c", {}, CreateMode::kPersistent)},
+         ZkError::kNoNode, 1);
+  expect({ZkOp::check("/a", 0), ZkOp::set_data("/a", to_bytes("w"), 1)}, ZkError::kBadVersion, 1);
+  expect({ZkOp::set_data("/a", to_bytes("w"), -2)}, ZkError::kBadVersion, 0);
+  expect({ZkOp::remove("/a", 5)}, ZkError::kBadVersion, 0);
+  expect({ZkOp::create("/a", {}, CreateMode::kPersistent)}, ZkError::kNodeExists, 0);
+  expect({ZkOp::create("bad-path", {}, CreateMode::kPersistent)}, ZkError::kBadArguments, 0);
+  // More ops than a multi may hold: refused by the client before anything is sent.
+  std::vector<ZkOp> many(ZkLimits::kMaxOpsPerMulti + 1, ZkOp::check("/a", -1));
+  CHECK(w.multi(c, many, &results) == ZkError::kBadArguments);
+  // The same bad single requests: the version below -1 and the data above the limit.
+  CHECK(w.set(c, "/a", "w", -2) == ZkError::kBadVersion);
+  CHECK(w.set(c, "/a", too_big) == ZkError::kBadArguments);
+  CHECK(w.remove(c, "/a", -7) == ZkError::kBadVersion);
+  CHECK(w.server()->tree().dump() == before);
+  CHECK(w.server()->serving());
+  CHECK(c->zk.state() == SessionState::kConnected);
+}
+
 TEST_CASE("zk: multi applies all or nothing with per-op results", "[zk]") {
   ZkWorld w(4);
   ZkTestClient* c = w.add_client(NodeId{2});
