@@ -113,7 +113,10 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
     r.mean_frame_ms = sum / static_cast<double>(frame_ms.size());
     std::vector<double> sorted = frame_ms;
     std::sort(sorted.begin(), sorted.end());
-    r.p95_frame_ms = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
+    auto quantile = [&](size_t percent) { return sorted[std::min(sorted.size() - 1, sorted.size() * percent / 100)]; };
+    r.median_frame_ms = quantile(50);
+    r.p95_frame_ms = quantile(95);
+    r.p99_frame_ms = quantile(99);
     r.max_frame_ms = sorted.back();
   }
   ImGui_ImplOpenGL3_Shutdown();

@@ -25,7 +25,7 @@ struct WindowOptions {
 
 struct WindowReport {
   int frames = 0;
-  double mean_frame_ms = 0, p95_frame_ms = 0, max_frame_ms = 0;
+  double mean_frame_ms = 0, median_frame_ms = 0, p95_frame_ms = 0, p99_frame_ms = 0, max_frame_ms = 0;
   std::string renderer;  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
   int framebuffer_width = 0, framebuffer_height = 0;
 };
