@@ -50,6 +50,7 @@ struct FilterCache {
   const TraceEvent* first = nullptr;  // detects a History that was replaced (a fork)
   std::string filter;
   int category = -1;
+  bool internal = false;
   size_t scanned = 0;
   std::vector<size_t> rows;
 };
@@ -67,11 +68,16 @@ void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui) 
   ImGui::InputTextWithHint("##filter", "filter: kind, field text or node id", ui.event_filter, sizeof ui.event_filter);
   ImGui::SameLine();
   ImGui::Checkbox("follow", &ui.events_follow);
+  if (m.internal_partitions() > 0) {
+    ImGui::SameLine();
+    internal_topics_toggle(m, ui);
+  }
 
   const size_t n = c.history->events_until(m.now);
   const TraceEvent* first = events.empty() ? nullptr : &events.front();
-  if (cache.history != c.history || cache.first != first || cache.filter != ui.event_filter || cache.category != ui.event_category) {
-    cache = FilterCache{c.history, first, ui.event_filter, ui.event_category, 0, {}};
+  if (cache.history != c.history || cache.first != first || cache.filter != ui.event_filter || cache.category != ui.event_category ||
+      cache.internal != ui.show_internal) {
+    cache = FilterCache{c.history, first, ui.event_filter, ui.event_category, ui.show_internal, 0, {}};
   }
   if (n < cache.scanned) {
     cache.rows.erase(std::lower_bound(cache.rows.begin(), cache.rows.end(), n), cache.rows.end());
@@ -79,6 +85,7 @@ void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui) 
   }
   for (; cache.scanned < n; cache.scanned++) {
     const TraceEvent& e = events[cache.scanned];
+    if (!ui.show_internal && is_internal_topic(e.get_string("topic"))) continue;
     if (in_category(e, ui.event_category) && matches(e, ui.event_filter)) cache.rows.push_back(cache.scanned);
   }
   ImGui::SameLine();

@@ -31,19 +31,22 @@ void crown(ImDrawList* dl, ImVec2 at, float w, ImU32 color) {
 }
 
 void choose_partition(const DashboardModel& m, UiState& ui) {
-  if (m.partitions.empty()) return;
+  const PartitionModel* first = m.default_partition();
+  if (!first) return;
   if (!ui.partition_chosen || !m.partition(ui.topic, ui.partition)) {
-    ui.topic = m.partitions.front().topic;
-    ui.partition = m.partitions.front().partition;
+    ui.topic = first->topic;
+    ui.partition = first->partition;
   }
 }
 
 void partition_picker(const DashboardModel& m, UiState& ui) {
   const PartitionModel* cur = m.partition(ui.topic, ui.partition);
+  const float start_x = ImGui::GetCursorScreenPos().x;
   ImGui::SetNextItemWidth(160);
   if (ImGui::BeginCombo("##partition", cur ? tp_name(*cur).c_str() : "-")) {
     for (const auto& p : m.partitions) {
       const bool sel = cur == &p;
+      if (p.internal && !ui.show_internal && !sel) continue;
       if (ImGui::Selectable(tp_name(p).c_str(), sel)) {
         ui.topic = p.topic;
         ui.partition = p.partition;
@@ -53,7 +56,15 @@ void partition_picker(const DashboardModel& m, UiState& ui) {
     }
     ImGui::EndCombo();
   }
-  if (m.partitions.size() <= 1) return;
+  const int internal = m.internal_partitions();
+  if (internal > 0) {
+    ImGui::SameLine();
+    internal_topics_toggle(m, ui);
+  }
+  std::vector<const PartitionModel*> chips;
+  for (const auto& p : m.partitions)
+    if (!p.internal || ui.show_internal) chips.push_back(&p);
+  if (chips.size() <= 1) return;
   // Every partition as a chip colored by its state; click one to show it.
   ImGui::SameLine();
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -61,8 +72,8 @@ void partition_picker(const DashboardModel& m, UiState& ui) {
   const float avail = ImGui::GetContentRegionAvail().x;
   const int per_row = std::max(1, static_cast<int>(avail / (chip + gap)));
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  for (size_t i = 0; i < m.partitions.size(); i++) {
-    const auto& p = m.partitions[i];
+  for (size_t i = 0; i < chips.size(); i++) {
+    const auto& p = *chips[i];
     const ImVec2 a(o.x + static_cast<float>(static_cast<int>(i) % per_row) * (chip + gap),
                    o.y + static_cast<float>(static_cast<int>(i) / per_row) * (chip + gap));
     ImGui::SetCursorScreenPos(a);
@@ -79,8 +90,8 @@ void partition_picker(const DashboardModel& m, UiState& ui) {
     dl->AddRectFilled(a, ImVec2(a.x + chip, a.y + chip), partition_status_color(p), 2);
     if (cur == &p) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(a.x + chip + 1, a.y + chip + 1), IM_COL32(255, 255, 255, 255), 2, 0, 2);
   }
-  const int rows = (static_cast<int>(m.partitions.size()) + per_row - 1) / per_row;
-  ImGui::SetCursorScreenPos(ImVec2(o.x - ImGui::GetStyle().ItemSpacing.x - 160, o.y + static_cast<float>(rows) * (chip + gap) + 4));
+  const int rows = (static_cast<int>(chips.size()) + per_row - 1) / per_row;
+  ImGui::SetCursorScreenPos(ImVec2(start_x, o.y + static_cast<float>(rows) * (chip + gap) + 4));
   ImGui::Dummy(ImVec2(1, 1));
 }
 

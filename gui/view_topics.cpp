@@ -61,10 +61,13 @@ void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& u
   ImGui::SameLine();
   ImGui::Checkbox("--unavailable-partitions", &ui.only_unavailable);
   ImGui::Checkbox("CLI text", &ui.cli_text);
+  ImGui::SameLine(0, 20);
+  internal_topics_toggle(m, ui);
 
+  // The user's topics first (the model's order), internal ones only when asked for.
   std::vector<const PartitionModel*> rows;
   for (const auto& p : m.partitions)
-    if (passes(p, ui)) rows.push_back(&p);
+    if ((!p.internal || ui.show_internal) && passes(p, ui)) rows.push_back(&p);
 
   // Topic header lines, as the CLI prints them.
   std::string topic;
