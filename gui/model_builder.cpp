@@ -494,7 +494,10 @@ HealthModel ModelBuilder::health() const {
     if (!p.has_leader_record) continue;
     const bool offline = p.leader < 0;
     const int isr_size = static_cast<int>(p.isr.size());
-    const size_t replicas = p.replicas.empty() ? p.isr.size() : p.replicas.size();
+    // The same replica list the partition view shows: __consumer_offsets' assignment znode is too
+    // big for the trace (its data is recorded as "<712 bytes>"), so its replicas are the brokers
+    // holding a log of it.
+    const size_t replicas = replica_list(key, p).size();
     const bool internal = is_internal_topic(key.first);
     const bool under_replicated = !offline && static_cast<size_t>(isr_size) < replicas;
     const bool under_min_isr = !offline && isr_size < min_isr(key.first);

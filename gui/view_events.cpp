@@ -37,6 +37,12 @@ bool in_category(const TraceEvent& e, int category) {
   return true;
 }
 
+// An event of an internal topic's partition, or a zk write under one (/brokers/topics/__consumer_offsets/...).
+bool about_internal_topic(const TraceEvent& e) {
+  if (is_internal_topic(e.get_string("topic"))) return true;
+  return e.kind.rfind("zk_", 0) == 0 && e.get_string("path").find("/topics/__") != std::string::npos;
+}
+
 bool matches(const TraceEvent& e, const char* filter) {
   if (!*filter) return true;
   // Case-sensitive substring of "kind fields" (node names are in the fields of world events).
@@ -85,7 +91,7 @@ void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui) 
   }
   for (; cache.scanned < n; cache.scanned++) {
     const TraceEvent& e = events[cache.scanned];
-    if (!ui.show_internal && is_internal_topic(e.get_string("topic"))) continue;
+    if (!ui.show_internal && about_internal_topic(e)) continue;
     if (in_category(e, ui.event_category) && matches(e, ui.event_filter)) cache.rows.push_back(cache.scanned);
   }
   ImGui::SameLine();
