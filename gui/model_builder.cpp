@@ -109,7 +109,15 @@ void ModelBuilder::apply(const TraceEvent& e) {
   applied_++;
   const std::string& k = e.kind;
   const int32_t node = e.node.value;
-  if (node == 0) return on_world(e);
+  if (node == 0) {
+    // Crashes, power losses and restarts change logs through the events that follow (log_open);
+    // dropping every cached run here is simply the safe choice for these rare events.
+    runs_.clear();
+    return on_world(e);
+  }
+  // A log that is truncated, reopened or rewritten below its cached end loses its cached runs.
+  if (k == "log_truncate" || k == "log_open") forget_runs(node, sim::partition_key(e), -1);
+  else if (k == "log_append") forget_runs(node, sim::partition_key(e), e.get_int("base_offset"));
   if (starts_with(k, "zk_")) on_zk(e);
   if (e.find("group")) on_group(e);
 
@@ -464,12 +472,7 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
       row.leo = log->leo;
       row.hw = log->hw;
       row.log_start = log->batches.empty() ? log->leo : log->batches.begin()->first;
-      for (const auto& [base, batch] : log->batches) {
-        if (!row.runs.empty() && row.runs.back().epoch == batch.epoch && row.runs.back().end == base)
-          row.runs.back().end = batch.last_offset + 1;
-        else
-          row.runs.push_back({base, batch.last_offset + 1, batch.epoch});
-      }
+      row.runs = epoch_runs(b, key, *log);
     }
     if (b == acting || !leader_log) {
       row.lag = 0;
@@ -486,6 +489,41 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
     m.rows.push_back(std::move(row));
   }
   return m;
+}
+
+void ModelBuilder::forget_runs(int32_t broker, const sim::PartitionKey& key, int64_t from_offset) {
+  auto it = runs_.find({broker, key});
+  if (it == runs_.end()) return;
+  // An append at or past the cached end only extends the log; anything else rewrites it.
+  if (from_offset < 0 || from_offset < it->second.end) runs_.erase(it);
+}
+
+const std::vector<EpochRun>& ModelBuilder::epoch_runs(int32_t broker, const sim::PartitionKey& key, const sim::ReplicaLog& log) const {
+  RunCache& c = runs_[{broker, key}];
+  const int64_t first = log.batches.empty() ? -1 : log.batches.begin()->first;
+  auto it = log.batches.begin();
+  if (c.first_base != first) {
+    // The log's start moved (retention) or this is the first look: merge it all.
+    c.runs.clear();
+  } else if (!c.runs.empty()) {
+    it = log.batches.lower_bound(c.end);
+    // The batch before the cached end must end exactly there, or the cache is stale.
+    if (it != log.batches.begin() && std::prev(it)->second.last_offset + 1 != c.end) {
+      c.runs.clear();
+      it = log.batches.begin();
+    }
+  }
+  for (; it != log.batches.end(); ++it) {
+    const auto& [base, batch] = *it;
+    if (!c.runs.empty() && c.runs.back().epoch == batch.epoch && c.runs.back().end == base)
+      c.runs.back().end = batch.last_offset + 1;
+    else
+      c.runs.push_back({base, batch.last_offset + 1, batch.epoch});
+  }
+  c.first_base = first;
+  c.end = log.batches.empty() ? 0 : log.batches.rbegin()->second.last_offset + 1;
+  GREGOR_ASSERT(c.runs.empty() || c.runs.back().end == c.end);
+  return c.runs;
 }
 
 HealthModel ModelBuilder::health() const {
