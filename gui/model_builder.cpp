@@ -360,7 +360,8 @@ void ModelBuilder::before_append(const TraceEvent& e) {
   auto it = partitions_.find(key);
   if (it == partitions_.end()) return;
   for (int32_t r : replica_list(key, it->second)) {
-    if (r == e.node.value) continue;
+    // Kafka updates a follower's lastCaughtUpTime from its fetches: a dead one catches up with nothing.
+    if (r == e.node.value || !alive(r)) continue;
     const auto* f = replicas_.replica(r, key);
     if (f && f->leo >= old_leo) caught_up_[{r, key}] = e.time;
   }

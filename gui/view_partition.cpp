@@ -234,7 +234,9 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     } else if (r.has_log) {
       const double max_ms = static_cast<double>(std::max<int64_t>(1, c.replica_lag_time_max_ms));
       const double frac = r.since_caught_up_ms < 0 ? 1.0 : std::min(1.0, static_cast<double>(r.since_caught_up_ms) / max_ms);
-      if (r.lag == 0) {
+      if (!r.alive) {
+        std::snprintf(buf, sizeof buf, "lag %lld, down (not fetching)", static_cast<long long>(r.lag));
+      } else if (r.lag == 0) {
         std::snprintf(buf, sizeof buf, "lag 0, caught up");
       } else if (r.since_caught_up_ms < 0) {
         std::snprintf(buf, sizeof buf, "lag %lld, never caught up", static_cast<long long>(r.lag));
@@ -243,6 +245,7 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
                       static_cast<double>(r.since_caught_up_ms) / 1000.0, max_ms / 1000.0);
       }
       dl->AddText(ImVec2(ix, y + 15), text, buf);
+      if (!r.alive) continue;  // no lag clock for a replica that is not running
       const float bar_w = info_w - 20;
       dl->AddRectFilled(ImVec2(ix, y + row_h + 1), ImVec2(ix + bar_w, y + row_h + 4), IM_COL32(50, 52, 60, 255));
       const ImU32 bar = frac > 0.8 ? IM_COL32(230, 70, 70, 255) : frac > 0.3 ? IM_COL32(240, 160, 50, 255) : IM_COL32(80, 190, 110, 255);
