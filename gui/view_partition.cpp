@@ -300,9 +300,16 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     std::vector<const TimelineMarker*> mine;
     for (const auto& mk : c.history->markers())
       if (mk.at <= m.now && mk.label.compare(0, prefix.size(), prefix) == 0) mine.push_back(&mk);
+    // Counted from the same markers as listed: the controller shrinking the ISR as it elects a new
+    // leader is an ISR change too, though no isr_change event is written for it.
+    int leader_changes = 0, isr_changes = 0;
+    for (const auto* mk : mine) {
+      leader_changes += mk->kind == MarkerKind::kLeader;
+      isr_changes += mk->kind == MarkerKind::kIsrShrink || mk->kind == MarkerKind::kIsrExpand;
+    }
     ImGui::Separator();
-    ImGui::Text("Leader and ISR changes of %s (%d leader changes, %d ISR changes):", tp_name(p).c_str(), p.leader_changes,
-                p.isr_changes);
+    ImGui::Text("Leader and ISR changes of %s (%d leader elections, %d ISR changes):", tp_name(p).c_str(), leader_changes,
+                isr_changes);
     const size_t first = mine.size() > 8 ? mine.size() - 8 : 0;
     for (size_t i = first; i < mine.size(); i++) {
       const ImU32 col = marker_color(mine[i]->kind);
