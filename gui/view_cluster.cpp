@@ -219,7 +219,9 @@ void draw_cluster_graph(const DashboardModel& m, const ViewContext& c, UiState& 
     std::string label = n.name;
     if (n.status != NodeStatus::kAlive) label += std::string(" (") + node_status_name(n.status) + ")";
     const ImVec2 ls = ImGui::CalcTextSize(label.c_str());
-    dl->AddText(ImVec2(p.x - ls.x / 2, p.y + nr + 3), IM_COL32(220, 220, 225, 255), label.c_str());
+    // Centered under the node, but kept inside the panel (clients sit near its left edge).
+    const float lx0 = std::clamp(p.x - ls.x / 2, origin.x + 2, std::max(origin.x + 2, origin.x + size.x - ls.x - 2));
+    dl->AddText(ImVec2(lx0, p.y + nr + 3), IM_COL32(220, 220, 225, 255), label.c_str());
     std::string sub;
     if (n.controller) sub = "controller";
     if (n.kind == NodeKind::kBroker && n.leaderships > 0)
