@@ -1,5 +1,5 @@
 # The two set-up commands README.md gives, for a fresh Debian 12 machine (as root or with sudo):
-#   make demo   installs what is missing, builds, runs the default scenario
+#   make demo   installs what is missing, builds, opens the leader-failover dashboard (or prints the run)
 #   make test   the same, then every test (ctest), ending with ctest's summary
 #
 # Build: Release with assertions on (GREGOR_ASSERT is always on; NDEBUG is never defined), -j2.
@@ -36,8 +36,15 @@ build: deps $(BUILD_DIR)/CMakeCache.txt
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
+# The dashboard on the leader-failover story when there is a display and its window opens;
+# otherwise (CI, ssh) the same story's timeline and verdicts in the terminal.
 demo: build
-	./$(BUILD_DIR)/gregor run scenarios/leader-failover.yaml
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && ./$(BUILD_DIR)/gregor gui scenarios/leader-failover.yaml; then :; else \
+	  if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then echo "(the dashboard's window did not open: the run in the terminal instead)"; \
+	  else echo "(no display: the leader-failover run in the terminal; with a display, make demo opens the dashboard)"; fi; \
+	  echo "./$(BUILD_DIR)/gregor run scenarios/leader-failover.yaml"; \
+	  ./$(BUILD_DIR)/gregor run scenarios/leader-failover.yaml; \
+	fi
 
 clean:
 	rm -rf $(BUILD_DIR)

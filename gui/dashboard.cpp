@@ -43,6 +43,11 @@ bool Dashboard::show_view(const std::string& name) {
   return true;
 }
 
+std::string Dashboard::shown_partition() const {
+  if (ui_->topic.empty()) return "";
+  return ui_->topic + "-" + std::to_string(ui_->partition);
+}
+
 bool Dashboard::node_screen_position(int32_t node, float* x, float* y) const {
   auto it = ui_->node_positions.find(node);
   if (it == ui_->node_positions.end()) return false;

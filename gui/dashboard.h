@@ -45,6 +45,8 @@ class Dashboard {
   const DashboardModel& model() const { return model_; }
   // Selects the middle tab (partition, topics, groups, events); false for an unknown name.
   bool show_view(const std::string& name);
+  // The partition the partition view shows ("orders-0"); empty before the first frame draws it.
+  std::string shown_partition() const;
   // Where the cluster graph drew a node in the last frame (screen coordinates).
   bool node_screen_position(int32_t node, float* x, float* y) const;
 

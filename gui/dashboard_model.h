@@ -18,6 +18,11 @@ namespace gregor::gui {
 enum class NodeKind { kBroker, kZk, kClient };
 enum class NodeStatus { kAlive, kPaused, kCrashed, kPoweredOff };
 
+// Kafka's internal topics (__consumer_offsets, __transaction_state) start with two underscores.
+// The dashboard lists them after the user's topics and folds them away by default: in a run with
+// a consumer group, __consumer_offsets' 50 partitions would otherwise drown the story's one.
+bool is_internal_topic(const std::string& topic);
+
 const char* node_kind_name(NodeKind k);
 const char* node_status_name(NodeStatus s);
 // Brokers are 1..1000, zk servers 1001..2000, clients from 2001 (sim/cluster.h).
@@ -79,6 +84,7 @@ struct ReplicaRowModel {
 struct PartitionModel {
   std::string topic;
   int32_t partition = 0;
+  bool internal = false;  // an internal topic (is_internal_topic)
   int32_t leader = -1;  // -1: none (offline)
   int32_t leader_epoch = -1;
   std::vector<int32_t> replicas;  // in preference order (the first is the preferred leader)
@@ -130,10 +136,14 @@ struct HealthModel {
   int under_replicated = 0;   // UnderReplicatedPartitions
   int under_min_isr = 0;      // UnderMinIsrPartitionCount
   int offline = 0;            // OfflinePartitionsCount
+  // The part of each count above that is internal topics' partitions (__consumer_offsets).
+  int internal_under_replicated = 0, internal_under_min_isr = 0, internal_offline = 0;
   int active_controllers = 0; // ActiveControllerCount (summed)
   int brokers_alive = 0, brokers_total = 0;
   int64_t isr_shrinks = 0, isr_expands = 0;
   int64_t leader_elections = 0, unclean_elections = 0;
+  // The part of the counters above that is internal topics' partitions.
+  int64_t internal_isr_shrinks = 0, internal_isr_expands = 0, internal_leader_elections = 0;
   int64_t produce_acked = 0;     // batches acknowledged to producers
   int64_t produce_errors = 0;    // failed produce attempts seen by producers
   int64_t produce_rejected = 0;  // partition errors at leaders (NOT_ENOUGH_REPLICAS, ...)
@@ -157,7 +167,8 @@ struct DashboardModel {
   std::vector<NodeModel> nodes;        // by id
   std::vector<LinkModel> links;        // by (a, b)
   std::vector<MessageDot> dots;
-  std::vector<PartitionModel> partitions;  // by (topic, partition)
+  // The user's topics by (topic, partition), then the internal topics by (topic, partition).
+  std::vector<PartitionModel> partitions;
   std::vector<GroupModel> groups;          // by name
   HealthModel health;
   std::map<std::string, std::map<std::string, std::string>> topic_configs;  // non-default, per topic
@@ -165,6 +176,10 @@ struct DashboardModel {
 
   const NodeModel* node(int32_t id) const;
   const PartitionModel* partition(const std::string& topic, int32_t p) const;
+  // The partition a view shows first: the first user topic's first partition (orders-0), or the
+  // first partition of all when there are only internal topics; null when there is none.
+  const PartitionModel* default_partition() const;
+  int internal_partitions() const;
   const GroupModel* group(const std::string& name) const;
 };
 

@@ -170,6 +170,7 @@ void History::track(const TraceEvent& e) {
     return;
   }
   const std::string tp = e.get_string("topic") + "-" + std::to_string(e.get_int("partition"));
+  const size_t first_marker = markers_.size();
   if (k == "leader_change") {
     markers_.push_back({e.time, MarkerKind::kLeader,
                         tp + " leader " + std::to_string(e.get_int("leader")) + " (epoch " +
@@ -189,6 +190,8 @@ void History::track(const TraceEvent& e) {
     markers_.push_back({e.time, shrink ? MarkerKind::kIsrShrink : MarkerKind::kIsrExpand,
                         tp + " ISR " + (shrink ? "shrinks" : "expands") + " to [" + e.get_string("isr") + "]"});
   }
+  if (is_internal_topic(e.get_string("topic")))
+    for (size_t i = first_marker; i < markers_.size(); i++) markers_[i].internal = true;
 }
 
 void History::sample_until(Time t) {
@@ -199,6 +202,9 @@ void History::sample_until(Time t) {
     s.under_replicated = h.under_replicated;
     s.under_min_isr = h.under_min_isr;
     s.offline = h.offline;
+    s.internal_under_replicated = h.internal_under_replicated;
+    s.internal_under_min_isr = h.internal_under_min_isr;
+    s.internal_offline = h.internal_offline;
     s.produce_acked = h.produce_acked;
     s.group_lag = head_.group_lags();
     series_.push_back(std::move(s));

@@ -24,6 +24,7 @@ struct TimelineMarker {
   Time at{0};
   MarkerKind kind = MarkerKind::kFault;
   std::string label;
+  bool internal = false;  // about a partition of an internal topic (__consumer_offsets)
 };
 
 // A node down, paused or cut off, from its fault to its recovery (end = kOpen while it lasts).
@@ -38,6 +39,8 @@ struct FaultPeriod {
 struct SeriesSample {
   Time at{0};
   int under_replicated = 0, under_min_isr = 0, offline = 0;
+  // The part of each count that is internal topics' partitions.
+  int internal_under_replicated = 0, internal_under_min_isr = 0, internal_offline = 0;
   int64_t produce_acked = 0;
   std::map<std::string, int64_t> group_lag;
 };

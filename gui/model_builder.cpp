@@ -70,6 +70,20 @@ const char* traffic_kind_name(TrafficKind k) {
   return "?";
 }
 
+bool is_internal_topic(const std::string& topic) { return topic.compare(0, 2, "__") == 0; }
+
+const PartitionModel* DashboardModel::default_partition() const {
+  for (const auto& p : partitions)
+    if (!p.internal) return &p;
+  return partitions.empty() ? nullptr : &partitions.front();
+}
+
+int DashboardModel::internal_partitions() const {
+  int n = 0;
+  for (const auto& p : partitions) n += p.internal;
+  return n;
+}
+
 const NodeModel* DashboardModel::node(int32_t id) const {
   for (const auto& n : nodes)
     if (n.id == id) return &n;
@@ -95,7 +109,15 @@ void ModelBuilder::apply(const TraceEvent& e) {
   applied_++;
   const std::string& k = e.kind;
   const int32_t node = e.node.value;
-  if (node == 0) return on_world(e);
+  if (node == 0) {
+    // Crashes, power losses and restarts change logs through the events that follow (log_open);
+    // dropping every cached run here is simply the safe choice for these rare events.
+    runs_.clear();
+    return on_world(e);
+  }
+  // A log that is truncated, reopened or rewritten below its cached end loses its cached runs.
+  if (k == "log_truncate" || k == "log_open") forget_runs(node, sim::partition_key(e), -1);
+  else if (k == "log_append") forget_runs(node, sim::partition_key(e), e.get_int("base_offset"));
   if (starts_with(k, "zk_")) on_zk(e);
   if (e.find("group")) on_group(e);
 
@@ -132,6 +154,7 @@ void ModelBuilder::apply(const TraceEvent& e) {
     }
     if (k == "leader_change") {
       counters_.leader_elections++;
+      if (is_internal_topic(key.first)) counters_.internal_leader_elections++;
       if (e.get_string("reason") == "unclean") counters_.unclean_elections++;
     }
     // LeaderAndIsr from the controller to the partition's replicas.
@@ -144,10 +167,14 @@ void ModelBuilder::apply(const TraceEvent& e) {
       p.isr = sim::parse_int_list(e.get_string("isr"));
       p.isr_changes++;
     }
-    if (e.get_string("direction") == "shrink")
+    const bool internal = is_internal_topic(key.first);
+    if (e.get_string("direction") == "shrink") {
       counters_.isr_shrinks++;
-    else
+      counters_.internal_isr_shrinks += internal;
+    } else {
       counters_.isr_expands++;
+      counters_.internal_isr_expands += internal;
+    }
     add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
   } else if (k == "become_leader") {
     // Kafka gives in-sync followers a fresh lag window when a leader takes over.
@@ -235,36 +262,85 @@ void ModelBuilder::on_zk(const TraceEvent& e) {
 // Consumer-group events (docs/trace-events.md): each carries "group"; offsets and assignments
 // name topic and partition. Unknown kinds with a group field only keep the group visible.
 void ModelBuilder::on_group(const TraceEvent& e) {
+  // The events are the group coordinator's (engine/group: member_join, member_leave, group_rebalance,
+  // group_join_complete, group_stable, group_empty, offset_commit) and the consumers' (engine/client:
+  // consumer_join, consumer_assignment, consumer_revoke, commit, consume); docs/trace-events.md.
   const std::string& k = e.kind;
   auto& g = groups_[e.get_string("group")];
   const int32_t node = e.node.value;
+  const bool from_broker = node_kind_of(node) == NodeKind::kBroker;
   if (const auto* f = e.find("state"); f && std::holds_alternative<std::string>(f->value)) g.state = e.get_string("state");
-  if (e.find("generation")) g.generation = static_cast<int32_t>(e.get_int("generation"));
-  if (node_kind_of(node) == NodeKind::kBroker && starts_with(k, "group_")) g.coordinator = node;
-  const std::string member = e.get_string("member_id", e.get_string("member"));
-  if (k == "group_member_join" || k == "group_join") {
-    if (!member.empty()) {
-      auto& m = g.members[member];
-      m.member_id = member;
-      m.client = static_cast<int32_t>(e.get_int("client", node_kind_of(node) == NodeKind::kClient ? node : -1));
-      m.client_name = e.get_string("client_id", m.client_name);
+  if (e.find("generation") && (from_broker || g.generation < 0)) g.generation = static_cast<int32_t>(e.get_int("generation"));
+  // The coordinator is the broker that speaks for the group; a consumer's FindCoordinator answer
+  // stands in until one does.
+  if (from_broker) g.coordinator = node;
+  else if (k == "consumer_coordinator" && g.coordinator < 0) g.coordinator = static_cast<int32_t>(e.get_int("coordinator", -1));
+  const std::string member = e.get_string("member");
+  auto drop_owner = [&](const std::string& m) {
+    for (auto it = g.owners.begin(); it != g.owners.end();) it = it->second.first == m ? g.owners.erase(it) : std::next(it);
+  };
+  auto assign = [&](const std::string& m, const std::string& partitions) {
+    drop_owner(m);
+    auto& mm = g.members[m];
+    mm.member_id = m;
+    mm.assignment.clear();
+    for (const std::string& tp : split(partitions, ',')) {
+      mm.assignment.push_back(tp);
+      const size_t dash = tp.rfind('-');
+      if (dash == std::string::npos) continue;
+      g.owners[{tp.substr(0, dash), static_cast<int32_t>(std::strtol(tp.c_str() + dash + 1, nullptr, 10))}] = {m, mm.client};
     }
-  } else if (k == "group_member_leave" || k == "group_member_expire" || k == "group_leave") {
-    g.members.erase(member);
-    for (auto it = g.owners.begin(); it != g.owners.end();)
-      it = it->second.first == member ? g.owners.erase(it) : std::next(it);
-  } else if (k == "group_assignment" || k == "consumer_assignment") {
-    for (auto it = g.owners.begin(); it != g.owners.end();)
-      it = it->second.first == member ? g.owners.erase(it) : std::next(it);
+  };
+  if (k == "member_join") {
+    if (member.empty()) return;
     auto& m = g.members[member];
     m.member_id = member;
-    if (node_kind_of(node) == NodeKind::kClient) m.client = node;
-    m.assignment.clear();
-    for (const std::string& tp : split(e.get_string("assignment"), ',')) {
-      m.assignment.push_back(tp);
-      size_t dash = tp.rfind('-');
-      if (dash == std::string::npos) continue;
-      g.owners[{tp.substr(0, dash), static_cast<int32_t>(std::strtol(tp.c_str() + dash + 1, nullptr, 10))}] = {member, m.client};
+    m.client_name = e.get_string("client_id", m.client_name);
+    for (const auto& [id, n] : nodes_)
+      if (m.client < 0 && node_kind_of(id) == NodeKind::kClient && n.name == m.client_name) m.client = id;
+  } else if (k == "member_leave") {
+    g.members.erase(member);
+    drop_owner(member);
+  } else if (k == "group_join_complete" || k == "group_stable" || k == "group_empty") {
+    // The coordinator's member list is the truth: members it does not list have left.
+    const auto listed = split(e.get_string("members"), ',');
+    for (auto it = g.members.begin(); it != g.members.end();) {
+      if (std::find(listed.begin(), listed.end(), it->first) == listed.end()) {
+        drop_owner(it->first);
+        it = g.members.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // group_stable carries the leader's assignment: "member=t-0,t-1;member2=".
+    if (k == "group_stable")
+      for (const std::string& entry : split(e.get_string("assignment"), ';')) {
+        const size_t eq = entry.find('=');
+        if (eq != std::string::npos && g.members.count(entry.substr(0, eq))) assign(entry.substr(0, eq), entry.substr(eq + 1));
+      }
+  } else if (k == "consumer_join") {
+    if (member.empty()) return;
+    auto& m = g.members[member];
+    m.member_id = member;
+    m.client = node;
+    for (auto& [tp, owner] : g.owners)
+      if (owner.first == member) owner.second = node;
+  } else if (k == "consumer_assignment") {
+    if (member.empty()) return;
+    g.members[member].client = node;
+    assign(member, e.get_string("partitions"));
+  } else if (k == "consumer_revoke") {
+    auto it = g.members.find(member);
+    const auto revoked = split(e.get_string("partitions"), ',');
+    if (it != g.members.end())
+      for (const std::string& tp : revoked) {
+        auto& a = it->second.assignment;
+        a.erase(std::remove(a.begin(), a.end(), tp), a.end());
+      }
+    for (auto o = g.owners.begin(); o != g.owners.end();) {
+      const std::string tp = o->first.first + "-" + std::to_string(o->first.second);
+      const bool gone = o->second.first == member && std::find(revoked.begin(), revoked.end(), tp) != revoked.end();
+      o = gone ? g.owners.erase(o) : std::next(o);
     }
   } else if (k == "offset_commit" || k == "commit") {
     g.committed[sim::partition_key(e)] = e.get_int("offset");
@@ -284,7 +360,8 @@ void ModelBuilder::before_append(const TraceEvent& e) {
   auto it = partitions_.find(key);
   if (it == partitions_.end()) return;
   for (int32_t r : replica_list(key, it->second)) {
-    if (r == e.node.value) continue;
+    // Kafka updates a follower's lastCaughtUpTime from its fetches: a dead one catches up with nothing.
+    if (r == e.node.value || !alive(r)) continue;
     const auto* f = replicas_.replica(r, key);
     if (f && f->leo >= old_leo) caught_up_[{r, key}] = e.time;
   }
@@ -355,6 +432,7 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
   PartitionModel m;
   m.topic = key.first;
   m.partition = key.second;
+  m.internal = is_internal_topic(key.first);
   m.replicas = replica_list(key, p);
   m.preferred_leader = m.replicas.empty() ? -1 : m.replicas.front();
   m.leader = p.leader;
@@ -395,12 +473,7 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
       row.leo = log->leo;
       row.hw = log->hw;
       row.log_start = log->batches.empty() ? log->leo : log->batches.begin()->first;
-      for (const auto& [base, batch] : log->batches) {
-        if (!row.runs.empty() && row.runs.back().epoch == batch.epoch && row.runs.back().end == base)
-          row.runs.back().end = batch.last_offset + 1;
-        else
-          row.runs.push_back({base, batch.last_offset + 1, batch.epoch});
-      }
+      row.runs = epoch_runs(b, key, *log);
     }
     if (b == acting || !leader_log) {
       row.lag = 0;
@@ -419,16 +492,60 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
   return m;
 }
 
+void ModelBuilder::forget_runs(int32_t broker, const sim::PartitionKey& key, int64_t from_offset) {
+  auto it = runs_.find({broker, key});
+  if (it == runs_.end()) return;
+  // An append at or past the cached end only extends the log; anything else rewrites it.
+  if (from_offset < 0 || from_offset < it->second.end) runs_.erase(it);
+}
+
+const std::vector<EpochRun>& ModelBuilder::epoch_runs(int32_t broker, const sim::PartitionKey& key, const sim::ReplicaLog& log) const {
+  RunCache& c = runs_[{broker, key}];
+  const int64_t first = log.batches.empty() ? -1 : log.batches.begin()->first;
+  auto it = log.batches.begin();
+  if (c.first_base != first) {
+    // The log's start moved (retention) or this is the first look: merge it all.
+    c.runs.clear();
+  } else if (!c.runs.empty()) {
+    it = log.batches.lower_bound(c.end);
+    // The batch before the cached end must end exactly there, or the cache is stale.
+    if (it != log.batches.begin() && std::prev(it)->second.last_offset + 1 != c.end) {
+      c.runs.clear();
+      it = log.batches.begin();
+    }
+  }
+  for (; it != log.batches.end(); ++it) {
+    const auto& [base, batch] = *it;
+    if (!c.runs.empty() && c.runs.back().epoch == batch.epoch && c.runs.back().end == base)
+      c.runs.back().end = batch.last_offset + 1;
+    else
+      c.runs.push_back({base, batch.last_offset + 1, batch.epoch});
+  }
+  c.first_base = first;
+  c.end = log.batches.empty() ? 0 : log.batches.rbegin()->second.last_offset + 1;
+  GREGOR_ASSERT(c.runs.empty() || c.runs.back().end == c.end);
+  return c.runs;
+}
+
 HealthModel ModelBuilder::health() const {
   HealthModel h = counters_;
   for (const auto& [key, p] : partitions_) {
     if (!p.has_leader_record) continue;
     const bool offline = p.leader < 0;
     const int isr_size = static_cast<int>(p.isr.size());
-    const size_t replicas = p.replicas.empty() ? p.isr.size() : p.replicas.size();
-    if (offline) h.offline++;
-    if (!offline && static_cast<size_t>(isr_size) < replicas) h.under_replicated++;
-    if (!offline && isr_size < min_isr(key.first)) h.under_min_isr++;
+    // The same replica list the partition view shows: __consumer_offsets' assignment znode is too
+    // big for the trace (its data is recorded as "<712 bytes>"), so its replicas are the brokers
+    // holding a log of it.
+    const size_t replicas = replica_list(key, p).size();
+    const bool internal = is_internal_topic(key.first);
+    const bool under_replicated = !offline && static_cast<size_t>(isr_size) < replicas;
+    const bool under_min_isr = !offline && isr_size < min_isr(key.first);
+    h.offline += offline;
+    h.under_replicated += under_replicated;
+    h.under_min_isr += under_min_isr;
+    h.internal_offline += internal && offline;
+    h.internal_under_replicated += internal && under_replicated;
+    h.internal_under_min_isr += internal && under_min_isr;
   }
   for (const auto& [id, n] : nodes_) {
     if (node_kind_of(id) != NodeKind::kBroker) continue;
@@ -487,6 +604,9 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
     const auto& pm = m.partitions.back();
     if (pm.leader >= 0 && index.count(pm.leader)) m.nodes[index[pm.leader]].leaderships++;
   }
+  // The user's topics first: '_' sorts before lower-case letters, so __consumer_offsets would
+  // otherwise come first everywhere (and be the partition view's default).
+  std::stable_partition(m.partitions.begin(), m.partitions.end(), [](const PartitionModel& p) { return !p.internal; });
 
   // Links: every broker pair, every broker with every zk server, every client with every broker.
   std::map<std::pair<int32_t, int32_t>, LinkModel> links;
@@ -510,7 +630,10 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
     }
     (from < to ? it->second.cut_ab : it->second.cut_ba) = true;
   }
-  std::map<std::pair<int32_t, int32_t>, int> dots_per_direction;
+  // At most kDotsPerLink dots per direction, one per equal slice of the window: a busy link shows
+  // dots spread along it (as a stream looks) rather than the newest few bunched at the sender.
+  std::map<std::pair<int32_t, int32_t>, uint32_t> slots_taken;
+  static_assert(kDotsPerLink <= 32, "one bit per slot");
   for (auto it = traffic_.rbegin(); it != traffic_.rend(); ++it) {
     if (it->at > now) continue;
     if (now - it->at > traffic_window) break;
@@ -520,14 +643,17 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
       else if (it->kind == TrafficKind::kProduce || it->kind == TrafficKind::kError) l->second.produce++;
       else l->second.control++;
     }
-    int& shown = dots_per_direction[{it->from, it->to}];
-    if (shown >= kDotsPerLink) continue;
-    shown++;
+    const float progress =
+        traffic_window.us > 0 ? static_cast<float>(static_cast<double>((now - it->at).us) / static_cast<double>(traffic_window.us)) : 1.0f;
+    const int slot = std::clamp(static_cast<int>(progress * static_cast<float>(kDotsPerLink)), 0, kDotsPerLink - 1);
+    uint32_t& taken = slots_taken[{it->from, it->to}];
+    if (taken & (1u << slot)) continue;
+    taken |= 1u << slot;
     MessageDot d;
     d.from = it->from;
     d.to = it->to;
     d.kind = it->kind;
-    d.progress = traffic_window.us > 0 ? static_cast<float>(static_cast<double>((now - it->at).us) / static_cast<double>(traffic_window.us)) : 1.0f;
+    d.progress = progress;
     m.dots.push_back(d);
   }
   for (auto& [k, l] : links) m.links.push_back(l);

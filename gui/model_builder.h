@@ -93,6 +93,10 @@ class ModelBuilder {
   bool unclean(const std::string& topic) const;
   int32_t any_zk() const;
   PartitionModel partition_model(const sim::PartitionKey& key, const PartitionState& p, Time now) const;
+  // A replica's log merged into runs of one leader epoch. Cached and extended as the log grows:
+  // merging every batch of every replica on every frame was most of the dashboard's CPU time.
+  const std::vector<EpochRun>& epoch_runs(int32_t broker, const sim::PartitionKey& key, const sim::ReplicaLog& log) const;
+  void forget_runs(int32_t broker, const sim::PartitionKey& key, int64_t from_offset);
   std::vector<int32_t> replica_list(const sim::PartitionKey& key, const PartitionState& p) const;
 
   ModelDefaults defaults_;
@@ -105,6 +109,13 @@ class ModelBuilder {
   std::map<std::string, std::map<std::string, std::string>> topic_configs_;
   std::map<std::pair<int32_t, sim::PartitionKey>, Time> caught_up_;  // follower -> last caught up
   std::map<std::string, GroupState> groups_;
+  struct RunCache {
+    int64_t first_base = -1;  // the log's first batch when the runs were made
+    int64_t end = 0;          // the runs cover the batches below this offset
+    std::vector<EpochRun> runs;
+  };
+  // Valid while the log only grew at its end; dropped when an event shrinks or rewrites it.
+  mutable std::map<std::pair<int32_t, sim::PartitionKey>, RunCache> runs_;
   std::deque<Traffic> traffic_;
   HealthModel counters_;  // the cumulative counters (the counts are computed in snapshots)
   Time last_time_{0};

@@ -110,4 +110,16 @@ std::optional<CenterView> center_view_from(const std::string& name) {
   return std::nullopt;
 }
 
+void internal_topics_toggle(const DashboardModel& m, UiState& ui) {
+  const int n = m.internal_partitions();
+  if (n == 0) return;
+  char label[80];
+  std::snprintf(label, sizeof label, "internal topics (%d partitions)", n);
+  ImGui::Checkbox(label, &ui.show_internal);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("__consumer_offsets: where the group coordinators keep committed offsets and group metadata.\n"
+                      "Kafka creates it (50 partitions) when the first consumer group looks for its coordinator.\n"
+                      "Hidden by default so that the scenario's own topics tell the story.");
+}
+
 }  // namespace gregor::gui

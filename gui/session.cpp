@@ -13,27 +13,6 @@ namespace {
 // A step runs the world one loop event at a time until it emits; this bounds a silent world.
 constexpr uint64_t kStepLoopEventsMax = 1'000'000;
 
-std::vector<StoryStep> parse_story(const std::string& text) {
-  // Stored in run_info["story"] as lines "time_us<TAB>caption".
-  std::vector<StoryStep> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find('\n', i);
-    if (j == std::string::npos) j = text.size();
-    std::string line = text.substr(i, j - i);
-    size_t tab = line.find('\t');
-    if (tab != std::string::npos) out.push_back({Time{std::strtoll(line.c_str(), nullptr, 10)}, line.substr(tab + 1)});
-    i = j + 1;
-  }
-  return out;
-}
-
-std::string format_story(const std::vector<StoryStep>& story) {
-  std::string s;
-  for (const auto& step : story) s += std::to_string(step.at.us) + "\t" + step.text + "\n";
-  return s;
-}
-
 ModelDefaults defaults_from(const std::map<std::string, std::string>& info) {
   ModelDefaults d;
   auto get = [&](const char* key) -> const std::string* {
@@ -47,6 +26,82 @@ ModelDefaults defaults_from(const std::map<std::string, std::string>& info) {
 }
 
 }  // namespace
+
+std::vector<StoryStep> parse_story(const std::string& text) {
+  std::vector<StoryStep> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find('\n', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string line = text.substr(i, j - i);
+    const size_t tab = line.find('\t');
+    // A step starts with its time (digits) and a tab; other lines continue the step before.
+    const bool starts = tab != std::string::npos && tab > 0 &&
+                        line.find_first_not_of("0123456789") == tab;
+    if (starts) out.push_back({Time{std::strtoll(line.c_str(), nullptr, 10)}, line.substr(tab + 1)});
+    else if (!out.empty()) out.back().text += "\n" + line;
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string format_story(const std::vector<StoryStep>& story) {
+  std::string s;
+  for (const auto& step : story) {
+    std::string text = step.text;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    s += std::to_string(step.at.us) + "\t" + text + "\n";
+  }
+  return s;
+}
+
+namespace {
+
+bool list_item(const std::string& line) {
+  if (line.size() >= 2 && (line[0] == '-' || line[0] == '*') && line[1] == ' ') return true;
+  size_t d = 0;
+  while (d < line.size() && d < 3 && line[d] >= '0' && line[d] <= '9') d++;
+  return d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ';
+}
+
+}  // namespace
+
+std::string unwrap_paragraphs(const std::string& text) {
+  std::string out;
+  bool at_line_start = true;  // a new line starts here (the text's start, or after a blank line)
+  bool in_item = false;       // the current line is a list item or its continuation
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t j = text.find('\n', i);
+    if (j == std::string::npos) j = text.size();
+    std::string line = text.substr(i, j - i);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    const bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
+    if (line.empty()) {
+      // A paragraph break: one empty line, however many there were.
+      while (!out.empty() && out.back() == '\n') out.pop_back();
+      if (!out.empty()) out += "\n\n";
+      at_line_start = true;
+      in_item = false;
+    } else if (in_item && indented && !list_item(line.substr(line.find_first_not_of(" \t")))) {
+      // A list item's wrapped continuation ("1. ...\n   more").
+      out += ' ';
+      out += line.substr(line.find_first_not_of(" \t"));
+    } else if (at_line_start || list_item(line) || indented) {
+      if (!at_line_start) out += '\n';
+      out += line;
+      at_line_start = false;
+      in_item = list_item(line);
+    } else {
+      out += ' ';
+      out += line;
+    }
+    if (j == text.size()) break;
+    i = j + 1;
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
 
 Result<Time> parse_time(const std::string& text) {
   if (text.empty()) return Status::error(StatusCode::kInvalidArgument, "empty time");

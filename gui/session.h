@@ -94,4 +94,15 @@ class Session {
 // Parses "20", "20s", "1500ms", "2.5s" into a virtual time.
 Result<Time> parse_time(const std::string& text);
 
+// A scenario's story is YAML text wrapped by hand at ~100 columns; ImGui wraps it again to the
+// panel's width, so the hand breaks would show as ragged lines. This joins the lines of each
+// paragraph with spaces, and keeps what the line breaks mean: blank lines between paragraphs,
+// list items ("1. ", "2) ", "- ", "* ") and indented lines (examples) on lines of their own.
+std::string unwrap_paragraphs(const std::string& text);
+
+// The story as a recorded trace stores it (run key "story"): one "time_us<TAB>text" entry per
+// step, a step's text going on over the following lines that have no tab.
+std::string format_story(const std::vector<StoryStep>& story);
+std::vector<StoryStep> parse_story(const std::string& text);
+
 }  // namespace gregor::gui

@@ -21,8 +21,9 @@ std::map<int32_t, ImVec2> layout(const DashboardModel& m, ImVec2 origin, ImVec2 
     else if (n.kind == NodeKind::kZk) zks.push_back(n.id);
     else clients.push_back(n.id);
   }
-  const ImVec2 center(origin.x + size.x * 0.57f, origin.y + size.y * 0.50f);
-  const float rx = size.x * 0.30f, ry = size.y * 0.34f;
+  // The ring right of the clients' column, so that labels under the left brokers do not run into it.
+  const ImVec2 center(origin.x + size.x * 0.62f, origin.y + size.y * 0.50f);
+  const float rx = size.x * 0.27f, ry = size.y * 0.34f;
   for (size_t i = 0; i < brokers.size(); i++) {
     const float a = -kPi / 2 + 2 * kPi * static_cast<float>(i) / static_cast<float>(brokers.size());
     pos[brokers[i]] = ImVec2(center.x + rx * std::cos(a), center.y + ry * std::sin(a));
@@ -33,7 +34,7 @@ std::map<int32_t, ImVec2> layout(const DashboardModel& m, ImVec2 origin, ImVec2 
   }
   for (size_t i = 0; i < clients.size(); i++) {
     const float y = origin.y + size.y * (static_cast<float>(i) + 1) / (static_cast<float>(clients.size()) + 1);
-    pos[clients[i]] = ImVec2(origin.x + size.x * 0.09f, y);
+    pos[clients[i]] = ImVec2(origin.x + std::max(size.x * 0.09f, 40.0f), y);
   }
   return pos;
 }
@@ -119,7 +120,8 @@ void draw_cluster_graph(const DashboardModel& m, const ViewContext& c, UiState& 
     const NodeModel* nb = m.node(l.b);
     const bool client_link = na->kind == NodeKind::kClient || nb->kind == NodeKind::kClient;
     const bool cut = l.cut_ab || l.cut_ba;
-    if (client_link && !cut && l.produce == 0) continue;
+    // A client's links are drawn while it talks to a broker (produce, or a consumer's fetch).
+    if (client_link && !cut && l.produce == 0 && l.fetch == 0) continue;
     auto [a, b] = trim(pa->second, pb->second, r + 2);
     if (cut) {
       const ImU32 red = IM_COL32(235, 70, 70, 255);
@@ -217,7 +219,9 @@ void draw_cluster_graph(const DashboardModel& m, const ViewContext& c, UiState& 
     std::string label = n.name;
     if (n.status != NodeStatus::kAlive) label += std::string(" (") + node_status_name(n.status) + ")";
     const ImVec2 ls = ImGui::CalcTextSize(label.c_str());
-    dl->AddText(ImVec2(p.x - ls.x / 2, p.y + nr + 3), IM_COL32(220, 220, 225, 255), label.c_str());
+    // Centered under the node, but kept inside the panel (clients sit near its left edge).
+    const float lx0 = std::clamp(p.x - ls.x / 2, origin.x + 2, std::max(origin.x + 2, origin.x + size.x - ls.x - 2));
+    dl->AddText(ImVec2(lx0, p.y + nr + 3), IM_COL32(220, 220, 225, 255), label.c_str());
     std::string sub;
     if (n.controller) sub = "controller";
     if (n.kind == NodeKind::kBroker && n.leaderships > 0)

@@ -37,6 +37,12 @@ bool in_category(const TraceEvent& e, int category) {
   return true;
 }
 
+// An event of an internal topic's partition, or a zk write under one (/brokers/topics/__consumer_offsets/...).
+bool about_internal_topic(const TraceEvent& e) {
+  if (is_internal_topic(e.get_string("topic"))) return true;
+  return e.kind.rfind("zk_", 0) == 0 && e.get_string("path").find("/topics/__") != std::string::npos;
+}
+
 bool matches(const TraceEvent& e, const char* filter) {
   if (!*filter) return true;
   // Case-sensitive substring of "kind fields" (node names are in the fields of world events).
@@ -50,6 +56,7 @@ struct FilterCache {
   const TraceEvent* first = nullptr;  // detects a History that was replaced (a fork)
   std::string filter;
   int category = -1;
+  bool internal = false;
   size_t scanned = 0;
   std::vector<size_t> rows;
 };
@@ -67,11 +74,16 @@ void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui) 
   ImGui::InputTextWithHint("##filter", "filter: kind, field text or node id", ui.event_filter, sizeof ui.event_filter);
   ImGui::SameLine();
   ImGui::Checkbox("follow", &ui.events_follow);
+  if (m.internal_partitions() > 0) {
+    ImGui::SameLine();
+    internal_topics_toggle(m, ui);
+  }
 
   const size_t n = c.history->events_until(m.now);
   const TraceEvent* first = events.empty() ? nullptr : &events.front();
-  if (cache.history != c.history || cache.first != first || cache.filter != ui.event_filter || cache.category != ui.event_category) {
-    cache = FilterCache{c.history, first, ui.event_filter, ui.event_category, 0, {}};
+  if (cache.history != c.history || cache.first != first || cache.filter != ui.event_filter || cache.category != ui.event_category ||
+      cache.internal != ui.show_internal) {
+    cache = FilterCache{c.history, first, ui.event_filter, ui.event_category, ui.show_internal, 0, {}};
   }
   if (n < cache.scanned) {
     cache.rows.erase(std::lower_bound(cache.rows.begin(), cache.rows.end(), n), cache.rows.end());
@@ -79,6 +91,7 @@ void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui) 
   }
   for (; cache.scanned < n; cache.scanned++) {
     const TraceEvent& e = events[cache.scanned];
+    if (!ui.show_internal && about_internal_topic(e)) continue;
     if (in_category(e, ui.event_category) && matches(e, ui.event_filter)) cache.rows.push_back(cache.scanned);
   }
   ImGui::SameLine();

@@ -54,16 +54,31 @@ void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui
     ImGui::PushID(g.group.c_str());
     ImGui::Separator();
     // --state
+    // The coordinator as kafka-consumer-groups --state names it; a dead one is the last that spoke for
+    // the group (its consumers look for the next, which loads the group from __consumer_offsets).
+    std::string coordinator = "-";
+    if (g.coordinator >= 0) {
+      const NodeModel* n = m.node(g.coordinator);
+      coordinator = "broker-" + std::to_string(g.coordinator) + " (" + std::to_string(g.coordinator) + ")";
+      if (n && n->status != NodeStatus::kAlive && n->status != NodeStatus::kPaused) coordinator += " DOWN";
+    }
     ImGui::Text("GROUP %s   COORDINATOR (ID) %s   STATE %s   #MEMBERS %zu   generation %d   consumed %lld",
-                g.group.c_str(), g.coordinator < 0 ? "-" : ("broker-" + std::to_string(g.coordinator) + " (" + std::to_string(g.coordinator) + ")").c_str(),
-                g.state.c_str(), g.members.size(), g.generation, static_cast<long long>(g.consumed));
+                g.group.c_str(), coordinator.c_str(), g.state.c_str(), g.members.size(), g.generation,
+                static_cast<long long>(g.consumed));
     if (g.members.empty()) ImGui::TextDisabled("Consumer group '%s' has no active members.", g.group.c_str());
     if (g.state == "PreparingRebalance" || g.state == "CompletingRebalance")
       ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Warning: Consumer group '%s' is rebalancing.", g.group.c_str());
 
     // The default --describe table.
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("offsets", 8, flags)) {
+    // Columns as wide as their contents (member ids are long), scrolling sideways when the panel is
+    // narrower; the height fits the rows.
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    auto table_size = [](size_t rows) {
+      return ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(rows + 1) + ImGui::GetStyle().ScrollbarSize + 8);
+    };
+    ImGui::TextDisabled("kafka-consumer-groups --describe --group %s", g.group.c_str());
+    if (ImGui::BeginTable("offsets", 8, flags, table_size(g.offsets.size()))) {
       for (const char* h : {"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "CLIENT-ID"})
         ImGui::TableSetupColumn(h);
       ImGui::TableHeadersRow();
@@ -91,7 +106,8 @@ void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui
       ImGui::EndTable();
     }
     // --members
-    if (!g.members.empty() && ImGui::BeginTable("members", 4, flags)) {
+    if (!g.members.empty()) ImGui::TextDisabled("kafka-consumer-groups --describe --group %s --members --verbose", g.group.c_str());
+    if (!g.members.empty() && ImGui::BeginTable("members", 4, flags, table_size(g.members.size()))) {
       for (const char* h : {"CONSUMER-ID", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT"}) ImGui::TableSetupColumn(h);
       ImGui::TableHeadersRow();
       for (const auto& mem : g.members) {

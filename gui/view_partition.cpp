@@ -31,19 +31,22 @@ void crown(ImDrawList* dl, ImVec2 at, float w, ImU32 color) {
 }
 
 void choose_partition(const DashboardModel& m, UiState& ui) {
-  if (m.partitions.empty()) return;
+  const PartitionModel* first = m.default_partition();
+  if (!first) return;
   if (!ui.partition_chosen || !m.partition(ui.topic, ui.partition)) {
-    ui.topic = m.partitions.front().topic;
-    ui.partition = m.partitions.front().partition;
+    ui.topic = first->topic;
+    ui.partition = first->partition;
   }
 }
 
 void partition_picker(const DashboardModel& m, UiState& ui) {
   const PartitionModel* cur = m.partition(ui.topic, ui.partition);
+  const float start_x = ImGui::GetCursorScreenPos().x;
   ImGui::SetNextItemWidth(160);
   if (ImGui::BeginCombo("##partition", cur ? tp_name(*cur).c_str() : "-")) {
     for (const auto& p : m.partitions) {
       const bool sel = cur == &p;
+      if (p.internal && !ui.show_internal && !sel) continue;
       if (ImGui::Selectable(tp_name(p).c_str(), sel)) {
         ui.topic = p.topic;
         ui.partition = p.partition;
@@ -53,7 +56,15 @@ void partition_picker(const DashboardModel& m, UiState& ui) {
     }
     ImGui::EndCombo();
   }
-  if (m.partitions.size() <= 1) return;
+  const int internal = m.internal_partitions();
+  if (internal > 0) {
+    ImGui::SameLine();
+    internal_topics_toggle(m, ui);
+  }
+  std::vector<const PartitionModel*> chips;
+  for (const auto& p : m.partitions)
+    if (!p.internal || ui.show_internal) chips.push_back(&p);
+  if (chips.size() <= 1) return;
   // Every partition as a chip colored by its state; click one to show it.
   ImGui::SameLine();
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -61,8 +72,8 @@ void partition_picker(const DashboardModel& m, UiState& ui) {
   const float avail = ImGui::GetContentRegionAvail().x;
   const int per_row = std::max(1, static_cast<int>(avail / (chip + gap)));
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  for (size_t i = 0; i < m.partitions.size(); i++) {
-    const auto& p = m.partitions[i];
+  for (size_t i = 0; i < chips.size(); i++) {
+    const auto& p = *chips[i];
     const ImVec2 a(o.x + static_cast<float>(static_cast<int>(i) % per_row) * (chip + gap),
                    o.y + static_cast<float>(static_cast<int>(i) / per_row) * (chip + gap));
     ImGui::SetCursorScreenPos(a);
@@ -79,8 +90,8 @@ void partition_picker(const DashboardModel& m, UiState& ui) {
     dl->AddRectFilled(a, ImVec2(a.x + chip, a.y + chip), partition_status_color(p), 2);
     if (cur == &p) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(a.x + chip + 1, a.y + chip + 1), IM_COL32(255, 255, 255, 255), 2, 0, 2);
   }
-  const int rows = (static_cast<int>(m.partitions.size()) + per_row - 1) / per_row;
-  ImGui::SetCursorScreenPos(ImVec2(o.x - ImGui::GetStyle().ItemSpacing.x - 160, o.y + static_cast<float>(rows) * (chip + gap) + 4));
+  const int rows = (static_cast<int>(chips.size()) + per_row - 1) / per_row;
+  ImGui::SetCursorScreenPos(ImVec2(start_x, o.y + static_cast<float>(rows) * (chip + gap) + 4));
   ImGui::Dummy(ImVec2(1, 1));
 }
 
@@ -223,7 +234,9 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     } else if (r.has_log) {
       const double max_ms = static_cast<double>(std::max<int64_t>(1, c.replica_lag_time_max_ms));
       const double frac = r.since_caught_up_ms < 0 ? 1.0 : std::min(1.0, static_cast<double>(r.since_caught_up_ms) / max_ms);
-      if (r.lag == 0) {
+      if (!r.alive) {
+        std::snprintf(buf, sizeof buf, "lag %lld, down (not fetching)", static_cast<long long>(r.lag));
+      } else if (r.lag == 0) {
         std::snprintf(buf, sizeof buf, "lag 0, caught up");
       } else if (r.since_caught_up_ms < 0) {
         std::snprintf(buf, sizeof buf, "lag %lld, never caught up", static_cast<long long>(r.lag));
@@ -232,6 +245,7 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
                       static_cast<double>(r.since_caught_up_ms) / 1000.0, max_ms / 1000.0);
       }
       dl->AddText(ImVec2(ix, y + 15), text, buf);
+      if (!r.alive) continue;  // no lag clock for a replica that is not running
       const float bar_w = info_w - 20;
       dl->AddRectFilled(ImVec2(ix, y + row_h + 1), ImVec2(ix + bar_w, y + row_h + 4), IM_COL32(50, 52, 60, 255));
       const ImU32 bar = frac > 0.8 ? IM_COL32(230, 70, 70, 255) : frac > 0.3 ? IM_COL32(240, 160, 50, 255) : IM_COL32(80, 190, 110, 255);
@@ -286,9 +300,16 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     std::vector<const TimelineMarker*> mine;
     for (const auto& mk : c.history->markers())
       if (mk.at <= m.now && mk.label.compare(0, prefix.size(), prefix) == 0) mine.push_back(&mk);
+    // Counted from the same markers as listed: the controller shrinking the ISR as it elects a new
+    // leader is an ISR change too, though no isr_change event is written for it.
+    int leader_changes = 0, isr_changes = 0;
+    for (const auto* mk : mine) {
+      leader_changes += mk->kind == MarkerKind::kLeader;
+      isr_changes += mk->kind == MarkerKind::kIsrShrink || mk->kind == MarkerKind::kIsrExpand;
+    }
     ImGui::Separator();
-    ImGui::Text("Leader and ISR changes of %s (%d leader changes, %d ISR changes):", tp_name(p).c_str(), p.leader_changes,
-                p.isr_changes);
+    ImGui::Text("Leader and ISR changes of %s (%d leader elections, %d ISR changes):", tp_name(p).c_str(), leader_changes,
+                isr_changes);
     const size_t first = mine.size() > 8 ? mine.size() - 8 : 0;
     for (size_t i = first; i < mine.size(); i++) {
       const ImU32 col = marker_color(mine[i]->kind);

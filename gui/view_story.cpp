@@ -1,6 +1,7 @@
 // The scenario's story (captions that appear as their time comes, as in The Secret Lives of Data)
 // and the checker verdicts, colored as Maelstrom colors results: orange while undecided, blue once
 // passed, pink when violated, with the violation's message.
+#include "gui/session.h"
 #include "gui/views.h"
 
 namespace gregor::gui {
@@ -15,16 +16,15 @@ void draw_story(const DashboardModel& m, const ViewContext& c, UiState& ui) {
     if (c.story[i].at <= m.now) current = static_cast<int>(i);
   for (size_t i = 0; i < c.story.size(); i++) {
     const auto& s = c.story[i];
-    if (static_cast<int>(i) == current) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
-      ImGui::TextWrapped("%s  %s", seconds_text(s.at).c_str(), s.text.c_str());
-      ImGui::PopStyleColor();
-      if (i + 1 < c.story.size()) ImGui::TextDisabled("next at %s", seconds_text(c.story[i + 1].at).c_str());
-    } else if (static_cast<int>(i) < current) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.57f, 0.62f, 1));
-      ImGui::TextWrapped("%s  %s", seconds_text(s.at).c_str(), s.text.c_str());
-      ImGui::PopStyleColor();
-    }
+    if (static_cast<int>(i) > current) continue;
+    // The story's hand-wrapped lines joined, so that ImGui's wrapping at the panel's width is the only one.
+    const std::string text = unwrap_paragraphs(s.text);
+    const std::string shown = s.at == Time{0} ? text : seconds_text(s.at) + "  " + text;
+    const bool now = static_cast<int>(i) == current;
+    ImGui::PushStyleColor(ImGuiCol_Text, now ? ImVec4(0.93f, 0.93f, 0.95f, 1) : ImVec4(0.55f, 0.57f, 0.62f, 1));
+    ImGui::TextWrapped("%s", shown.c_str());
+    ImGui::PopStyleColor();
+    if (now && i + 1 < c.story.size()) ImGui::TextDisabled("next at %s", seconds_text(c.story[i + 1].at).c_str());
   }
   if (c.story.empty()) ImGui::TextDisabled("(this run has no story)");
   if (!c.schedule.empty()) {

@@ -16,27 +16,32 @@ float x_at(Time t, Time t1, float x0, float w) {
   return x0 + w * static_cast<float>(static_cast<double>(t.us) / static_cast<double>(std::max<int64_t>(1, t1.us)));
 }
 
-void counts_chart(const ViewContext& c, Time t1, ImVec2 o, ImVec2 size, Time now) {
+void counts_chart(const ViewContext& c, bool internal, Time t1, ImVec2 o, ImVec2 size, Time now) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled(o, ImVec2(o.x + size.x, o.y + size.y), IM_COL32(28, 30, 38, 255));
   if (!c.history) return;
   shade_fault_periods(dl, *c.history, Time{0}, t1, o, ImVec2(o.x + size.x, o.y + size.y));
-  int max_count = 1;
-  for (const auto& s : c.history->series()) max_count = std::max({max_count, s.under_replicated, s.under_min_isr, s.offline});
   struct Line {
     int SeriesSample::*field;
+    int SeriesSample::*internal_part;
     ImU32 color;
     const char* name;
   };
-  const Line lines[] = {{&SeriesSample::under_replicated, IM_COL32(225, 200, 60, 255), "UnderReplicated"},
-                        {&SeriesSample::under_min_isr, IM_COL32(240, 140, 40, 255), "UnderMinIsr"},
-                        {&SeriesSample::offline, IM_COL32(230, 70, 70, 255), "Offline"}};
+  const Line lines[] = {
+      {&SeriesSample::under_replicated, &SeriesSample::internal_under_replicated, IM_COL32(225, 200, 60, 255), "UnderReplicated"},
+      {&SeriesSample::under_min_isr, &SeriesSample::internal_under_min_isr, IM_COL32(240, 140, 40, 255), "UnderMinIsr"},
+      {&SeriesSample::offline, &SeriesSample::internal_offline, IM_COL32(230, 70, 70, 255), "Offline"}};
+  // Internal topics' partitions count only when they are shown.
+  auto value = [&](const SeriesSample& s, const Line& l) { return s.*(l.field) - (internal ? 0 : s.*(l.internal_part)); };
+  int max_count = 1;
+  for (const auto& s : c.history->series())
+    for (const auto& l : lines) max_count = std::max(max_count, value(s, l));
   float lx = o.x + 6;
   for (const auto& line : lines) {
     std::vector<ImVec2> pts;
     for (const auto& s : c.history->series()) {
       if (s.at > now) break;
-      const float y = o.y + size.y - 3 - (size.y - 16) * static_cast<float>(s.*(line.field)) / static_cast<float>(max_count);
+      const float y = o.y + size.y - 3 - (size.y - 16) * static_cast<float>(value(s, line)) / static_cast<float>(max_count);
       // A step chart: hold the value until the next sample.
       if (!pts.empty()) pts.push_back(ImVec2(x_at(s.at, t1, o.x, size.x), pts.back().y));
       pts.push_back(ImVec2(x_at(s.at, t1, o.x, size.x), y));
@@ -45,8 +50,8 @@ void counts_chart(const ViewContext& c, Time t1, ImVec2 o, ImVec2 size, Time now
     dl->AddText(ImVec2(lx, o.y + 1), line.color, line.name);
     lx += ImGui::CalcTextSize(line.name).x + 12;
   }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "partitions (max %d); red: fault periods", max_count);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, internal ? "partitions (max %d); red: fault periods" : "partitions of the scenario's topics (max %d); red: fault periods", max_count);
   dl->AddText(ImVec2(lx, o.y + 1), IM_COL32(150, 150, 160, 255), buf);
 }
 
@@ -57,7 +62,7 @@ void draw_timeline(const DashboardModel& m, const ViewContext& c, UiState& ui) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float x0 = ImGui::GetCursorScreenPos().x, w = avail.x;
   const float chart_h = std::max(30.0f, avail.y - 62);
-  counts_chart(c, t1, ImGui::GetCursorScreenPos(), ImVec2(w, chart_h), m.now);
+  counts_chart(c, ui.show_internal, t1, ImGui::GetCursorScreenPos(), ImVec2(w, chart_h), m.now);
   ImGui::Dummy(ImVec2(w, chart_h));
 
   // The scrubber.
@@ -84,6 +89,7 @@ void draw_timeline(const DashboardModel& m, const ViewContext& c, UiState& ui) {
   const float mouse_x = ImGui::GetIO().MousePos.x;
   if (c.history) {
     for (const auto& mk : c.history->markers()) {
+      if (mk.internal && !ui.show_internal) continue;
       const float x = x_at(mk.at, t1, x0, w);
       float y0 = o.y, y1 = o.y + h;
       switch (mk.kind) {

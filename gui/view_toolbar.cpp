@@ -57,12 +57,36 @@ void draw_toolbar(const DashboardModel& m, const ViewContext& c, UiState& ui) {
                      h.brokers_alive, h.brokers_total);
   tile("ActiveControllerCount", std::to_string(h.active_controllers) + (m.controller >= 0 ? " (broker " + std::to_string(m.controller) + ")" : ""),
        h.active_controllers != 1);
-  tile("UnderReplicatedPartitions", std::to_string(h.under_replicated), h.under_replicated > 0);
-  tile("UnderMinIsrPartitionCount", std::to_string(h.under_min_isr), h.under_min_isr > 0);
-  tile("OfflinePartitionsCount", std::to_string(h.offline), h.offline > 0);
-  tile("IsrShrinks/Expands", std::to_string(h.isr_shrinks) + "/" + std::to_string(h.isr_expands), false);
-  tile("LeaderElections", std::to_string(h.leader_elections) + (h.unclean_elections ? " (" + std::to_string(h.unclean_elections) + " unclean)" : ""),
+  // Kafka's metrics count internal topics too; with internal topics folded away the tiles count
+  // the user's partitions and say how many internal ones the metric adds.
+  auto count = [&](const char* name, int all, int internal) {
+    const int shown = ui.show_internal ? all : all - internal;
+    std::string v = std::to_string(shown);
+    if (!ui.show_internal && internal > 0) v += " (+" + std::to_string(internal) + ")";
+    tile(name, v, shown > 0);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s = %d: %d of the scenario's topics, %d of internal topics (__consumer_offsets)", name, all, all - internal,
+                        internal);
+  };
+  count("UnderReplicatedPartitions", h.under_replicated, h.internal_under_replicated);
+  count("UnderMinIsrPartitionCount", h.under_min_isr, h.internal_under_min_isr);
+  count("OfflinePartitionsCount", h.offline, h.internal_offline);
+  const bool fold = !ui.show_internal;
+  const int64_t internal_isr = h.internal_isr_shrinks + h.internal_isr_expands;
+  tile("IsrShrinks/Expands",
+       std::to_string(h.isr_shrinks - (fold ? h.internal_isr_shrinks : 0)) + "/" + std::to_string(h.isr_expands - (fold ? h.internal_isr_expands : 0)) +
+           (fold && internal_isr > 0 ? " (+" + std::to_string(internal_isr) + ")" : ""),
+       false);
+  if (fold && internal_isr > 0 && ImGui::IsItemHovered())
+    ImGui::SetTooltip("(+%lld): ISR changes of internal topics (__consumer_offsets), not counted here", static_cast<long long>(internal_isr));
+  const int64_t elections = h.leader_elections - (fold ? h.internal_leader_elections : 0);
+  tile("LeaderElections",
+       std::to_string(elections) + (fold && h.internal_leader_elections > 0 ? " (+" + std::to_string(h.internal_leader_elections) + ")" : "") +
+           (h.unclean_elections ? " (" + std::to_string(h.unclean_elections) + " unclean)" : ""),
        h.unclean_elections > 0);
+  if (fold && h.internal_leader_elections > 0 && ImGui::IsItemHovered())
+    ImGui::SetTooltip("(+%lld): elections of internal topics' leaders (__consumer_offsets), not counted here",
+                      static_cast<long long>(h.internal_leader_elections));
   tile("acked batches", std::to_string(h.produce_acked), false);
   tile("produce errors", std::to_string(h.produce_errors + h.produce_rejected) +
                              (h.last_produce_error.empty() ? "" : " (last " + h.last_produce_error + ")"),

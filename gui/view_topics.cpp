@@ -61,10 +61,13 @@ void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& u
   ImGui::SameLine();
   ImGui::Checkbox("--unavailable-partitions", &ui.only_unavailable);
   ImGui::Checkbox("CLI text", &ui.cli_text);
+  ImGui::SameLine(0, 20);
+  internal_topics_toggle(m, ui);
 
+  // The user's topics first (the model's order), internal ones only when asked for.
   std::vector<const PartitionModel*> rows;
   for (const auto& p : m.partitions)
-    if (passes(p, ui)) rows.push_back(&p);
+    if ((!p.internal || ui.show_internal) && passes(p, ui)) rows.push_back(&p);
 
   // Topic header lines, as the CLI prints them.
   std::string topic;
@@ -110,25 +113,30 @@ void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& u
       ImGui::TableNextRow();
       const char* state = "ok";
       ImU32 bg = 0;
+      ImVec4 state_text(1, 1, 1, 1);
       if (p.offline) {
         state = "offline";
         bg = IM_COL32(130, 30, 30, 170);
+        state_text = ImVec4(1, 0.45f, 0.45f, 1);
       } else if (!p.leader_alive) {
         state = "leader down (not noticed yet)";
         bg = IM_COL32(130, 30, 30, 170);
+        state_text = ImVec4(1, 0.45f, 0.45f, 1);
       } else if (p.under_min_isr) {
         state = "under min ISR";
         bg = IM_COL32(140, 80, 20, 170);
+        state_text = ImVec4(1, 0.65f, 0.3f, 1);
       } else if (p.under_replicated) {
         state = "under-replicated";
         bg = IM_COL32(120, 105, 20, 170);
+        state_text = ImVec4(1, 0.9f, 0.35f, 1);
       } else if (p.at_min_isr) {
         state = "at min ISR";
       }
       if (bg) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, bg);
       ImGui::TableNextColumn();
-      if (ImGui::Selectable(p.topic.c_str(), ui.topic == p.topic && ui.partition == p.partition,
-                            ImGuiSelectableFlags_SpanAllColumns)) {
+      // Not drawn as selected: the selection's highlight would hide the row's state color.
+      if (ImGui::Selectable(p.topic.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
         ui.topic = p.topic;
         ui.partition = p.partition;
         ui.partition_chosen = true;
@@ -165,7 +173,8 @@ void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& u
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(p.leo));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(state);
+      if (bg) ImGui::TextColored(state_text, "%s", state);
+      else ImGui::TextUnformatted(state);
     }
   }
   ImGui::EndTable();

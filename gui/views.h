@@ -30,6 +30,9 @@ struct UiState {
   std::string topic;  // the partition shown in the partition view
   int32_t partition = 0;
   bool partition_chosen = false;
+  // Internal topics (__consumer_offsets) in the partition picker, the topics table, the health
+  // counts and the timeline; folded away by default so that the scenario's own topics tell the story.
+  bool show_internal = false;
   // The center tab, and a request to switch to one (tabs are selected by ImGui otherwise).
   CenterView center = CenterView::kPartition;
   std::optional<CenterView> center_request;
@@ -102,5 +105,8 @@ void shade_fault_periods(ImDrawList* dl, const History& h, Time t0, Time t1, ImV
 std::string seconds_text(Time t);  // "12.345 s"
 std::string node_label(const DashboardModel& m, int32_t id);
 std::string int_list_text(const std::vector<int32_t>& v);  // "1,2,3"
+// The "internal topics" toggle, drawn where the internal partitions would be listed; nothing when
+// the model has none.
+void internal_topics_toggle(const DashboardModel& m, UiState& ui);
 
 }  // namespace gregor::gui

@@ -63,7 +63,7 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
   if (options.bench_frames > 0 && options.bench_play) dashboard.session().playing = true;
 
   Status result = Status::ok();
-  std::vector<double> frame_ms;
+  std::vector<double> frame_ms, ui_ms;
   int frame = 0;
   auto last = std::chrono::steady_clock::now();
   while (!glfwWindowShouldClose(window)) {
@@ -79,6 +79,7 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
     glfwGetFramebufferSize(window, &w, &h);
     dashboard.frame(std::min(dt, 0.1), static_cast<float>(w), static_cast<float>(h));
     ImGui::Render();
+    if (options.bench_frames > 0) ui_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     glViewport(0, 0, w, h);
     glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
@@ -113,7 +114,12 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
     r.mean_frame_ms = sum / static_cast<double>(frame_ms.size());
     std::vector<double> sorted = frame_ms;
     std::sort(sorted.begin(), sorted.end());
-    r.p95_frame_ms = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
+    auto quantile = [&](size_t percent) { return sorted[std::min(sorted.size() - 1, sorted.size() * percent / 100)]; };
+    r.median_frame_ms = quantile(50);
+    std::sort(ui_ms.begin(), ui_ms.end());
+    if (!ui_ms.empty()) r.median_ui_ms = ui_ms[ui_ms.size() / 2];
+    r.p95_frame_ms = quantile(95);
+    r.p99_frame_ms = quantile(99);
     r.max_frame_ms = sorted.back();
   }
   ImGui_ImplOpenGL3_Shutdown();

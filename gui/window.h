@@ -25,7 +25,10 @@ struct WindowOptions {
 
 struct WindowReport {
   int frames = 0;
-  double mean_frame_ms = 0, p95_frame_ms = 0, max_frame_ms = 0;
+  double mean_frame_ms = 0, median_frame_ms = 0, p95_frame_ms = 0, p99_frame_ms = 0, max_frame_ms = 0;
+  // The median of the frames' CPU part: the session, the model and the ImGui calls (the rest is
+  // OpenGL drawing, which Mesa's llvmpipe also does on the CPU).
+  double median_ui_ms = 0;
   std::string renderer;  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
   int framebuffer_width = 0, framebuffer_height = 0;
 };
