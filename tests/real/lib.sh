@@ -24,7 +24,7 @@ cleanup() {
   for p in "${CHILD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
   [ -n "$CLUSTER_PID" ] && kill -TERM "$CLUSTER_PID" 2>/dev/null
   for p in "${CHILD_PIDS[@]}" $CLUSTER_PID; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
+  [ -n "${GREGOR_TEST_KEEP:-}" ] && echo "kept $TMP" >&2 || rm -rf "$TMP"
   exit $rc
 }
 trap cleanup EXIT
