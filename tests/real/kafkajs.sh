@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Stock kafkajs 2.2.4 (npm, installed under tests/clients by `make test`) against a 3-broker
+# Gregor cluster: see tests/clients/kafkajs_test.js.
+source "$(dirname "$0")/lib.sh" "$1"
+require node "Debian's nodejs"
+CLIENTS="$(cd "$(dirname "$0")/../clients" && pwd)"
+[ -f "$CLIENTS/node_modules/kafkajs/package.json" ] ||
+  fail "kafkajs is not installed in $CLIENTS (make test installs it; or: cd tests/clients && npm ci)"
+grep -q '"version": "2.2.4"' "$CLIENTS/node_modules/kafkajs/package.json" || fail "kafkajs in $CLIENTS is not 2.2.4"
+
+start_cluster 3
+KAFKAJS_NO_PARTITIONER_WARNING=1 timeout 200 node "$CLIENTS/kafkajs_test.js" "$BOOTSTRAP" || fail "the kafkajs client test failed"
+stop_cluster
+echo "PASS"
