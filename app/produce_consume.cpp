@@ -1,8 +1,9 @@
 // gregor produce / gregor consume: kafka-console-producer and kafka-console-consumer for a
 // real-socket cluster, running the engine's Producer and Consumer on an AsioRuntime.
 //
-// produce reads lines from stdin (a pipe or a terminal asynchronously, a regular file at once),
-// one record per line, "key<sep>value" with --key-separator; it exits 0 when every record was
+// produce reads lines from stdin (a pipe or a terminal asynchronously, a regular file in slices),
+// one record per line, "key<sep>value" with --key-separator (a line without the separator has a
+// null key); it exits 0 when every record was
 // acknowledged, 1 when one failed (each failure is printed).
 // consume prints one line per record (the value, or key<TAB>value with --print-key), from the
 // group's committed offsets (--group) or from the partitions' ends (earliest with
@@ -31,20 +32,22 @@ constexpr Duration kCloseTimeout = Duration::seconds(10);
 // Feeds stdin's lines to a callback, asynchronously for pipes and terminals.
 class LineReader {
  public:
+  static constexpr int kLinesPerSlice = 1000;
   LineReader(net::asio::io_context& io, std::function<void(std::string)> on_line) : stream_(io), on_line_(std::move(on_line)) {
     struct stat st {};
     regular_ = ::fstat(0, &st) == 0 && S_ISREG(st.st_mode);
-    if (!regular_) stream_.assign(::dup(0));
-  }
-  void start() {
-    if (regular_) {
-      std::string line;
-      while (std::getline(std::cin, line)) on_line_(std::move(line));
-      eof_ = true;
-      return;
+    if (!regular_) {
+      // epoll refuses some descriptors (/dev/null, ...): those are read at once, like files.
+      int fd = ::dup(0);
+      boost::system::error_code ec;
+      stream_.assign(fd, ec);
+      if (ec) {
+        if (fd >= 0) ::close(fd);
+        regular_ = true;
+      }
     }
-    read_more();
   }
+  void start() { read_more(); }
   // Back-pressure: paused readers resume on resume().
   void pause() { paused_ = true; }
   void resume() {
@@ -58,6 +61,22 @@ class LineReader {
   void read_more() {
     if (paused_ || eof_) return;
     reading_ = true;
+    if (regular_) {  // blocking reads, in slices, so that the loop runs in between
+      std::string line;
+      for (int i = 0; i < kLinesPerSlice && !paused_; i++) {
+        if (!std::getline(std::cin, line)) {
+          reading_ = false;
+          eof_ = true;
+          return;
+        }
+        on_line_(std::move(line));
+      }
+      net::asio::post(stream_.get_executor(), [this] {
+        reading_ = false;
+        read_more();
+      });
+      return;
+    }
     stream_.async_read_some(net::asio::buffer(chunk_), [this](const boost::system::error_code& ec, size_t n) {
       reading_ = false;
       buffer_.append(chunk_.data(), n);

@@ -1,19 +1,26 @@
-// kafkajs 2.2.4 against a Gregor cluster: admin createTopics (and TOPIC_ALREADY_EXISTS), an
-// idempotent producer, and a group consumer that commits what it processed, stops, and resumes from
-// its commits in a new consumer. Usage: node kafkajs_test.js HOST:PORT[,HOST:PORT...]
+// kafkajs 2.2.4 against a Gregor cluster, in two processes:
+//   node kafkajs_test.js first HOST:PORT[,...] STATE_FILE
+//     admin createTopics (and TOPIC_ALREADY_EXISTS), an idempotent producer of 100 records, and a
+//     group consumer that processes 60 of them, committing each, then exits (STATE_FILE keeps what
+//     it saw and what was produced);
+//   node kafkajs_test.js resume HOST:PORT[,...] STATE_FILE
+//     a new process, same group: it must resume from the commits and get exactly the other 40.
 'use strict';
+const fs = require('fs');
 const { Kafka, logLevel } = require('kafkajs');
 
-const brokers = process.argv[2].split(',');
+const phase = process.argv[2];
+const brokers = process.argv[3].split(',');
+const stateFile = process.argv[4];
 const kafka = new Kafka({ clientId: 'gregor-kafkajs-test', brokers, logLevel: logLevel.WARN, retry: { retries: 10 } });
 const topic = 'js-orders';
 const total = 100;
 const firstRun = 60;
 
 const watchdog = setTimeout(() => {
-  console.error('FAIL: kafkajs test did not finish within 150 s');
+  console.error('FAIL: kafkajs test did not finish within 110 s');
   process.exit(1);
-}, 150000);
+}, 110000);
 
 function check(condition, message) {
   if (!condition) throw new Error(message);
@@ -41,7 +48,7 @@ async function consumeAndCommit(groupId, want) {
   return got;
 }
 
-async function main() {
+async function first() {
   const admin = kafka.admin();
   await admin.connect();
   const created = await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true });
@@ -69,24 +76,30 @@ async function main() {
   await producer.disconnect();
   console.log(`idempotent producer: ${total} records acknowledged`);
 
-  const first = await consumeAndCommit('js-group', firstRun);
-  console.log(`group consumer 1: ${first.length} records, committed, disconnected`);
-  const second = await consumeAndCommit('js-group', total - firstRun);
-  console.log(`group consumer 2 (resumed from commits): ${second.length} records`);
-  const seen = [...first, ...second].sort();
-  const expected = [...values].sort();
-  check(new Set(seen).size === seen.length, 'a record was consumed twice across the restart');
-  check(JSON.stringify(seen) === JSON.stringify(expected), 'the two runs do not add up to every record');
+  const seen = await consumeAndCommit('js-group', firstRun);
+  console.log(`group consumer (process 1): ${seen.length} records, committed, exiting`);
+  fs.writeFileSync(stateFile, JSON.stringify({ values, seen }));
+}
 
-  const admin2 = kafka.admin();
-  await admin2.connect();
-  const offsets = await admin2.fetchOffsets({ groupId: 'js-group', topics: [topic] });
+async function resume() {
+  const { values, seen } = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+  const rest = await consumeAndCommit('js-group', total - firstRun);
+  console.log(`group consumer (process 2, resumed from commits): ${rest.length} records`);
+  const all = [...seen, ...rest].sort();
+  check(new Set(all).size === all.length, 'a record was consumed twice across the restart');
+  check(JSON.stringify(all) === JSON.stringify([...values].sort()), 'the two processes do not add up to every record');
+
+  const admin = kafka.admin();
+  await admin.connect();
+  const offsets = await admin.fetchOffsets({ groupId: 'js-group', topics: [topic] });
   let committed = 0;
   for (const t of offsets) for (const p of t.partitions) committed += Number(p.offset);
   check(committed === total, `committed offsets add up to ${committed}, expected ${total}`);
-  await admin2.disconnect();
+  await admin.disconnect();
   console.log('fetchOffsets: the group committed every record');
 }
+
+const main = phase === 'first' ? first : phase === 'resume' ? resume : () => Promise.reject(new Error(`unknown phase ${phase}`));
 
 main().then(
   () => {
