@@ -97,7 +97,9 @@ int bench_produce(const Args& args) {
   const Time deadline = session->rt().now() + limit;
   while (acked + failed < records && session->rt().now() < deadline && !session->interrupted()) {
     feed();
-    session->run_until([&] { return producer.pending() < kPendingMax / 2 || acked + failed == records; },
+    // Wake up to feed more only when there is more to send (run_until does not run the loop at all
+    // when its condition already holds).
+    session->run_until([&] { return acked + failed == records || (sent < records && producer.pending() < kPendingMax / 2); },
                        deadline - session->rt().now());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
