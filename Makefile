@@ -14,7 +14,11 @@ DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-
   libimgui-dev libglfw3-dev libgl-dev catch2 libyaml-cpp-dev libstb-dev xvfb xauth libgl1-mesa-dri \
   kcat iperf3
 
-.PHONY: all deps build test demo clean
+# kafkajs for the real-socket tests, from the npm registry into tests/clients/node_modules (git-ignored),
+# pinned by tests/clients/package-lock.json; skipped when already there. node and npm are the machine's.
+KAFKAJS := tests/clients/node_modules/kafkajs/package.json
+
+.PHONY: all deps build test demo clean clients
 
 all: build
 
@@ -33,7 +37,13 @@ $(BUILD_DIR)/CMakeCache.txt:
 build: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
-test: build
+clients: $(KAFKAJS)
+
+$(KAFKAJS): tests/clients/package.json tests/clients/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: the kafkajs test will fail until node and npm are installed"; exit 0; }; \
+	  cd tests/clients && npm ci --no-audit --no-fund && touch node_modules/kafkajs/package.json
+
+test: build clients
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 # The dashboard on the leader-failover story when there is a display and its window opens;

@@ -13,6 +13,13 @@ const std::vector<Command>& commands() {
       {"run", "run a scenario file: timeline, checker verdicts, fingerprint", cmd_run},
       {"check-determinism", "run each seed of a scenario twice and compare the runs", cmd_check_determinism},
       {"swarm", "random clusters and fault schedules over many seeds, with checkers and a shrinker", cmd_swarm},
+      {"zk", "real sockets: run one coordination server (ZooKeeper's role) as this process", cmd_zk},
+      {"broker", "real sockets: run one Kafka broker as this process", cmd_broker},
+      {"cluster", "real sockets: `cluster up` starts zk and brokers as child processes", cmd_cluster},
+      {"topics", "create, list and describe topics of a real-socket cluster (kafka-topics)", cmd_topics},
+      {"produce", "produce lines from stdin to a topic (kafka-console-producer)", cmd_produce},
+      {"consume", "consume a topic to stdout (kafka-console-consumer)", cmd_consume},
+      {"groups", "describe a consumer group's offsets and lag (kafka-consumer-groups)", cmd_groups},
   };
   return list;
 }

@@ -259,6 +259,18 @@ void AsioRuntime::on_connection_frame(Connection& c, Bytes frame) {
   callback_depth_--;
 }
 
+void AsioRuntime::close_connection(NodeId peer) {
+  std::shared_ptr<Connection> c;  // held across close(), which drops the runtime's reference
+  if (is_inbound_connection(peer)) {
+    auto it = inbound_.find(peer);
+    if (it != inbound_.end()) c = it->second;
+  } else {
+    auto it = peers_.find(peer);
+    if (it != peers_.end()) c = it->second.connection;
+  }
+  if (c) c->close("closed by the node", CloseKind::kNormal);
+}
+
 void AsioRuntime::on_connection_closed(Connection& c, const std::string& reason, CloseKind kind) {
   stats_.connections_closed++;
   if (kind == CloseKind::kProtocol) stats_.protocol_errors++;

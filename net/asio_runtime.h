@@ -152,6 +152,9 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   TimerId after(Duration d, std::function<void()> fn) override;
   void cancel(TimerId id) override;
   bool send(NodeId to, Bytes frame) override;
+  // Closes an accepted connection (negative id) or this node's outbound one to a peer; on_disconnect
+  // follows on a later turn, as for any end. The loopback connection cannot be closed.
+  void close_connection(NodeId peer) override;
   // Ignores (with a log line) an id out of range or a port outside [1, 65535].
   void learn_address(NodeId id, const std::string& host, int32_t port) override;
   Disk& disk() override { return disk_; }

@@ -72,6 +72,13 @@ class SimRuntime final : public Runtime {
     return sim_.send(id_, to, std::move(frame));
   }
 
+  // One connection state per pair of nodes: both directions with that node break.
+  void close_connection(NodeId peer) override {
+    const NodeId other{peer.value < 0 ? -peer.value : peer.value};
+    if (!alive() || other == id_ || other.value == 0) return;
+    sim_.break_connection(id_, other);
+  }
+
   Disk& disk() override {
     if (!alive()) return dead_disk_;
     return *sim_.slot(id_).disk;

@@ -149,12 +149,21 @@ void Broker::finish(NodeId from) {
   });
 }
 
+void Broker::close_bad_request(NodeId from, const std::string& why) {
+  if (!is_inbound_connection(from)) {  // a response on a connection of ours: nothing to close
+    rt_.log(why);
+    return;
+  }
+  rt_.log("closing connection " + std::to_string(from.value) + ": " + why);
+  connections_.erase(from.value);  // its queued requests go with it
+  rt_.close_connection(from);
+}
+
 void Broker::dispatch(NodeId from, Bytes frame) {
   ByteReader r(as_view(frame));
   auto header = protocol::RequestHeader::decode(r);
   if (!header) {
-    rt_.log("malformed request header: " + header.status().to_string());
-    return finish(from);
+    return close_bad_request(from, "malformed request header: " + header.status().to_string());
   }
   Request req{from, *header, {}, r.position()};
   if (!protocol::is_version_supported(header->api_key, header->api_version)) {
@@ -164,9 +173,8 @@ void Broker::dispatch(NodeId from, Bytes frame) {
       protocol::make_unsupported_api_versions_response().encode(w, protocol::kUnsupportedApiVersionsReplyVersion);
       return respond_raw(req, w.take(), 0);
     }
-    rt_.log("unsupported request " + std::to_string(static_cast<int>(header->api_key)) + " v" +
-            std::to_string(header->api_version));
-    return finish(from);
+    return close_bad_request(from, "unsupported request: api key " + std::to_string(static_cast<int>(header->api_key)) +
+                                       " v" + std::to_string(header->api_version));
   }
   switch (header->api_key) {
     case ApiKey::API_VERSIONS: return handle_api_versions(req, r);
@@ -192,8 +200,7 @@ void Broker::dispatch(NodeId from, Bytes frame) {
     case ApiKey::LIST_GROUPS: return handle_list_groups(req, r);
     case ApiKey::INIT_PRODUCER_ID: return handle_init_producer_id(req, r);
     default:
-      rt_.log("no handler for api key " + std::to_string(static_cast<int>(header->api_key)));
-      return finish(from);
+      return close_bad_request(from, "no handler for api key " + std::to_string(static_cast<int>(header->api_key)));
   }
 }
 

@@ -102,6 +102,10 @@ class Broker final : public Node, public PartitionOwner {
   void enqueue_request(NodeId from, Bytes frame);
   void dispatch(NodeId from, Bytes frame);
   void finish(NodeId from);  // the connection may take its next request
+  // A request that cannot be parsed or answered (a malformed header or body, an unsupported api
+  // or version other than ApiVersions): log it and close that connection, as Kafka does; other
+  // connections are not affected.
+  void close_bad_request(NodeId from, const std::string& why);
   template <typename Response>
   void respond(const Request& req, const Response& response);
   void respond_raw(const Request& req, Bytes body, int16_t header_version);

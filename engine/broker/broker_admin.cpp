@@ -36,8 +36,7 @@ void Broker::handle_api_versions(const Request& req, ByteReader& r) {
 void Broker::handle_metadata(const Request& req, ByteReader& r) {
   auto decoded = protocol::MetadataRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed Metadata: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed Metadata: " + decoded.status().to_string());
   }
   protocol::MetadataResponse resp;
   resp.cluster_id = "gregor";
@@ -134,8 +133,7 @@ void Broker::create_topic_with_assignment(const std::string& name, const std::ma
 void Broker::handle_create_topics(const Request& req, ByteReader& r) {
   auto decoded = protocol::CreateTopicsRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed CreateTopics: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed CreateTopics: " + decoded.status().to_string());
   }
   auto resp = std::make_shared<protocol::CreateTopicsResponse>();
   if (!controller_.is_active()) {
@@ -178,8 +176,7 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
 void Broker::handle_delete_topics(const Request& req, ByteReader& r) {
   auto decoded = protocol::DeleteTopicsRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed DeleteTopics: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed DeleteTopics: " + decoded.status().to_string());
   }
   auto resp = std::make_shared<protocol::DeleteTopicsResponse>();
   if (!controller_.is_active()) {

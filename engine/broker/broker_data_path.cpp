@@ -14,8 +14,7 @@ using protocol::ErrorCode;
 void Broker::handle_produce(const Request& req, ByteReader& r) {
   auto decoded = protocol::ProduceRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed Produce: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed Produce: " + decoded.status().to_string());
   }
   protocol::ProduceRequest& pr = *decoded;
   const int16_t acks = pr.acks;
@@ -130,8 +129,7 @@ protocol::FetchResponse Broker::read_fetch(const protocol::FetchRequest& req, in
 void Broker::handle_fetch(const Request& req, ByteReader& r) {
   auto decoded = protocol::FetchRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed Fetch: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed Fetch: " + decoded.status().to_string());
   }
   int32_t bytes = 0;
   bool has_error = false;
@@ -214,8 +212,7 @@ Result<std::pair<int64_t, int64_t>> offset_for_timestamp(Partition& p, int64_t t
 void Broker::handle_list_offsets(const Request& req, ByteReader& r) {
   auto decoded = protocol::ListOffsetsRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed ListOffsets: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed ListOffsets: " + decoded.status().to_string());
   }
   protocol::ListOffsetsResponse resp;
   for (const auto& t : decoded->topics) {

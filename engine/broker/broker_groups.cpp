@@ -29,20 +29,19 @@ group::GroupCoordinator::Hooks Broker::group_coordinator_hooks() {
   return h;
 }
 
-#define GREGOR_DECODE_OR_FINISH(Type, var)                                  \
+#define GREGOR_DECODE_OR_CLOSE(Type, var)                                  \
   auto var = protocol::Type::decode(r, req.header.api_version);            \
   if (!var) {                                                              \
-    rt_.log("malformed " #Type ": " + var.status().to_string());           \
-    return finish(req.from);                                               \
+    return close_bad_request(req.from, "malformed " #Type ": " + var.status().to_string()); \
   }
 
 void Broker::handle_find_coordinator(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(FindCoordinatorRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(FindCoordinatorRequest, decoded);
   group_coordinator_.find_coordinator(*decoded, [this, req](const protocol::FindCoordinatorResponse& resp) { respond(req, resp); });
 }
 
 void Broker::handle_join_group(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(JoinGroupRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(JoinGroupRequest, decoded);
   // Kafka names the client host by its address; a connection id is what Gregor knows.
   const std::string host = "/connection" + std::to_string(-req.from.value);
   group_coordinator_.join_group(*decoded, req.header.api_version, req.header.client_id.value_or(""), host,
@@ -50,12 +49,12 @@ void Broker::handle_join_group(const Request& req, ByteReader& r) {
 }
 
 void Broker::handle_sync_group(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(SyncGroupRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(SyncGroupRequest, decoded);
   group_coordinator_.sync_group(*decoded, [this, req](const protocol::SyncGroupResponse& resp) { respond(req, resp); });
 }
 
 void Broker::handle_heartbeat(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(HeartbeatRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(HeartbeatRequest, decoded);
   group_coordinator_.heartbeat(*decoded, [this, req](ErrorCode code) {
     protocol::HeartbeatResponse resp;
     resp.error_code = code;
@@ -64,7 +63,7 @@ void Broker::handle_heartbeat(const Request& req, ByteReader& r) {
 }
 
 void Broker::handle_leave_group(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(LeaveGroupRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(LeaveGroupRequest, decoded);
   group_coordinator_.leave_group(*decoded, [this, req](ErrorCode code) {
     protocol::LeaveGroupResponse resp;
     resp.error_code = code;
@@ -73,27 +72,27 @@ void Broker::handle_leave_group(const Request& req, ByteReader& r) {
 }
 
 void Broker::handle_offset_commit(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(OffsetCommitRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(OffsetCommitRequest, decoded);
   group_coordinator_.offset_commit(*decoded, [this, req](const protocol::OffsetCommitResponse& resp) { respond(req, resp); });
 }
 
 void Broker::handle_offset_fetch(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(OffsetFetchRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(OffsetFetchRequest, decoded);
   respond(req, group_coordinator_.offset_fetch(*decoded, req.header.api_version));
 }
 
 void Broker::handle_describe_groups(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(DescribeGroupsRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(DescribeGroupsRequest, decoded);
   respond(req, group_coordinator_.describe_groups(*decoded));
 }
 
 void Broker::handle_list_groups(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(ListGroupsRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(ListGroupsRequest, decoded);
   respond(req, group_coordinator_.list_groups());
 }
 
 void Broker::handle_init_producer_id(const Request& req, ByteReader& r) {
-  GREGOR_DECODE_OR_FINISH(InitProducerIdRequest, decoded);
+  GREGOR_DECODE_OR_CLOSE(InitProducerIdRequest, decoded);
   if (decoded->transactional_id) {
     // Transactions are not modelled: there is no transaction coordinator to map the id.
     protocol::InitProducerIdResponse resp;
@@ -110,6 +109,6 @@ void Broker::handle_init_producer_id(const Request& req, ByteReader& r) {
   });
 }
 
-#undef GREGOR_DECODE_OR_FINISH
+#undef GREGOR_DECODE_OR_CLOSE
 
 }  // namespace gregor::broker

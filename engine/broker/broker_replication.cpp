@@ -18,8 +18,7 @@ using protocol::ErrorCode;
 void Broker::handle_leader_and_isr(const Request& req, ByteReader& r) {
   auto decoded = protocol::LeaderAndIsrRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed LeaderAndIsr: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed LeaderAndIsr: " + decoded.status().to_string());
   }
   auto lai = std::make_shared<protocol::LeaderAndIsrRequest>(std::move(*decoded));
   if (lai->controller_epoch < highest_controller_epoch_) {
@@ -97,8 +96,7 @@ void Broker::handle_leader_and_isr(const Request& req, ByteReader& r) {
 void Broker::handle_update_metadata(const Request& req, ByteReader& r) {
   auto decoded = protocol::UpdateMetadataRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed UpdateMetadata: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed UpdateMetadata: " + decoded.status().to_string());
   }
   protocol::UpdateMetadataResponse resp;
   if (decoded->controller_epoch < highest_controller_epoch_) {
@@ -124,8 +122,7 @@ void Broker::handle_update_metadata(const Request& req, ByteReader& r) {
 void Broker::handle_stop_replica(const Request& req, ByteReader& r) {
   auto decoded = protocol::StopReplicaRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed StopReplica: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed StopReplica: " + decoded.status().to_string());
   }
   protocol::StopReplicaResponse resp;
   if (decoded->controller_epoch < highest_controller_epoch_) {
@@ -162,8 +159,7 @@ void Broker::handle_stop_replica(const Request& req, ByteReader& r) {
 void Broker::handle_controlled_shutdown(const Request& req, ByteReader& r) {
   auto decoded = protocol::ControlledShutdownRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed ControlledShutdown: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed ControlledShutdown: " + decoded.status().to_string());
   }
   controller_.controlled_shutdown(decoded->broker_id, [this, req](ErrorCode code, std::vector<TopicPartition> remaining) {
     protocol::ControlledShutdownResponse resp;
@@ -176,8 +172,7 @@ void Broker::handle_controlled_shutdown(const Request& req, ByteReader& r) {
 void Broker::handle_offset_for_leader_epoch(const Request& req, ByteReader& r) {
   auto decoded = protocol::OffsetForLeaderEpochRequest::decode(r, req.header.api_version);
   if (!decoded) {
-    rt_.log("malformed OffsetForLeaderEpoch: " + decoded.status().to_string());
-    return finish(req.from);
+    return close_bad_request(req.from, "malformed OffsetForLeaderEpoch: " + decoded.status().to_string());
   }
   protocol::OffsetForLeaderEpochResponse resp;
   for (const auto& t : decoded->topics) {

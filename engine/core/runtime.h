@@ -64,6 +64,13 @@ class Runtime {
     (void)port;
   }
 
+  // Closes the connection with peer (typically an inbound one, from a client that broke the
+  // protocol: Kafka closes the connection of a request it cannot parse). Frames in flight either
+  // way are lost, and the node later gets on_disconnect(peer) as for any other end. A no-op for a
+  // connection that is not open. The simulator keeps one connection per pair of nodes, so there
+  // both directions between the two nodes break.
+  virtual void close_connection(NodeId peer) { (void)peer; }
+
   virtual Disk& disk() = 0;
   virtual Rng& rng() = 0;
 

@@ -1,0 +1,262 @@
+// gregor cluster up: a local real-socket cluster as child processes, in the foreground.
+//
+// It starts `gregor zk` and n `gregor broker` processes (this same executable), broker ids 1..n on
+// port-base .. port-base+n-1 and zk on port-base+100, each with its data under --dir, prints their
+// pids and command lines and the bootstrap address, waits until every broker is registered and a
+// controller is elected (Metadata says so) and prints "cluster ready". Then it stays in the
+// foreground until SIGINT or SIGTERM, and stops all its children (SIGTERM, then SIGKILL after a
+// grace period). A child that dies is reported and not restarted: restarting a broker with the same
+// command line (as printed) recovers its log from the same data directory.
+#include <boost/program_options.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "app/commands.h"
+#include "app/real_client.h"
+
+namespace po = boost::program_options;
+
+namespace gregor::app {
+
+namespace {
+
+constexpr Duration kReadyTimeout = Duration::seconds(60);
+constexpr auto kStopGrace = std::chrono::seconds(10);
+constexpr int kBrokersMax = 100;
+
+volatile sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
+
+void install_stop_handlers() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocking waitpid returns EINTR on a signal
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+struct Child {
+  std::string name;
+  std::vector<std::string> argv;
+  pid_t pid = -1;
+  bool running = false;
+};
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+bool spawn(Child& c) {
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    std::cerr << "gregor cluster: fork: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  if (pid == 0) {
+    // The child: default signal dispositions (exec keeps SIG_IGN ones), then exec.
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
+    std::vector<char*> argv;
+    for (auto& a : c.argv) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    std::fprintf(stderr, "gregor cluster: exec %s: %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  c.pid = pid;
+  c.running = true;
+  std::cout << c.name << ": pid " << pid << ": " << command_line(c.argv) << "\n" << std::flush;
+  return true;
+}
+
+// Reaps exited children without blocking (or blocking, until one exits or a signal comes).
+void reap(std::vector<Child>& children, bool block) {
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, block ? 0 : WNOHANG);
+    if (pid <= 0) return;
+    for (auto& c : children) {
+      if (c.pid != pid || !c.running) continue;
+      c.running = false;
+      if (WIFSIGNALED(status))
+        std::cout << c.name << " (pid " << pid << ") was killed by signal " << WTERMSIG(status) << "\n" << std::flush;
+      else
+        std::cout << c.name << " (pid " << pid << ") exited with status " << WEXITSTATUS(status) << "\n" << std::flush;
+    }
+    block = false;
+  }
+}
+
+size_t running_count(const std::vector<Child>& children) {
+  size_t n = 0;
+  for (const auto& c : children) n += c.running ? 1 : 0;
+  return n;
+}
+
+void stop_all(std::vector<Child>& children) {
+  for (auto& c : children)
+    if (c.running) ::kill(c.pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + kStopGrace;
+  while (running_count(children) > 0 && std::chrono::steady_clock::now() < deadline) {
+    reap(children, false);
+    if (running_count(children) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (auto& c : children)
+    if (c.running) {
+      std::cout << c.name << " did not stop within " << kStopGrace.count() << " s: SIGKILL\n";
+      ::kill(c.pid, SIGKILL);
+    }
+  while (running_count(children) > 0) reap(children, true);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("gregor") : p.string();
+}
+
+}  // namespace
+
+int cmd_cluster(const Args& args) {
+  po::options_description desc(
+      "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n\n"
+      "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
+      "1..n on port-base..port-base+n-1, data under DIR. Prints the bootstrap address, then stays in\n"
+      "the foreground; Ctrl-C or SIGTERM stops every process. Restarting a killed broker with its\n"
+      "printed command line recovers its log.\n\noptions");
+  std::string action, dir, host = "127.0.0.1";
+  int brokers = 3;
+  int port_base = 19092;
+  std::vector<std::string> configs;
+  desc.add_options()("help,h", "show this help")("brokers", po::value<int>(&brokers)->default_value(brokers),
+                                                  "number of brokers")(
+      "port-base", po::value<int>(&port_base)->default_value(port_base), "broker 1's port")(
+      "dir", po::value<std::string>(&dir), "data directory (default /tmp/gregor-cluster-PORTBASE)")(
+      "host", po::value<std::string>(&host)->default_value(host), "the address to listen on")(
+      "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)");
+  po::options_description hidden;
+  hidden.add_options()("action", po::value<std::string>(&action));
+  po::positional_options_description pos;
+  pos.add("action", 1);
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gregor cluster: " << e.what() << "\n" << desc << "\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (action != "up") {
+    std::cerr << "gregor cluster: the only action is `up` (gregor cluster up --help)\n";
+    return 2;
+  }
+  if (brokers < 1 || brokers > kBrokersMax) {
+    std::cerr << "gregor cluster: --brokers must be in 1.." << kBrokersMax << "\n";
+    return 2;
+  }
+  if (port_base < 1 || port_base + 100 > 65535) {
+    std::cerr << "gregor cluster: --port-base must be in 1..65435\n";
+    return 2;
+  }
+  std::map<std::string, std::string> settings;
+  if (!parse_key_values("cluster", configs, settings)) return 2;
+  // Kafka's default replication factor for __consumer_offsets is 3; a smaller cluster gets its size.
+  if (!settings.count("offsets.topic.replication.factor"))
+    configs.push_back("offsets.topic.replication.factor=" + std::to_string(std::min(brokers, 3)));
+  if (dir.empty()) dir = "/tmp/gregor-cluster-" + std::to_string(port_base);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "gregor cluster: cannot create " << dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+
+  const std::string exe = self_executable();
+  const std::string zk_address = host + ":" + std::to_string(port_base + 100);
+  std::vector<Child> children;
+  children.push_back({"zk", {exe, "zk", "--id", "1", "--listen", zk_address, "--data-dir", dir + "/zk"}});
+  std::string bootstrap;
+  for (int i = 1; i <= brokers; i++) {
+    std::string listen = host + ":" + std::to_string(port_base + i - 1);
+    Child c{"broker " + std::to_string(i),
+            {exe, "broker", "--id", std::to_string(i), "--listen", listen, "--zk", zk_address, "--data-dir",
+             dir + "/broker-" + std::to_string(i)}};
+    for (const auto& kv : configs) {
+      c.argv.push_back("--config");
+      c.argv.push_back(kv);
+    }
+    children.push_back(std::move(c));
+    bootstrap += (bootstrap.empty() ? "" : ",") + listen;
+  }
+
+  install_stop_handlers();
+  for (auto& c : children) {
+    if (!spawn(c)) {
+      stop_all(children);
+      return 1;
+    }
+  }
+  std::cout << "bootstrap.servers=" << bootstrap << "\n" << std::flush;
+
+  // Wait until every broker is registered and a controller is elected, as a client sees it.
+  bool ready = false;
+  {
+    auto session = ClientSession::open("cluster", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
+      n.net = std::make_unique<client::NetworkClient>(n.rt(), "gregor-cluster");
+    });
+    if (!session) {
+      stop_all(children);
+      return 2;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kReadyTimeout.us);
+    while (!ready && std::chrono::steady_clock::now() < deadline && !session->interrupted() && !g_stop_signal) {
+      reap(children, false);
+      if (running_count(children) != children.size()) break;
+      auto md = session->metadata(std::vector<std::string>{}, Duration::seconds(2));
+      ready = md && md->controller_id >= 0 && md->brokers.size() == static_cast<size_t>(brokers);
+      if (!ready) session->run_until([] { return false; }, Duration::millis(100));
+    }
+    if (session->interrupted()) g_stop_signal = SIGINT;
+  }
+  install_stop_handlers();  // the session's signal_set is gone: ours again
+  if (!ready) {
+    if (!g_stop_signal) std::cout << "gregor cluster: the cluster did not become ready; stopping it\n";
+    stop_all(children);
+    return g_stop_signal ? 0 : 1;
+  }
+  std::cout << "cluster ready: " << brokers << " brokers, bootstrap " << bootstrap << ", data under " << dir << "\n"
+            << std::flush;
+
+  while (!g_stop_signal) {
+    if (running_count(children) == 0) {
+      std::cout << "gregor cluster: every process has exited\n";
+      return 1;
+    }
+    reap(children, false);
+    ::usleep(100000);  // a signal cuts it short (EINTR); a lost race costs at most 100 ms
+  }
+  std::cout << "stopping (" << (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << ")\n" << std::flush;
+  stop_all(children);
+  return 0;
+}
+
+}  // namespace gregor::app

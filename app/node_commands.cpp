@@ -1,0 +1,120 @@
+// gregor zk / gregor broker: one node of a real-socket cluster as a process, until SIGINT/SIGTERM.
+// Thin wrappers over net::run_node (net/run_node.h): the same ZkServer and Broker classes the
+// simulator runs, on Boost.Asio with real files and fsync under --data-dir.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "app/commands.h"
+#include "app/real_client.h"
+#include "engine/broker/broker.h"
+#include "engine/coord/zk_server.h"
+#include "net/run_node.h"
+
+namespace po = boost::program_options;
+
+namespace gregor::app {
+
+namespace {
+
+// Parses args against desc; 0 to go on, otherwise the exit code (help: 0 printed, errors: 2).
+int parse(const char* command, const Args& args, const po::options_description& desc, po::variables_map& vm,
+          bool& help) {
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gregor " << command << ": " << e.what() << "\n" << desc << "\n";
+    return 2;
+  }
+  help = vm.count("help") > 0;
+  if (help) std::cout << desc << "\n";
+  return 0;
+}
+
+bool listen_address(const char* command, const std::string& text, net::NodeConfig& config) {
+  auto address = net::parse_peer_address(text);
+  if (!address) {
+    std::cerr << "gregor " << command << ": --listen: " << address.status().message() << "\n";
+    return false;
+  }
+  config.listen_host = address->host;
+  config.listen_port = address->port;
+  return true;
+}
+
+}  // namespace
+
+int cmd_zk(const Args& args) {
+  po::options_description desc(
+      "usage: gregor zk --id N --listen HOST:PORT --data-dir DIR\n\n"
+      "Runs one coordination server (ZooKeeper's role) on real sockets until Ctrl-C or SIGTERM.\n"
+      "Its transaction log and snapshots go under DIR, fsynced.\n\noptions");
+  int32_t id = 0;
+  std::string listen, data_dir;
+  desc.add_options()("help,h", "show this help")("id", po::value<int32_t>(&id)->required(), "the server's id (> 0)")(
+      "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (e.g. 127.0.0.1:2181)")(
+      "data-dir", po::value<std::string>(&data_dir)->required(), "where its data lives");
+  po::variables_map vm;
+  bool help = false;
+  if (int rc = parse("zk", args, desc, vm, help); rc || help) return rc;
+  if (id <= 0 || id >= kBootstrapIdBase) {
+    std::cerr << "gregor zk: --id must be in 1.." << kBootstrapIdBase - 1 << "\n";
+    return 2;
+  }
+  net::NodeConfig config;
+  config.id = NodeId{id};
+  config.name = "zk-" + std::to_string(id);
+  config.data_dir = data_dir;
+  if (!listen_address("zk", listen, config)) return 2;
+  return net::run_node(config, [](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, coord::ZkServerConfig{}); });
+}
+
+int cmd_broker(const Args& args) {
+  po::options_description desc(
+      "usage: gregor broker --id N --listen HOST:PORT --zk HOST:PORT --data-dir DIR [--config key=value ...]\n\n"
+      "Runs one Kafka broker on real sockets until Ctrl-C or SIGTERM. Stock Kafka clients (kcat,\n"
+      "kafkajs) can connect to it. Its logs go under DIR, fsynced; a restart recovers them.\n"
+      "--config takes Kafka's broker keys (min.insync.replicas=2, num.partitions=3, ...).\n\noptions");
+  int32_t id = 0;
+  std::string listen, zk, data_dir;
+  std::vector<std::string> configs;
+  desc.add_options()("help,h", "show this help")("id", po::value<int32_t>(&id)->required(), "broker.id (> 0)")(
+      "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (also advertised to clients)")(
+      "zk", po::value<std::string>(&zk)->required(), "HOST:PORT of the coordination server")(
+      "data-dir", po::value<std::string>(&data_dir)->required(), "log.dirs: where its partitions live")(
+      "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)");
+  po::variables_map vm;
+  bool help = false;
+  if (int rc = parse("broker", args, desc, vm, help); rc || help) return rc;
+  if (id <= 0 || id >= kZkPeerId) {
+    std::cerr << "gregor broker: --id must be in 1.." << kZkPeerId - 1 << "\n";
+    return 2;
+  }
+  net::NodeConfig config;
+  config.id = NodeId{id};
+  config.name = "broker-" + std::to_string(id);
+  config.data_dir = data_dir;
+  if (!listen_address("broker", listen, config)) return 2;
+  auto zk_address = net::parse_peer_address(zk);
+  if (!zk_address) {
+    std::cerr << "gregor broker: --zk: " << zk_address.status().message() << "\n";
+    return 2;
+  }
+  config.peers[NodeId{kZkPeerId}] = *zk_address;
+
+  broker::BrokerConfig bc;
+  bc.broker_id = id;
+  bc.zookeeper_servers = {NodeId{kZkPeerId}};
+  bc.advertised_host = config.listen_host;
+  bc.advertised_port = config.listen_port;
+  std::map<std::string, std::string> settings;
+  if (!parse_key_values("broker", configs, settings)) return 2;
+  if (Status s = bc.apply(settings); !s) {
+    std::cerr << "gregor broker: --config: " << s.message() << "\n";
+    return 2;
+  }
+  config.transport.socket_request_max_bytes = bc.socket_request_max_bytes;
+  return net::run_node(config, [bc](Runtime& rt) { return std::make_unique<broker::Broker>(rt, bc); });
+}
+
+}  // namespace gregor::app

@@ -1,0 +1,305 @@
+// gregor produce / gregor consume: kafka-console-producer and kafka-console-consumer for a
+// real-socket cluster, running the engine's Producer and Consumer on an AsioRuntime.
+//
+// produce reads lines from stdin (a pipe or a terminal asynchronously, a regular file in slices),
+// one record per line, "key<sep>value" with --key-separator (a line without the separator has a
+// null key); it exits 0 when every record was
+// acknowledged, 1 when one failed (each failure is printed).
+// consume prints one line per record (the value, or key<TAB>value with --print-key), from the
+// group's committed offsets (--group) or from the partitions' ends (earliest with
+// --from-beginning), and exits after --max-messages records, after --timeout-ms without one, or on
+// Ctrl-C; in a group it commits what it printed and leaves the group.
+#include <boost/program_options.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "app/commands.h"
+#include "app/real_client.h"
+
+namespace po = boost::program_options;
+
+namespace gregor::app {
+
+namespace {
+
+constexpr size_t kProducerPendingMax = 20000;  // stop reading stdin while this many are unacknowledged
+constexpr Duration kFlushTimeout = Duration::seconds(150);  // > delivery.timeout.ms
+constexpr Duration kCloseTimeout = Duration::seconds(10);
+
+// Feeds stdin's lines to a callback, asynchronously for pipes and terminals.
+class LineReader {
+ public:
+  static constexpr int kLinesPerSlice = 1000;
+  LineReader(net::asio::io_context& io, std::function<void(std::string)> on_line) : stream_(io), on_line_(std::move(on_line)) {
+    struct stat st {};
+    regular_ = ::fstat(0, &st) == 0 && S_ISREG(st.st_mode);
+    if (!regular_) {
+      // epoll refuses some descriptors (/dev/null, ...): those are read at once, like files.
+      int fd = ::dup(0);
+      boost::system::error_code ec;
+      stream_.assign(fd, ec);
+      if (ec) {
+        if (fd >= 0) ::close(fd);
+        regular_ = true;
+      }
+    }
+  }
+  void start() { read_more(); }
+  // Back-pressure: paused readers resume on resume().
+  void pause() { paused_ = true; }
+  void resume() {
+    if (!paused_) return;
+    paused_ = false;
+    if (!reading_ && !eof_) read_more();
+  }
+  bool eof() const { return eof_; }
+
+ private:
+  void read_more() {
+    if (paused_ || eof_) return;
+    reading_ = true;
+    if (regular_) {  // blocking reads, in slices, so that the loop runs in between
+      std::string line;
+      for (int i = 0; i < kLinesPerSlice && !paused_; i++) {
+        if (!std::getline(std::cin, line)) {
+          reading_ = false;
+          eof_ = true;
+          return;
+        }
+        on_line_(std::move(line));
+      }
+      net::asio::post(stream_.get_executor(), [this] {
+        reading_ = false;
+        read_more();
+      });
+      return;
+    }
+    stream_.async_read_some(net::asio::buffer(chunk_), [this](const boost::system::error_code& ec, size_t n) {
+      reading_ = false;
+      buffer_.append(chunk_.data(), n);
+      size_t start = 0;
+      for (size_t nl; (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1) on_line_(buffer_.substr(start, nl - start));
+      buffer_.erase(0, start);
+      if (ec) {
+        if (!buffer_.empty()) on_line_(std::move(buffer_));
+        buffer_.clear();
+        eof_ = true;
+        return;
+      }
+      read_more();
+    });
+  }
+  net::asio::posix::stream_descriptor stream_;
+  std::function<void(std::string)> on_line_;
+  std::array<char, 65536> chunk_{};
+  std::string buffer_;
+  bool regular_ = false;
+  bool paused_ = false;
+  bool reading_ = false;
+  bool eof_ = false;
+};
+
+std::string acks_value(const std::string& acks) { return acks == "all" ? "-1" : acks; }
+
+}  // namespace
+
+int cmd_produce(const Args& args) {
+  po::options_description desc(
+      "usage: gregor produce --bootstrap-server H:P --topic T [--acks all] [--key-separator :]\n\n"
+      "Sends each line of stdin as a record (kafka-console-producer).\n\noptions");
+  std::string bootstrap, topic, acks = "all", separator;
+  std::vector<std::string> properties;
+  bool print_offsets = false;
+  desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap), "H:P[,H:P...]")(
+      "print-offsets", po::bool_switch(&print_offsets), "print value<TAB>PARTITION@OFFSET for each acknowledged record")(
+      "topic", po::value<std::string>(&topic), "the topic")("acks", po::value<std::string>(&acks)->default_value(acks),
+                                                            "0, 1 or all")(
+      "key-separator", po::value<std::string>(&separator), "split each line into key and value at this string")(
+      "producer-property", po::value<std::vector<std::string>>(&properties)->composing(),
+      "a producer config key=value (linger.ms=0, enable.idempotence=true, ...)");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gregor produce: " << e.what() << "\n" << desc << "\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (bootstrap.empty() || topic.empty()) {
+    std::cerr << "gregor produce: --bootstrap-server and --topic are required\n";
+    return 2;
+  }
+  client::ProducerConfig pc;
+  pc.client_id = "console-producer";
+  std::map<std::string, std::string> settings;
+  if (!parse_key_values("produce", properties, settings)) return 2;
+  settings["acks"] = acks_value(acks);
+  if (Status s = pc.apply(settings); !s) {
+    std::cerr << "gregor produce: " << s.message() << "\n";
+    return 2;
+  }
+  auto session = ClientSession::open("produce", bootstrap, [&pc](ClientNode& n, const std::vector<NodeId>& ids) {
+    pc.bootstrap_servers = ids;
+    n.producer = std::make_unique<client::Producer>(n.rt(), pc);
+  });
+  if (!session) return 2;
+  uint64_t sent = 0, acked = 0, failed = 0;
+  LineReader* reader_ptr = nullptr;
+  LineReader reader(session->io(), [&](std::string line) {
+    client::ProducerRecord r;
+    r.topic = topic;
+    if (!separator.empty()) {
+      size_t at = line.find(separator);
+      if (at != std::string::npos) {
+        r.key = to_bytes(line.substr(0, at));
+        line.erase(0, at + separator.size());
+      }
+    }
+    r.value = to_bytes(line);
+    sent++;
+    session->node().producer->send(std::move(r), [&, line](const client::RecordMetadata& md) {
+      if (md.error == protocol::ErrorCode::NONE) {
+        acked++;
+        if (print_offsets) std::cout << line << "\t" << md.partition << "@" << md.offset << "\n" << std::flush;
+      } else {
+        failed++;
+        std::cerr << "gregor produce: a record to " << topic << " failed: " << protocol::error_name(md.error) << "\n";
+      }
+      if (reader_ptr && session->node().producer->pending() < kProducerPendingMax / 2) reader_ptr->resume();
+    });
+    if (reader_ptr && session->node().producer->pending() >= kProducerPendingMax) reader_ptr->pause();
+  });
+  reader_ptr = &reader;
+  reader.start();
+  // Read until end of input, with no time limit (a terminal may type for hours), then flush.
+  while (!reader.eof() && !session->interrupted()) session->run_until([&] { return reader.eof(); }, Duration::seconds(3600));
+  session->run_until([&] { return acked + failed == sent; }, kFlushTimeout);
+  if (acked + failed != sent) {
+    std::cerr << "gregor produce: " << (sent - acked - failed) << " records were not acknowledged in time\n";
+    return 1;
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+int cmd_consume(const Args& args) {
+  po::options_description desc(
+      "usage: gregor consume --bootstrap-server H:P --topic T [--group G] [--from-beginning] [--max-messages N]\n\n"
+      "Prints the records of a topic, one per line (kafka-console-consumer).\n\noptions");
+  std::string bootstrap, topic, group;
+  bool from_beginning = false, print_key = false, print_offset = false;
+  int64_t max_messages = -1, timeout_ms = -1;
+  std::vector<std::string> properties;
+  desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap), "H:P[,H:P...]")(
+      "topic", po::value<std::string>(&topic), "the topic")("group", po::value<std::string>(&group),
+                                                            "consume as a member of this group (commits offsets)")(
+      "from-beginning", po::bool_switch(&from_beginning), "start at the earliest offset when there is no committed one")(
+      "max-messages", po::value<int64_t>(&max_messages), "exit after this many records")(
+      "timeout-ms", po::value<int64_t>(&timeout_ms), "exit when no record came for this long")(
+      "print-key", po::bool_switch(&print_key), "print key<TAB>value")(
+      "print-offset", po::bool_switch(&print_offset), "print partition and offset first: P@OFFSET<TAB>...")(
+      "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gregor consume: " << e.what() << "\n" << desc << "\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (bootstrap.empty() || topic.empty()) {
+    std::cerr << "gregor consume: --bootstrap-server and --topic are required\n";
+    return 2;
+  }
+  client::ConsumerConfig cc;
+  cc.client_id = "console-consumer";
+  std::map<std::string, std::string> settings;
+  if (!parse_key_values("consume", properties, settings)) return 2;
+  if (!settings.count("auto.offset.reset")) settings["auto.offset.reset"] = from_beginning ? "earliest" : "latest";
+  if (!group.empty()) settings["group.id"] = group;
+  // What is committed is what was printed (below), not what a poll happened to return.
+  settings["enable.auto.commit"] = "false";
+  if (Status s = cc.apply(settings); !s) {
+    std::cerr << "gregor consume: " << s.message() << "\n";
+    return 2;
+  }
+  std::shared_ptr<ClientSession> session;
+  session = ClientSession::open("consume", bootstrap, [&cc](ClientNode& n, const std::vector<NodeId>& ids) {
+    cc.bootstrap_servers = ids;
+    n.consumer = std::make_unique<client::Consumer>(n.rt(), cc);
+  });
+  if (!session) return 2;
+  client::Consumer& consumer = *session->node().consumer;
+  bool woke = false;
+  consumer.set_wakeup([&woke] { woke = true; });
+  if (!group.empty()) {
+    consumer.subscribe({topic});
+  } else {
+    // No group: every partition of the topic, by hand.
+    consumer.metadata().add_topic(topic);
+    consumer.metadata().request_update();
+    const Time deadline = session->rt().now() + Duration::seconds(30);
+    while (!consumer.metadata().partitions(topic) && session->rt().now() < deadline && !session->interrupted()) {
+      session->run_until([&] { return consumer.metadata().partitions(topic) != nullptr; }, Duration::millis(500));
+      if (!consumer.metadata().partitions(topic)) consumer.metadata().request_update();
+    }
+    const auto* parts = consumer.metadata().partitions(topic);
+    if (!parts) {
+      std::cerr << "gregor consume: topic '" << topic << "' not found\n";
+      return 1;
+    }
+    std::vector<client::TopicPartition> tps;
+    for (int32_t p = 0; p < static_cast<int32_t>(parts->size()); p++) tps.push_back({topic, p});
+    consumer.assign(tps);
+  }
+  int64_t printed = 0;
+  client::OffsetMap to_commit;
+  Time last_record = session->rt().now();
+  while (!session->interrupted() && (max_messages < 0 || printed < max_messages)) {
+    for (const auto& r : consumer.poll()) {
+      if (max_messages >= 0 && printed >= max_messages) {
+        consumer.seek({r.topic, r.partition}, r.offset);  // not printed: not consumed
+        continue;
+      }
+      std::string line;
+      if (print_offset) line += std::to_string(r.partition) + "@" + std::to_string(r.offset) + "\t";
+      if (print_key) line += (r.key ? to_string(*r.key) : std::string("null")) + "\t";
+      line += r.value ? to_string(*r.value) : std::string("null");
+      std::cout << line << "\n";
+      printed++;
+      to_commit[{r.topic, r.partition}] = r.offset + 1;
+      last_record = session->rt().now();
+    }
+    std::cout << std::flush;
+    if (max_messages >= 0 && printed >= max_messages) break;
+    if (timeout_ms >= 0 && session->rt().now() - last_record >= Duration::millis(timeout_ms)) break;
+    woke = false;
+    session->run_until([&] { return woke; }, Duration::millis(100));
+  }
+  if (!group.empty()) {
+    bool committed = to_commit.empty();
+    if (!committed)
+      consumer.commit(to_commit, [&committed](protocol::ErrorCode err) {
+        if (err != protocol::ErrorCode::NONE) std::cerr << "gregor consume: commit failed: " << protocol::error_name(err) << "\n";
+        committed = true;
+      });
+    session->run_until([&] { return committed; }, kCloseTimeout);
+    bool closed = false;
+    consumer.close([&closed] { closed = true; });
+    session->run_until([&] { return closed; }, kCloseTimeout);
+  }
+  std::cerr << "Processed a total of " << printed << " messages\n";
+  return 0;
+}
+
+}  // namespace gregor::app

@@ -1,0 +1,168 @@
+#include "app/real_client.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "net/transport_config.h"
+
+namespace gregor::app {
+
+ClientNode::~ClientNode() = default;
+
+void ClientNode::start() {
+  if (producer) producer->start();
+  if (consumer) consumer->start();
+}
+
+void ClientNode::on_message(NodeId from, Bytes frame) {
+  if (is_inbound_connection(from)) return;  // a client does not listen; nothing to answer
+  if (net) net->on_message(from, frame);
+  if (producer) producer->on_message(from, frame);
+  if (consumer) consumer->on_message(from, frame);
+}
+
+void ClientNode::on_disconnect(NodeId peer) {
+  if (net) net->on_disconnect(peer);
+  if (producer) producer->on_disconnect(peer);
+  if (consumer) consumer->on_disconnect(peer);
+}
+
+bool parse_key_values(const std::string& command, const std::vector<std::string>& items,
+                      std::map<std::string, std::string>& out) {
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "gregor " << command << ": --config wants key=value, got '" << item << "'\n";
+      return false;
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return true;
+}
+
+std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, const std::string& bootstrap,
+                                                   std::function<void(ClientNode&, const std::vector<NodeId>&)> setup) {
+  std::unique_ptr<ClientSession> s(new ClientSession());
+  s->command_ = command;
+  net::NodeConfig config;
+  config.id = NodeId{kClientNodeId};
+  config.name = command;
+  config.listen = false;
+  size_t start = 0;
+  int32_t index = 0;
+  while (start <= bootstrap.size()) {
+    size_t comma = bootstrap.find(',', start);
+    std::string item = bootstrap.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? bootstrap.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    auto address = net::parse_peer_address(item);
+    if (!address) {
+      std::cerr << "gregor " << command << ": --bootstrap-server: " << address.status().message() << "\n";
+      return nullptr;
+    }
+    if (static_cast<size_t>(index) >= kBootstrapServersMax) break;
+    NodeId id{kBootstrapIdBase + index++};
+    config.peers[id] = *address;
+    s->bootstrap_.push_back(id);
+  }
+  if (s->bootstrap_.empty()) {
+    std::cerr << "gregor " << command << ": --bootstrap-server HOST:PORT is required\n";
+    return nullptr;
+  }
+  // The runtime wants a data directory; a client writes nothing there.
+  char pattern[] = "/tmp/gregor-client-XXXXXX";
+  char* made = ::mkdtemp(pattern);
+  if (!made) {
+    std::cerr << "gregor " << command << ": cannot create a temporary directory\n";
+    return nullptr;
+  }
+  s->data_root_ = made;
+  config.data_dir = s->data_root_ + "/client";
+  config.log_sink = [](const std::string& line) {
+    if (std::getenv("GREGOR_CLIENT_LOG")) std::cerr << line << "\n";
+  };
+  uint64_t seed = static_cast<uint64_t>(::getpid()) ^ static_cast<uint64_t>(net::SteadyClock::now().time_since_epoch().count());
+  config.seed = seed;
+  s->world_ = std::make_unique<net::AsioWorld>(s->data_root_, seed);
+  std::signal(SIGPIPE, SIG_IGN);
+  s->world_->add_node(config, [setup, ids = s->bootstrap_](Runtime& rt) {
+    auto node = std::make_unique<ClientNode>(rt);
+    setup(*node, ids);
+    return node;
+  });
+  s->world_->start(config.id);
+  s->signals_ = std::make_unique<net::asio::signal_set>(s->world_->io(), SIGINT, SIGTERM);
+  std::shared_ptr<bool> flag = s->interrupted_;
+  s->signals_->async_wait([flag](const boost::system::error_code& ec, int) {
+    if (!ec) *flag = true;
+  });
+  return s;
+}
+
+ClientSession::~ClientSession() {
+  if (signals_) {
+    boost::system::error_code ignored;
+    signals_->cancel(ignored);
+  }
+  world_.reset();
+  signals_.reset();
+  std::error_code ignored;
+  if (!data_root_.empty()) std::filesystem::remove_all(data_root_, ignored);
+}
+
+ClientNode& ClientSession::node() {
+  auto* n = world_->node_as<ClientNode>(NodeId{kClientNodeId});
+  GREGOR_ASSERT(n != nullptr);
+  return *n;
+}
+
+bool ClientSession::run_until(const std::function<bool()>& done, Duration timeout) {
+  bool ok = world_->run_until([&] { return *interrupted_ || done(); }, timeout);
+  return ok && !*interrupted_;
+}
+
+std::optional<protocol::MetadataResponse> ClientSession::metadata(std::optional<std::vector<std::string>> topics,
+                                                                   Duration timeout) {
+  GREGOR_ASSERT(node().net != nullptr);
+  protocol::MetadataRequest req;
+  if (topics) {
+    req.topics.emplace();
+    for (const auto& t : *topics) req.topics->push_back({t});
+  }
+  req.allow_auto_topic_creation = false;
+  // Shared with the callbacks: one may run after this function gave up and returned.
+  struct State {
+    std::optional<protocol::MetadataResponse> result;
+    bool answered = false;
+    bool waited = false;
+  };
+  auto state = std::make_shared<State>();
+  const Time deadline = rt().now() + timeout;
+  size_t attempt = 0;
+  while (!state->result && rt().now() < deadline && !*interrupted_) {
+    state->answered = false;
+    NodeId to = bootstrap_[attempt++ % bootstrap_.size()];
+    node().net->send(to, req, 4, Duration::seconds(10), [state](protocol::ErrorCode err, ByteReader* body) {
+      state->answered = true;
+      if (err != protocol::ErrorCode::NONE || !body) return;
+      auto resp = protocol::MetadataResponse::decode(*body, 4);
+      if (resp) state->result = std::move(*resp);
+    });
+    run_until([&] { return state->answered; }, deadline - rt().now());
+    if (!state->result && rt().now() < deadline) {
+      state->waited = false;
+      rt().after(Duration::millis(200), [state] { state->waited = true; });
+      run_until([&] { return state->waited; }, Duration::seconds(1));
+    }
+  }
+  std::optional<protocol::MetadataResponse> result = std::move(state->result);
+  if (result)
+    for (const auto& b : result->brokers) rt().learn_address(NodeId{b.node_id}, b.host, b.port);
+  return result;
+}
+
+}  // namespace gregor::app

@@ -1,0 +1,90 @@
+// Real-socket client sessions for the Kafka-style commands (gregor topics, produce, consume, groups,
+// bench produce): the engine's own client code (engine/client) on an AsioRuntime in this process.
+// One engine, two runtimes: the Producer and Consumer that run in simulations run here on sockets.
+//
+// A session is one client node in a one-node AsioWorld that does not listen. The bootstrap servers
+// ("host:port,host:port") become peers with ids of their own (kBootstrapIdBase + i), since a
+// host:port does not say which broker is behind it; the real broker ids and addresses come from
+// Metadata (MetadataManager and friends call Runtime::learn_address).
+//
+// The loop runs in the calling thread, always bounded by a deadline, and stops early on SIGINT or
+// SIGTERM (interrupted() says so), so a consumer that waits for records ends cleanly on Ctrl-C.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/client/network_client.h"
+#include "engine/client/consumer.h"
+#include "engine/client/producer.h"
+#include "engine/core/runtime.h"
+#include "engine/protocol/metadata.h"
+#include "net/asio_world.h"
+
+namespace gregor::app {
+
+// Bootstrap servers get ids from here up; broker ids must stay below it.
+constexpr int32_t kBootstrapIdBase = 900'000'000;
+constexpr int32_t kClientNodeId = 999'999'990;
+// The coordination server as a broker addresses it (a --zk HOST:PORT does not say its id). Broker
+// ids must stay below it.
+constexpr int32_t kZkPeerId = 899'999'999;
+constexpr size_t kBootstrapServersMax = 100;
+
+// A node that forwards outbound-connection traffic to whichever client it owns.
+class ClientNode final : public Node {
+ public:
+  explicit ClientNode(Runtime& rt) : rt_(rt) {}
+  ~ClientNode() override;
+  void start() override;
+  void on_message(NodeId from, Bytes frame) override;
+  void on_disconnect(NodeId peer) override;
+
+  Runtime& rt() { return rt_; }
+  // At most one of these is set by the command, before start.
+  std::unique_ptr<client::NetworkClient> net;
+  std::unique_ptr<client::Producer> producer;
+  std::unique_ptr<client::Consumer> consumer;
+
+ private:
+  Runtime& rt_;
+};
+
+class ClientSession {
+ public:
+  // bootstrap: "host:port[,host:port...]". setup creates the node's client, given the bootstrap
+  // servers' ids. Returns nullptr with a message on stderr for bad input.
+  static std::unique_ptr<ClientSession> open(const std::string& command, const std::string& bootstrap,
+                                             std::function<void(ClientNode&, const std::vector<NodeId>& bootstrap)> setup);
+  ~ClientSession();
+
+  ClientNode& node();
+  Runtime& rt() { return node().rt(); }
+  net::asio::io_context& io() { return world_->io(); }
+  const std::vector<NodeId>& bootstrap() const { return bootstrap_; }
+  // Runs the loop until done() (true), the timeout (false) or a signal (false, interrupted()).
+  bool run_until(const std::function<bool()>& done, Duration timeout);
+  bool interrupted() const { return *interrupted_; }
+
+  // Metadata (v4) for the given topics (nullopt: all), from any bootstrap server; retried until the
+  // timeout on transport errors. nullopt when no broker answered.
+  std::optional<protocol::MetadataResponse> metadata(std::optional<std::vector<std::string>> topics, Duration timeout);
+
+ private:
+  ClientSession() = default;
+  std::string command_;
+  std::string data_root_;
+  std::unique_ptr<net::AsioWorld> world_;
+  std::vector<NodeId> bootstrap_;
+  std::shared_ptr<bool> interrupted_ = std::make_shared<bool>(false);
+  std::unique_ptr<net::asio::signal_set> signals_;
+};
+
+// "k=v" strings (--config / --property) into a map; false with a message for a malformed one.
+bool parse_key_values(const std::string& command, const std::vector<std::string>& items,
+                      std::map<std::string, std::string>& out);
+
+}  // namespace gregor::app
