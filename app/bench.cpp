@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "sim/simulator.h"
 
@@ -104,20 +105,8 @@ int cmd_bench(const Args& args) {
   hidden.add_options()("what", po::value<std::string>(&what));
   po::positional_options_description pos;
   pos.add("what", 1);
-  po::options_description all;
-  all.add(desc).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor bench: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("bench", args, desc, vm, &hidden, &pos)) return *done;
   if (what == "sim-loop") return bench_sim_loop(events);
   if (what == "cluster") return bench_cluster(seconds, rate, with_checkers);
   if (what == "log") return bench_log();

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 
@@ -36,17 +37,7 @@ int bench_produce(const Args& args) {
       "acks", po::value<std::string>(&acks)->default_value(acks), "0, 1 or all")(
       "producer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a producer config key=value");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor bench produce: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("bench produce", args, desc, vm)) return *done;
   if (bootstrap.empty() || topic.empty() || records < 1 || records > kRecordsMax || record_size < 0 ||
       record_size > kRecordSizeMax) {
     std::cerr << "gregor bench produce: needs --bootstrap-server, --topic, --records in 1.." << kRecordsMax

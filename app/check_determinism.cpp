@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/scenario_cli.h"
 #include "sim/scenario/duration.h"
@@ -68,20 +69,8 @@ int cmd_check_determinism(const Args& args) {
   hidden.add_options()("scenario", po::value<std::string>(&file));
   po::positional_options_description pos;
   pos.add("scenario", 1);
-  po::options_description all;
-  all.add(desc).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor check-determinism: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("check-determinism", args, desc, vm, &hidden, &pos)) return *done;
   if (file.empty()) {
     std::cerr << "gregor check-determinism: which scenario?\n";
     return 2;

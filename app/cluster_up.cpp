@@ -19,6 +19,7 @@
 #include <iostream>
 #include <thread>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 
@@ -151,20 +152,8 @@ int cmd_cluster(const Args& args) {
   hidden.add_options()("action", po::value<std::string>(&action));
   po::positional_options_description pos;
   pos.add("action", 1);
-  po::options_description all;
-  all.add(desc).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor cluster: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("cluster", args, desc, vm, &hidden, &pos)) return *done;
   if (action != "up") {
     std::cerr << "gregor cluster: the only action is `up` (gregor cluster up --help)\n";
     return 2;

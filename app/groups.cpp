@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 #include "engine/client/consumer_protocol.h"
@@ -58,17 +59,7 @@ int cmd_groups(const Args& args) {
   desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap), "H:P[,H:P...]")(
       "describe", po::bool_switch(&describe_flag), "describe the group")("group", po::value<std::string>(&group), "the group");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor groups: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("groups", args, desc, vm)) return *done;
   if (!describe_flag || group.empty() || bootstrap.empty()) {
     std::cerr << "gregor groups: needs --bootstrap-server, --describe and --group\n";
     return 2;

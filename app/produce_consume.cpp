@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 
@@ -121,17 +122,7 @@ int cmd_produce(const Args& args) {
       "producer-property", po::value<std::vector<std::string>>(&properties)->composing(),
       "a producer config key=value (linger.ms=0, enable.idempotence=true, ...)");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor produce: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("produce", args, desc, vm)) return *done;
   if (bootstrap.empty() || topic.empty()) {
     std::cerr << "gregor produce: --bootstrap-server and --topic are required\n";
     return 2;
@@ -206,17 +197,7 @@ int cmd_consume(const Args& args) {
       "print-offset", po::bool_switch(&print_offset), "print partition and offset first: P@OFFSET<TAB>...")(
       "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor consume: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("consume", args, desc, vm)) return *done;
   if (bootstrap.empty() || topic.empty()) {
     std::cerr << "gregor consume: --bootstrap-server and --topic are required\n";
     return 2;

@@ -21,6 +21,7 @@
 #include <map>
 #include <sstream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/scenario_cli.h"
 #include "sim/scenario/duration.h"
@@ -239,17 +240,7 @@ int cmd_swarm(const Args& args) {
       "report", po::value<std::string>(&report_path), "write a JSON summary here (for --merge)")(
       "merge", po::value<std::vector<std::string>>(&merge)->multitoken(), "merge shard reports and exit");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor swarm: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("swarm", args, desc, vm)) return *done;
   if (!merge.empty()) return merge_reports(merge);
   if (!sim::is_swarm_profile(profile)) {
     std::cerr << "gregor swarm: unknown profile '" << profile << "'\n" << profile_help << "\n";

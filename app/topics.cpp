@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 #include "engine/protocol/create_topics.h"
@@ -158,17 +159,7 @@ int cmd_topics(const Args& args) {
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a topic config key=value (--create)")(
       "if-not-exists", po::bool_switch(&if_not_exists), "no error when the topic exists (--create)");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor topics: " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (auto done = parse_command_line("topics", args, desc, vm)) return *done;
   if (int(create_flag) + int(list_flag) + int(describe_flag) != 1) {
     std::cerr << "gregor topics: give exactly one of --create, --list, --describe\n";
     return 2;
