@@ -73,7 +73,7 @@ struct Figures {
 // fetches. Returns 0 figures on any error (printed).
 Figures run_log(Disk& disk, const std::string& dir, const std::vector<Bytes>& batches, size_t* bytes_out) {
   Figures f;
-  auto opened = log::Log::open(disk, dir, log::LogConfig{}, Time{0});
+  auto opened = log::Log::load(disk, dir, log::LogConfig{}, Time{0});
   if (!opened) {
     std::fprintf(stderr, "open: %s\n", opened.status().to_string().c_str());
     return f;

@@ -231,7 +231,7 @@ Partition* Broker::get_or_create_partition(const TopicPartition& tp) {
   lc.retention_ms = tc.retention_ms;
   lc.retention_bytes = tc.retention_bytes;
   log::RecoveryReport report;
-  auto lg = log::Log::open(rt_.disk(), tp.str(), lc, rt_.now(), &report);
+  auto lg = log::Log::load(rt_.disk(), tp.str(), lc, rt_.now(), &report);
   if (!lg) {
     rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
     rt_.emit("log_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", lg.status().to_string()}});

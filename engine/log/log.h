@@ -53,7 +53,7 @@ class Log {
   // Opens (or creates) the log in `dir` ("orders-0"), recovering as described above.
   // Errors: kInvalidArgument (bad config or directory name), kCorruption (fsynced data failed its
   // checks; see the report), or the disk's own errors.
-  static Result<std::unique_ptr<Log>> open(Disk& disk, std::string dir, LogConfig config, Time now,
+  static Result<std::unique_ptr<Log>> load(Disk& disk, std::string dir, LogConfig config, Time now,
                                            RecoveryReport* report = nullptr, OpenOptions options = {});
   // Deletes every file of the log in `dir` (a replica being deleted).
   static Status remove_all(Disk& disk, const std::string& dir);

@@ -33,7 +33,7 @@ struct Leader {
   std::unique_ptr<log::Log> log;
   ProducerStateManager state;
   Leader() {
-    auto l = log::Log::open(disk, "t-0", log::LogConfig{}, Time{0});
+    auto l = log::Log::load(disk, "t-0", log::LogConfig{}, Time{0});
     REQUIRE(l);
     log = std::move(*l);
   }
@@ -92,7 +92,7 @@ TEST_CASE("only the last 5 batches are remembered, and epochs fence older produc
 TEST_CASE("producer state is rebuilt from the log: a new leader still recognises duplicates", "[groups][idempotence]") {
   sim::SimDisk disk;
   {
-    auto lg = log::Log::open(disk, "t-0", log::LogConfig{}, Time{0});
+    auto lg = log::Log::load(disk, "t-0", log::LogConfig{}, Time{0});
     REQUIRE(lg);
     // Batches written by some other leader (as a follower fetches them): no producer state here.
     for (int i = 0; i < 3; i++) {
@@ -102,7 +102,7 @@ TEST_CASE("producer state is rebuilt from the log: a new leader still recognises
     REQUIRE((*lg)->flush().is_ok());
   }
   // The "new leader": a fresh manager over the reopened log.
-  auto lg = log::Log::open(disk, "t-0", log::LogConfig{}, Time{0});
+  auto lg = log::Log::load(disk, "t-0", log::LogConfig{}, Time{0});
   REQUIRE(lg);
   ProducerStateManager state;
   Bytes retry = idempotent_batch(5, 0, 4, 2);

@@ -19,7 +19,7 @@ TEST_CASE("log: bit rot in a middle segment is reported, not served (SimDisk::co
     INFO("seed " << seed);
     Rng rng = Rng::derive(seed, "log-bit-rot");
     sim::SimDisk disk;
-    auto opened = Log::open(disk, "orders-0", small_segments(700, 150), Time{0});
+    auto opened = Log::load(disk, "orders-0", small_segments(700, 150), Time{0});
     REQUIRE(opened.is_ok());
     Log& log = **opened;
     for (int i = 0; i < 40; i++)

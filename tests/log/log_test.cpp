@@ -20,13 +20,13 @@ struct Fixture {
   }
   void open(RecoveryReport* report = nullptr, OpenOptions options = {}) {
     log.reset();
-    auto opened = Log::open(td.disk(), dir, config, now, report, options);
+    auto opened = Log::load(td.disk(), dir, config, now, report, options);
     REQUIRE(opened.is_ok());
     log = std::move(*opened);
   }
   Status try_open(RecoveryReport* report, OpenOptions options = {}) {
     log.reset();
-    auto opened = Log::open(td.disk(), dir, config, now, report, options);
+    auto opened = Log::load(td.disk(), dir, config, now, report, options);
     if (!opened) return opened.status();
     log = std::move(*opened);
     return Status::ok();
@@ -271,7 +271,7 @@ TEST_CASE("log: leader stamps epochs; a follower copies the leader byte for byte
   for (const auto& b : read_all_batches(*leader.log, storage))
     CHECK(b.header.partition_leader_epoch == leader.log->epoch_cache().epoch_for_offset(Offset{b.header.base_offset})->value);
 
-  auto follower_opened = Log::open(leader.td.disk(), "orders-1", small_segments(500, 50), leader.now);
+  auto follower_opened = Log::load(leader.td.disk(), "orders-1", small_segments(500, 50), leader.now);
   REQUIRE(follower_opened.is_ok());
   Log& follower = **follower_opened;
   int fetches = 0;
@@ -680,10 +680,10 @@ TEST_CASE("log: directory names are <topic>-<partition>", "[log]") {
   CHECK_FALSE(parse_log_dir_name("orders-", &topic, &partition));
   CHECK_FALSE(parse_log_dir_name("-3", &topic, &partition));
   sim::SimDisk disk;
-  CHECK(Log::open(disk, "nopartition", LogConfig{}, Time{}).status().code() == StatusCode::kInvalidArgument);
+  CHECK(Log::load(disk, "nopartition", LogConfig{}, Time{}).status().code() == StatusCode::kInvalidArgument);
   LogConfig bad;
   bad.segment_bytes = 1;
-  CHECK(Log::open(disk, "t-0", bad, Time{}).status().code() == StatusCode::kInvalidArgument);
+  CHECK(Log::load(disk, "t-0", bad, Time{}).status().code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("log: remove_all deletes a replica's files", "[log]") {

@@ -104,7 +104,7 @@ struct Run {
       disk.reboot();
       if (may_crash_during_recovery && rng.chance(0.3)) disk.arm(rng.uniform(6));
       RecoveryReport report;
-      auto opened = Log::open(disk, "orders-0", config, now, &report);
+      auto opened = Log::load(disk, "orders-0", config, now, &report);
       if (opened) {
         disk.disarm();
         bytes_truncated += report.bytes_truncated;

@@ -37,7 +37,7 @@ Log::Log(Disk& disk, std::string dir, std::string topic, int32_t partition, LogC
       epoch_cache_(&disk, dir_ + "/" + kLeaderEpochCheckpointFile),
       last_flush_time_(now) {}
 
-Result<std::unique_ptr<Log>> Log::open(Disk& disk, std::string dir, LogConfig config, Time now,
+Result<std::unique_ptr<Log>> Log::load(Disk& disk, std::string dir, LogConfig config, Time now,
                                        RecoveryReport* report, OpenOptions options) {
   RecoveryReport local;
   RecoveryReport& r = report ? *report : local;
