@@ -140,6 +140,11 @@ class Broker final : public Node, public PartitionOwner {
   void check_delayed();
   bool try_complete_produce(DelayedProduce& d, bool expired);
   bool try_complete_fetch(DelayedFetch& d, bool expired);
+  // Calls done(false) once ready() holds after an UpdateMetadata (or at once), or done(true) when
+  // timeout passes first: CreateTopics answers when this broker's metadata has the new topic's
+  // leaders, as Kafka's DelayedCreatePartitions does.
+  void when_metadata(std::function<bool()> ready, Duration timeout, std::function<void(bool timed_out)> done);
+  void check_metadata_waits();
   protocol::FetchResponse read_fetch(const protocol::FetchRequest& req, int32_t& bytes, bool& has_error);
 
   // Partitions.
@@ -161,6 +166,12 @@ class Broker final : public Node, public PartitionOwner {
   std::map<int32_t, Connection> connections_;
   std::map<uint64_t, std::unique_ptr<DelayedProduce>> delayed_produce_;
   std::map<uint64_t, std::unique_ptr<DelayedFetch>> delayed_fetch_;
+  struct MetadataWait {
+    std::function<bool()> ready;
+    std::function<void(bool)> done;
+    TimerId timer;
+  };
+  std::map<uint64_t, MetadataWait> metadata_waits_;
   uint64_t next_delayed_id_ = 1;
   bool delayed_check_scheduled_ = false;
   bool registered_ = false;

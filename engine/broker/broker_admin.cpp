@@ -141,9 +141,10 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
     return respond(req, *resp);
   }
   const bool validate_only = decoded->validate_only;
+  const int32_t timeout_ms = decoded->timeout_ms;
   sequentially<protocol::CreateTopicsRequest::CreatableTopic>(
       decoded->topics,
-      [this, resp, validate_only](const protocol::CreateTopicsRequest::CreatableTopic& t, std::function<void()> next) {
+      [this, resp, validate_only, timeout_ms](const protocol::CreateTopicsRequest::CreatableTopic& t, std::function<void()> next) {
         auto fail = [&](ErrorCode code, std::string msg) {
           resp->topics.push_back({t.name, code, std::move(msg)});
           next();
@@ -165,12 +166,60 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
                       "Replication factor: " + std::to_string(rf) + " larger than available brokers: " +
                           std::to_string(controller_.live_brokers().size()) + ".");
         if (validate_only) return fail(ErrorCode::NONE, "");
-        create_topic(t.name, partitions, rf, configs, [resp, name = t.name, next](ErrorCode code, std::string msg) {
-          resp->topics.push_back({name, code, msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
-          next();
-        });
+        create_topic(t.name, partitions, rf, configs,
+                     [this, resp, name = t.name, partitions, timeout_ms, next](ErrorCode code, std::string msg) {
+                       if (code != ErrorCode::NONE || timeout_ms <= 0) {
+                         resp->topics.push_back({name, code, msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
+                         return next();
+                       }
+                       // Kafka answers once this broker's metadata knows a leader for every partition,
+                       // or with REQUEST_TIMED_OUT after timeout_ms (the topic is created either way).
+                       auto ready = [this, name, partitions] {
+                         auto parts = metadata_.topic_partitions(name);
+                         if (static_cast<int32_t>(parts.size()) < partitions) return false;
+                         return std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p.second.leader >= 0; });
+                       };
+                       when_metadata(ready, Duration::millis(timeout_ms), [resp, name, timeout_ms, next](bool timed_out) {
+                         if (timed_out)
+                           resp->topics.push_back({name, ErrorCode::REQUEST_TIMED_OUT,
+                                                   "Topic '" + name + "' was created but its leaders were not known within " +
+                                                       std::to_string(timeout_ms) + " ms."});
+                         else
+                           resp->topics.push_back({name, ErrorCode::NONE, std::nullopt});
+                         next();
+                       });
+                     });
       },
       [this, req, resp] { respond(req, *resp); });
+}
+
+void Broker::when_metadata(std::function<bool()> ready, Duration timeout, std::function<void(bool)> done) {
+  if (ready()) return done(false);
+  const uint64_t id = next_delayed_id_++;
+  auto& w = metadata_waits_[id];
+  w.ready = std::move(ready);
+  w.done = std::move(done);
+  w.timer = rt_.after(timeout, [this, id] {
+    auto it = metadata_waits_.find(id);
+    if (it == metadata_waits_.end()) return;
+    auto finished = std::move(it->second.done);
+    metadata_waits_.erase(it);
+    finished(true);
+  });
+}
+
+void Broker::check_metadata_waits() {
+  std::vector<std::function<void(bool)>> ready;
+  for (auto it = metadata_waits_.begin(); it != metadata_waits_.end();) {
+    if (it->second.ready()) {
+      rt_.cancel(it->second.timer);
+      ready.push_back(std::move(it->second.done));
+      it = metadata_waits_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& done : ready) done(false);
 }
 
 void Broker::handle_delete_topics(const Request& req, ByteReader& r) {

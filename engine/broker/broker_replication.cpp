@@ -117,6 +117,7 @@ void Broker::handle_update_metadata(const Request& req, ByteReader& r) {
           PartitionMetadata{ps.leader, ps.leader_epoch, ps.replicas, ps.isr, ps.offline_replicas};
   metadata_.update(decoded->controller_id, decoded->controller_epoch, std::move(brokers), std::move(parts));
   respond(req, resp);
+  check_metadata_waits();
 }
 
 void Broker::handle_stop_replica(const Request& req, ByteReader& r) {

@@ -95,6 +95,36 @@ TEST_CASE("a controller is elected and a topic is created with leaders on live b
   CHECK(m->brokers.size() == 3);
 }
 
+TEST_CASE("CreateTopics answers once the answering broker's metadata has every new partition's leader", "[broker]") {
+  // Kafka's DelayedCreatePartitions: with timeout_ms > 0 the response waits for the leaders, so a
+  // client's next Metadata request to the same broker finds the topic ready.
+  Fixture f(3);
+  REQUIRE(f.sim.run_until_pred([&] { return f.cluster.ready(); }, f.sim.now() + Duration::seconds(30)) ==
+          sim::RunOutcome::kPredicateMet);
+  const int32_t controller = *f.cluster.controller();
+  for (int32_t timeout_ms : {30000, 0}) {
+    const std::string name = "t" + std::to_string(timeout_ms);
+    protocol::CreateTopicsRequest req;
+    req.timeout_ms = timeout_ms;
+    req.topics.push_back({});
+    req.topics[0].name = name;
+    req.topics[0].num_partitions = 4;
+    req.topics[0].replication_factor = 3;
+    auto resp = f.call<protocol::CreateTopicsRequest, protocol::CreateTopicsResponse>(controller, req, 3);
+    REQUIRE(resp);
+    REQUIRE(resp->topics.size() == 1);
+    CHECK(resp->topics[0].error_code == protocol::ErrorCode::NONE);
+    auto parts = f.cluster.broker(controller)->metadata().topic_partitions(name);
+    if (timeout_ms > 0) {
+      REQUIRE(parts.size() == 4);
+      for (const auto& [index, pm] : parts) CHECK(pm.leader >= 0);
+    } else {
+      // timeout_ms 0: answered as soon as the topic is written to zk, before any election.
+      CHECK(parts.empty());
+    }
+  }
+}
+
 TEST_CASE("acks=all produce is acknowledged once the ISR has it, and followers replicate", "[broker]") {
   Fixture f(2);
   f.create_topic("t", 1, 3);

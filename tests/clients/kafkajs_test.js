@@ -55,8 +55,14 @@ async function first() {
   check(created === true, `createTopics returned ${created}, expected true`);
   const again = await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }] });
   check(again === false, `createTopics of an existing topic returned ${again}, expected false`);
-  const listed = await admin.listTopics();
-  check(listed.includes(topic), `listTopics lacks ${topic}: ${listed}`);
+  // Each broker learns of the topic from the controller's UpdateMetadata, so a broker other than
+  // the one that answered may not list it yet (as in Kafka): wait for it, with a deadline.
+  let listed = [];
+  for (const deadline = Date.now() + 10000; ; await new Promise((r) => setTimeout(r, 100))) {
+    listed = await admin.listTopics();
+    if (listed.includes(topic) || Date.now() > deadline) break;
+  }
+  check(listed.includes(topic), `listTopics lacks ${topic} after 10 s: ${listed}`);
   await admin.disconnect();
   console.log('admin: createTopics ok');
 
