@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/broker/async_steps.h"
 #include "engine/broker/hw_checkpoint.h"
 #include "engine/core/json.h"
 #include "engine/protocol/api_versions.h"
@@ -17,6 +18,18 @@ using protocol::ApiKey;
 using protocol::ErrorCode;
 
 namespace {
+log::LogConfig log_config_of(const TopicConfig& tc) {
+  log::LogConfig lc;
+  lc.segment_bytes = tc.segment_bytes;
+  lc.segment_ms = tc.segment_ms;
+  lc.index_interval_bytes = tc.index_interval_bytes;
+  lc.flush_messages = tc.flush_messages;
+  lc.flush_ms = tc.flush_ms;
+  lc.retention_ms = tc.retention_ms;
+  lc.retention_bytes = tc.retention_bytes;
+  return lc;
+}
+
 constexpr int kControlledShutdownMaxRetries = 3;            // controlled.shutdown.max.retries
 constexpr int64_t kControlledShutdownRetryBackoffMs = 5000;  // controlled.shutdown.retry.backoff.ms
 constexpr int64_t kRetentionCheckIntervalMs = 300000;        // log.retention.check.interval.ms
@@ -90,6 +103,7 @@ void Broker::register_broker() {
       registered_ = true;
       rt_.emit("broker_register", {{"broker", config_.broker_id}});
       controller_.elect();
+      watch_config_changes();
       return;
     }
     // NodeExists: our previous session's registration has not expired yet. Try again shortly.
@@ -99,7 +113,107 @@ void Broker::register_broker() {
   });
 }
 
-void Broker::on_watch(const coord::WatchEvent& e) { controller_.on_watch(e); }
+void Broker::on_watch(const coord::WatchEvent& e) {
+  if (e.path == zk_paths::config_changes() && e.type == coord::WatchType::kNodeChildrenChanged) return watch_config_changes();
+  controller_.on_watch(e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic topic configs (Kafka's ZkNodeChangeNotificationListener): whoever alters a topic's config
+// writes /config/topics/T and then a sequential /config/changes/config_change_N naming it; every
+// broker watches /config/changes, re-reads the topics named by notifications newer than the last
+// one it processed and applies them to its partitions (and, on the controller, to elections).
+
+void Broker::watch_config_changes() {
+  zk_.get_children(zk_paths::config_changes(), true, [this](ZkError err, std::vector<std::string> kids) {
+    if (err != ZkError::kOk) return;
+    std::sort(kids.begin(), kids.end());
+    std::vector<std::string> fresh;
+    int64_t newest = last_config_change_;
+    for (const auto& k : kids) {
+      const int64_t seq = sequence_of(k);
+      if (seq < 0) continue;
+      // The first listing only marks where we are: topics this broker hosts later are read whole
+      // when it first hears of them (LeaderAndIsr).
+      if (config_changes_listed_ && seq > last_config_change_) fresh.push_back(k);
+      newest = std::max(newest, seq);
+    }
+    last_config_change_ = newest;
+    config_changes_listed_ = true;
+    sequentially<std::string>(
+        fresh,
+        [this](const std::string& k, std::function<void()> next) {
+          zk_.get_data(zk_paths::config_changes() + "/" + k, false, [this, next](ZkError e2, Bytes data, coord::Stat) {
+            if (e2 != ZkError::kOk) return next();
+            auto entity = decode_config_change(as_view(data));
+            const std::string prefix = "topics/";
+            if (!entity || entity->rfind(prefix, 0) != 0) return next();
+            reload_topic_config(entity->substr(prefix.size()), next);
+          });
+        },
+        [] {});
+  });
+}
+
+void Broker::reload_topic_config(const std::string& topic, std::function<void()> done) {
+  zk_.get_data(zk_paths::topic_config(topic), false, [this, topic, done](ZkError err, Bytes data, coord::Stat) {
+    if (err != ZkError::kOk) return done();
+    auto overrides = decode_topic_config(as_view(data));
+    TopicConfig tc = config_.topic_defaults;
+    Status s = overrides ? tc.apply(*overrides) : overrides.status();
+    if (!s.is_ok()) {
+      rt_.log("topic " + topic + ": ignoring a config change: " + s.to_string());
+      return done();
+    }
+    controller_.on_topic_config(topic, tc);
+    if (topic_configs_.count(topic)) {
+      topic_configs_[topic] = tc;
+      for (auto& [tp, p] : partitions_) {
+        if (tp.topic != topic) continue;
+        Status u = p->update_config(tc, log_config_of(tc));
+        if (!u.is_ok()) rt_.log("topic " + topic + ": " + u.to_string());
+      }
+      std::string text;
+      for (const auto& [k, v] : *overrides) text += (text.empty() ? "" : ",") + k + "=" + v;
+      rt_.emit("topic_config_change", {{"broker", config_.broker_id}, {"topic", topic}, {"config", text}});
+      schedule_delayed_check();  // produces waiting under the old min.insync.replicas decide again
+    }
+    done();
+  });
+}
+
+void Broker::alter_topic_config(const std::string& topic, const std::map<std::string, std::optional<std::string>>& changes,
+                                std::function<void(ErrorCode, std::string)> done) {
+  const std::string path = zk_paths::topic_config(topic);
+  zk_.get_data(path, false, [this, topic, changes, path, done](ZkError err, Bytes data, coord::Stat stat) {
+    if (err == ZkError::kNoNode) return done(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + topic + "' does not exist.");
+    if (err != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, std::string("zk: ") + coord::zk_error_name(err));
+    auto current = decode_topic_config(as_view(data));
+    if (!current) return done(ErrorCode::UNKNOWN_SERVER_ERROR, current.status().to_string());
+    std::map<std::string, std::string> merged = *current;
+    for (const auto& [k, v] : changes) {
+      if (v)
+        merged[k] = *v;
+      else
+        merged.erase(k);
+    }
+    TopicConfig check = config_.topic_defaults;
+    Status valid = check.apply(merged);
+    if (!valid.is_ok()) return done(ErrorCode::INVALID_CONFIG, valid.message());
+    zk_.set_data(path, encode_topic_config(merged), stat.version,
+                 [this, topic, changes, done](ZkError e2, coord::Stat) {
+                   // Someone else altered it meanwhile: merge into theirs.
+                   if (e2 == ZkError::kBadVersion) return alter_topic_config(topic, changes, done);
+                   if (e2 != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, std::string("zk: ") + coord::zk_error_name(e2));
+                   zk_.create(zk_paths::config_change_prefix(), encode_config_change("topics/" + topic),
+                              CreateMode::kPersistentSequential, [done](ZkError e3, std::string) {
+                                if (e3 != ZkError::kOk)
+                                  return done(ErrorCode::UNKNOWN_SERVER_ERROR, std::string("zk: ") + coord::zk_error_name(e3));
+                                done(ErrorCode::NONE, "");
+                              });
+                 });
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Frames.
@@ -222,14 +336,7 @@ Partition* Broker::get_or_create_partition(const TopicPartition& tp) {
   TopicConfig tc = config_.topic_defaults;
   auto cit = topic_configs_.find(tp.topic);
   if (cit != topic_configs_.end()) tc = cit->second;
-  log::LogConfig lc;
-  lc.segment_bytes = tc.segment_bytes;
-  lc.segment_ms = tc.segment_ms;
-  lc.index_interval_bytes = tc.index_interval_bytes;
-  lc.flush_messages = tc.flush_messages;
-  lc.flush_ms = tc.flush_ms;
-  lc.retention_ms = tc.retention_ms;
-  lc.retention_bytes = tc.retention_bytes;
+  const log::LogConfig lc = log_config_of(tc);
   log::RecoveryReport report;
   auto lg = log::Log::load(rt_.disk(), tp.str(), lc, rt_.now(), &report);
   if (!lg) {

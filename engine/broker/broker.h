@@ -50,6 +50,12 @@ class Broker final : public Node, public PartitionOwner {
   // done(false) when the controller could not be reached after the retries.
   void controlled_shutdown(std::function<void(bool)> done);
 
+  // kafka-configs --alter --entity-type topics --entity-name T: merges `changes` into
+  // /config/topics/T (nullopt deletes a key) after validating the result, then writes the change
+  // notification every broker applies. UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG or NONE.
+  void alter_topic_config(const std::string& topic, const std::map<std::string, std::optional<std::string>>& changes,
+                          std::function<void(protocol::ErrorCode, std::string)> done);
+
   // Views for tests, checkers and the dashboard.
   int32_t id() const { return config_.broker_id; }
   const BrokerConfig& config() const { return config_; }
@@ -97,6 +103,8 @@ class Broker final : public Node, public PartitionOwner {
   void on_session_state(coord::SessionState s);
   void register_broker();
   void on_watch(const coord::WatchEvent& e);
+  void watch_config_changes();
+  void reload_topic_config(const std::string& topic, std::function<void()> done);
 
   // Requests.
   void enqueue_request(NodeId from, Bytes frame);
@@ -175,6 +183,8 @@ class Broker final : public Node, public PartitionOwner {
   uint64_t next_delayed_id_ = 1;
   bool delayed_check_scheduled_ = false;
   bool registered_ = false;
+  int64_t last_config_change_ = -1;     // the newest /config/changes notification processed
+  bool config_changes_listed_ = false;  // the first listing only sets last_config_change_
   bool shutting_down_ = false;
   int32_t highest_controller_epoch_ = 0;
   ProducerIdManager producer_ids_;

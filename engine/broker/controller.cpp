@@ -149,6 +149,16 @@ void Controller::on_watch(const coord::WatchEvent& e) {
     enqueue("isr change", [this](Done d) { on_isr_change_notification(std::move(d)); });
 }
 
+void Controller::on_topic_config(const std::string& topic, const TopicConfig& config) {
+  if (!active_ || !topic_configs_.count(topic)) return;
+  const bool was_unclean = topic_configs_[topic].unclean_leader_election_enable;
+  topic_configs_[topic] = config;
+  if (was_unclean || !config.unclean_leader_election_enable) return;
+  enqueue("unclean leader election enable", [this](Done done) {
+    write_changes(elect_offline(shutting_down_, "unclean_leader_election_enable"), std::move(done));
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading the cluster.
 

@@ -51,6 +51,10 @@ class Controller {
   int32_t epoch() const { return epoch_; }
   // Forwarded from the broker's zk watch listener.
   void on_watch(const coord::WatchEvent& e);
+  // A topic's config changed (the broker's config change listener): later elections use it, and
+  // when unclean.leader.election.enable became true the offline partitions of that topic are
+  // elected at once from any live replica (Kafka's TopicUncleanLeaderElectionEnable event).
+  void on_topic_config(const std::string& topic, const TopicConfig& config);
   // The zk session expired: ephemerals are gone, so this broker is no longer controller.
   void resign(const char* why);
 

@@ -443,4 +443,10 @@ Status Partition::truncate_fully_and_start_at(Offset offset, const char* reason)
   return Status::ok();
 }
 
+Status Partition::update_config(const TopicConfig& config, const log::LogConfig& log_config) {
+  GREGOR_RETURN_IF_ERROR(log_->update_config(log_config));
+  config_ = config;
+  return Status::ok();
+}
+
 }  // namespace gregor::broker

@@ -97,6 +97,9 @@ class Partition {
   Offset log_start_offset() const { return log_->log_start_offset(); }
   log::Log& log() { return *log_; }
   const TopicConfig& config() const { return config_; }
+  // A dynamic topic config change (kafka-configs --alter): min.insync.replicas applies to the next
+  // produce, the log settings to later appends and rolls.
+  Status update_config(const TopicConfig& config, const log::LogConfig& log_config);
   const std::map<int32_t, FollowerState>& followers() const { return followers_; }
   bool isr_change_in_flight() const { return pending_isr_.has_value(); }
   const ProducerStateManager& producer_state() const { return producer_state_; }

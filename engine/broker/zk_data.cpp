@@ -6,7 +6,7 @@ namespace gregor::broker {
 
 namespace zk_paths {
 std::vector<std::string> persistent_roots() {
-  return {"/brokers", "/brokers/ids", "/brokers/topics", "/config", "/config/topics", "/admin",
+  return {"/brokers", "/brokers/ids", "/brokers/topics", "/config", "/config/topics", "/config/changes", "/admin",
           "/admin/delete_topics", "/isr_change_notification"};
 }
 }  // namespace zk_paths
@@ -118,6 +118,32 @@ Result<std::map<std::string, std::string>> decode_topic_config(ByteView data) {
   std::map<std::string, std::string> m;
   for (const auto& [k, v] : (*j)["config"].as_object()) m[k] = v.as_string();
   return m;
+}
+
+Bytes encode_config_change(const std::string& entity_path) {
+  Json::Object o;
+  o["version"] = Json(2);
+  o["entity_path"] = Json(entity_path);
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<std::string> decode_config_change(ByteView data) {
+  auto j = parse_json(data, "config change notification");
+  if (!j) return j.status();
+  const std::string path = (*j)["entity_path"].as_string();
+  if (path.empty()) return Status::error(StatusCode::kCorruption, "config change notification without entity_path");
+  return path;
+}
+
+int64_t sequence_of(const std::string& name) {
+  const size_t n = name.size();
+  if (n < 10) return -1;
+  int64_t v = 0;
+  for (size_t i = n - 10; i < n; i++) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
 }
 
 }  // namespace gregor::broker

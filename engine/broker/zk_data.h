@@ -7,6 +7,9 @@
 //   /brokers/topics/T/partitions/P/state persistent {"controller_epoch":7,"leader":1,"version":1,
 //                                                    "leader_epoch":3,"isr":[1,2]}
 //   /config/topics/T                     persistent {"version":1,"config":{"min.insync.replicas":"2"}}
+//   /config/changes/config_change_0000000001       {"version":2,"entity_path":"topics/T"}
+//                                                    (a topic's config changed: every broker
+//                                                    re-reads /config/topics/T and applies it)
 //   /admin/delete_topics/T               persistent (a deletion request)
 //   /isr_change_notification/isr_change_0000000001   (a leader changed an ISR; the controller
 //                                                    propagates it with UpdateMetadata)
@@ -36,6 +39,8 @@ inline std::string partitions(const std::string& t) { return topic(t) + "/partit
 inline std::string partition(const std::string& t, int32_t p) { return partitions(t) + "/" + std::to_string(p); }
 inline std::string partition_state(const std::string& t, int32_t p) { return partition(t, p) + "/state"; }
 inline std::string topic_config(const std::string& t) { return "/config/topics/" + t; }
+inline std::string config_changes() { return "/config/changes"; }
+inline std::string config_change_prefix() { return "/config/changes/config_change_"; }
 inline std::string delete_topics() { return "/admin/delete_topics"; }
 inline std::string delete_topic(const std::string& t) { return "/admin/delete_topics/" + t; }
 inline std::string isr_change_notification() { return "/isr_change_notification"; }
@@ -72,6 +77,12 @@ struct TopicAssignment {
 
 Bytes encode_topic_config(const std::map<std::string, std::string>& config);
 Result<std::map<std::string, std::string>> decode_topic_config(ByteView data);
+
+// A config change notification: {"version":2,"entity_path":"topics/T"}.
+Bytes encode_config_change(const std::string& entity_path);
+Result<std::string> decode_config_change(ByteView data);
+// The sequence number of a sequential znode's name ("config_change_0000000007" -> 7), or -1.
+int64_t sequence_of(const std::string& name);
 
 std::string int_list(const std::vector<int32_t>& v);  // "1,2,3"
 
