@@ -63,8 +63,18 @@ Result<sim::FaultAction> ScenarioRunner::to_fault(const UserAction& a) const {
   } else if (v == "heal_all") {
     f.action = "heal";
   } else if (v == "set_config") {
-    return bad("the scenario runner cannot change configs of a running scenario yet (sim/scenario has no "
-               "set-config action)");
+    // acks is the producers' (every producer of the scenario); the rest are topic configs (every
+    // topic of the scenario), as the dashboard's durability controls mean them.
+    if (a.key.empty() || a.value.empty()) return bad("set_config needs a key and a value");
+    f.action = "set-config";
+    f.config[a.key] = a.value;
+    if (a.key == "acks") {
+      for (const auto& p : run_->scenario().producers) f.targets.push_back(p.name);
+      if (f.targets.empty()) return bad("this scenario has no producer");
+    } else {
+      for (const auto& t : run_->scenario().topics) f.topics.push_back(t.name);
+      if (f.topics.empty()) return bad("this scenario has no topic");
+    }
   } else {
     return bad("unknown action");
   }

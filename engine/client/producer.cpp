@@ -79,6 +79,7 @@ struct Producer::Batch {
   Bytes built;  // the wire bytes, built when first sent and resent as they are
   int64_t crc = 0;
   int32_t base_sequence = -1;  // idempotence: assigned when first sent, kept for every retry
+  int16_t sent_acks = -1;      // the acks of the request that carried it last
 };
 
 Producer::Producer(Runtime& rt, ProducerConfig config)
@@ -98,6 +99,29 @@ Producer::Producer(Runtime& rt, ProducerConfig config)
 }
 
 Producer::~Producer() = default;
+
+const std::vector<std::string>& Producer::reconfigurable_keys() {
+  static const std::vector<std::string> keys = {"acks", "linger.ms", "batch.size", "retry.backoff.ms",
+                                                "request.timeout.ms", "delivery.timeout.ms"};
+  return keys;
+}
+
+Status Producer::reconfigure(const std::map<std::string, std::string>& settings) {
+  const auto& keys = reconfigurable_keys();
+  for (const auto& [k, v] : settings)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      return Status::error(StatusCode::kInvalidArgument, "'" + k + "' cannot change in a running producer");
+  ProducerConfig next = config_;
+  GREGOR_RETURN_IF_ERROR(next.apply(settings));
+  if (next.enable_idempotence && next.acks != -1)
+    return Status::error(StatusCode::kInvalidArgument,
+                         "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.");
+  config_ = next;
+  std::string text;
+  for (const auto& [k, v] : settings) text += (text.empty() ? "" : ",") + k + "=" + v;
+  rt_.emit("producer_config_change", {{"client_id", config_.client_id}, {"config", text}});
+  return Status::ok();
+}
 
 void Producer::start() { metadata_.start(); }
 
@@ -277,6 +301,7 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
       b->crc = h ? static_cast<int64_t>(h->crc) : 0;
     }
     b->attempts++;
+    b->sent_acks = config_.acks;
     if (idempotent()) {
       unacked_[tp].insert(b->base_sequence);
       in_flight_batches_[tp]++;
@@ -371,13 +396,13 @@ void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, in
     // A sequenced batch that failed for good leaves a gap the broker would never accept.
     if (err != ErrorCode::NONE) reset_needed_ = true;
   }
-  if (err == ErrorCode::NONE && config_.acks != 0)
+  if (err == ErrorCode::NONE && b.sent_acks != 0)
     rt_.emit("produce_ack", {{"topic", tp.topic},
                              {"partition", tp.partition},
                              {"base_offset", base_offset},
                              {"count", static_cast<int64_t>(b.records.size())},
                              {"crc", b.crc},
-                             {"acks", static_cast<int64_t>(config_.acks)}});
+                             {"acks", static_cast<int64_t>(b.sent_acks)}});
   for (size_t i = 0; i < b.callbacks.size(); i++) {
     pending_--;
     RecordMetadata md{err, tp.topic, tp.partition, base_offset >= 0 ? base_offset + static_cast<int64_t>(i) : -1};

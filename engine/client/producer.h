@@ -90,6 +90,12 @@ class Producer {
   // Records accepted and not yet completed.
   size_t pending() const { return pending_; }
   const ProducerConfig& config() const { return config_; }
+  // Changes settings of the running producer (acks, linger.ms, batch.size, retry.backoff.ms,
+  // request.timeout.ms, delivery.timeout.ms); they apply to requests sent from now on. Kafka's
+  // producer takes its config once; Gregor lets a scenario or the dashboard flip acks mid-run to
+  // show the difference. An idempotent producer keeps acks=all. Emits producer_config_change.
+  Status reconfigure(const std::map<std::string, std::string>& settings);
+  static const std::vector<std::string>& reconfigurable_keys();
   MetadataManager& metadata() { return metadata_; }
 
  private:

@@ -46,6 +46,9 @@ std::string FaultAction::describe() const {
     if (!one_way) s += " (both ways)";
   } else if (action == "latency") {
     s += " " + list_text(targets) + " -> " + list_text(to) + " " + format_duration(base) + " +- " + format_duration(jitter);
+  } else if (action == "set-config") {
+    s += " " + list_text(topics.empty() ? targets : topics);
+    for (const auto& [k, v] : config) s += " " + k + "=" + v;
   } else {
     s += " " + list_text(targets);
     if (!path.empty()) s += " (" + path + ")";

@@ -100,6 +100,10 @@ struct FaultAction {
   bool one_way = false;  // partition, heal, clog: only from the first group (or targets) to the others
   std::string path;  // disk-corrupt: a file to hit (empty: any)
   std::string label;  // `as`: later faults may name the nodes this one hit
+  // set-config: topic-level keys for these topics (kafka-configs --alter, through a live broker),
+  // or, with producers as targets, producer keys (acks, linger.ms, ...) for those producers.
+  std::vector<std::string> topics;
+  ConfigMap config;
   int line = 0;  // in the file it came from (0: added by a user or a generator)
   // Filled when it fires: the nodes it hit, by name, in the order they were hit.
   std::vector<std::string> resolved;

@@ -88,7 +88,10 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
     w.start_at = p.start;
     w.stop_at = p.stop;
     const NodeId id{next_id++};
-    sim_->add_node(id, p.name, [pc, w](Runtime& rt) { return std::make_unique<client::ProducerNode>(rt, pc, w); }, false);
+    producer_configs_[id] = pc;
+    sim_->add_node(
+        id, p.name, [this, id, w](Runtime& rt) { return std::make_unique<client::ProducerNode>(rt, producer_configs_.at(id), w); },
+        false);
     names_[p.name] = id;
     client_ids_.push_back(id);
   }
@@ -247,8 +250,8 @@ Status ScenarioRun::resolve_and_apply(FaultAction& a) {
     for (const auto& g : a.groups)
       for (const auto& t : g) GREGOR_RETURN_IF_ERROR(check(t));
   }
-  static const std::set<std::string> kKnown = {"crash", "restart", "power-loss", "pause",   "resume",  "shutdown",
-                                               "isolate", "partition", "heal", "clog", "latency", "disk-corrupt"};
+  static const std::set<std::string> kKnown = {"crash",   "restart", "power-loss", "pause",   "resume",       "shutdown", "isolate",
+                                               "partition", "heal", "clog",       "latency", "disk-corrupt", "set-config"};
   if (!kKnown.count(a.action)) return Status::error(StatusCode::kInvalidArgument, "unknown action '" + a.action + "'");
 
   std::vector<NodeId> hit;
@@ -277,6 +280,8 @@ Status ScenarioRun::resolve_and_apply(FaultAction& a) {
     to = resolve_list(a.to);
   }
 
+  if (a.action == "set-config") GREGOR_RETURN_IF_ERROR(check_set_config(a, hit));
+
   a.resolved.clear();
   std::string hit_text;
   if (!sides.empty()) {
@@ -288,6 +293,10 @@ Status ScenarioRun::resolve_and_apply(FaultAction& a) {
   } else {
     for (NodeId n : hit) a.resolved.push_back(name_of(n));
     hit_text = join_names(a.resolved);
+    if (a.action == "set-config" && !a.topics.empty()) {
+      auto via = config_broker();
+      hit_text = via ? "through " + name_of(*via) : "no running broker";
+    }
     if (!to.empty()) {
       std::vector<std::string> tn;
       for (NodeId n : to) tn.push_back(name_of(n));
@@ -322,6 +331,8 @@ Status ScenarioRun::resolve_and_apply(FaultAction& a) {
     for (NodeId n : hit) sim_->isolate(n);
   } else if (act == "disk-corrupt") {
     for (NodeId n : hit) sim_->corrupt_disk(n, a.path);
+  } else if (act == "set-config") {
+    set_config(a, hit);
   } else if (act == "partition" || act == "heal") {
     if (act == "heal" && sides.empty()) {
       sim_->heal_all();
@@ -360,6 +371,76 @@ Status ScenarioRun::resolve_and_apply(FaultAction& a) {
 void ScenarioRun::fire(FaultAction a) {
   Status s = resolve_and_apply(a);
   if (!s.is_ok()) timeline_.add(sim_->now(), "fault", "fault ignored (" + a.describe() + "): " + s.message());
+}
+
+Status ScenarioRun::check_set_config(const FaultAction& a, const std::vector<NodeId>& hit) const {
+  if (a.config.empty()) return Status::error(StatusCode::kInvalidArgument, "set-config: nothing to set");
+  if (a.topics.empty() == a.targets.empty())
+    return Status::error(StatusCode::kInvalidArgument, "set-config: name topics or producers (not both)");
+  for (const auto& t : a.topics) {
+    if (std::none_of(scenario_.topics.begin(), scenario_.topics.end(), [&](const TopicSpec& s) { return s.name == t; }))
+      return Status::error(StatusCode::kInvalidArgument, "set-config: no topic '" + t + "' in this scenario");
+  }
+  if (!a.topics.empty()) {
+    broker::TopicConfig check;
+    return check.apply(a.config);
+  }
+  if (hit.empty()) return Status::error(StatusCode::kInvalidArgument, "set-config: no producer");
+  for (NodeId n : hit) {
+    auto it = producer_configs_.find(n);
+    if (it == producer_configs_.end())
+      return Status::error(StatusCode::kInvalidArgument, "set-config: " + name_of(n) + " is not a producer");
+    for (const auto& [k, v] : a.config) {
+      const auto& keys = client::Producer::reconfigurable_keys();
+      if (std::find(keys.begin(), keys.end(), k) == keys.end())
+        return Status::error(StatusCode::kInvalidArgument, "set-config: '" + k + "' cannot change in a running producer");
+    }
+    client::ProducerConfig next = it->second;
+    GREGOR_RETURN_IF_ERROR(next.apply(a.config));
+    if (next.enable_idempotence && next.acks != -1)
+      return Status::error(StatusCode::kInvalidArgument, "set-config: " + name_of(n) + " is idempotent: acks must stay all");
+  }
+  return Status::ok();
+}
+
+std::optional<NodeId> ScenarioRun::config_broker() {
+  if (auto c = cluster_->controller(); c && sim_->state(NodeId{*c}) == NodeState::kRunning) return NodeId{*c};
+  for (NodeId b : cluster_->broker_ids())
+    if (sim_->state(b) == NodeState::kRunning) return b;
+  return std::nullopt;
+}
+
+void ScenarioRun::set_config(const FaultAction& a, const std::vector<NodeId>& hit) {
+  if (a.topics.empty()) {
+    // Producers: the running one changes now (Producer::reconfigure), a restarted one starts so.
+    for (NodeId n : hit) {
+      Status s = producer_configs_.at(n).apply(a.config);
+      GREGOR_ASSERT_MSG(s.is_ok(), s.to_string());  // checked by check_set_config
+      if (sim_->state(n) == NodeState::kCrashed) continue;
+      if (auto* p = sim_->node_as<client::ProducerNode>(n)) {
+        Status r = p->producer().reconfigure(a.config);
+        if (!r.is_ok()) timeline_.add(sim_->now(), "fault", "set-config " + name_of(n) + ": " + r.message());
+      }
+    }
+    return;
+  }
+  // Topics: as kafka-configs --alter does, through a broker (the controller if it runs), which
+  // writes /config/topics/T and a /config/changes notification; every broker then applies it.
+  const std::optional<NodeId> via = config_broker();
+  if (!via) {
+    timeline_.add(sim_->now(), "fault", "set-config " + a.describe() + ": no running broker to take the change");
+    return;
+  }
+  broker::Broker* b = cluster_->broker(via->value);
+  std::map<std::string, std::optional<std::string>> changes;
+  for (const auto& [k, v] : a.config) changes[k] = v;
+  for (const auto& topic : a.topics) {
+    b->alter_topic_config(topic, changes, [this, topic, via](protocol::ErrorCode code, std::string msg) {
+      if (code == protocol::ErrorCode::NONE) return;
+      timeline_.add(sim_->now(), "fault",
+                    "set-config " + topic + " via " + name_of(*via) + " failed: " + protocol::error_name(code) + " " + msg);
+    });
+  }
 }
 
 void ScenarioRun::apply(const FaultAction& a) { (void)try_apply(a); }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/client/producer.h"
 #include "sim/check/checkers.h"
 #include "sim/cluster.h"
 #include "sim/scenario/scenario.h"
@@ -108,6 +109,9 @@ class ScenarioRun {
   void start_clients();
   void fire(FaultAction a);
   Status resolve_and_apply(FaultAction& a);
+  Status check_set_config(const FaultAction& a, const std::vector<NodeId>& hit) const;
+  void set_config(const FaultAction& a, const std::vector<NodeId>& hit);
+  std::optional<NodeId> config_broker();  // the broker a topic set-config goes through
   void finish();
   std::vector<NodeId> resolve_list(const std::vector<std::string>& targets, const std::set<NodeId>& exclude = {}) const;
 
@@ -124,6 +128,8 @@ class ScenarioRun {
   std::unique_ptr<TargetResolver> resolver_;
   std::vector<FaultAction> applied_;
   std::vector<NodeId> client_ids_;
+  // Each producer's config as it is now (set-config changes it; a restarted producer starts with it).
+  std::map<NodeId, client::ProducerConfig> producer_configs_;
   std::vector<bool> reported_;  // per checker: its violation is in the timeline
   int64_t acked_ = 0;
   bool topics_requested_ = false;

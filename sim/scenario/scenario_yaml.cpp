@@ -136,6 +136,16 @@ Status validate_producer_key(const std::string& k, const std::string& v) {
   client::ProducerConfig c;
   return c.apply({{k, v}});
 }
+// set-config on running producers: only the keys Producer::reconfigure takes.
+Status validate_running_producer_key(const std::string& k, const std::string& v) {
+  const auto& keys = client::Producer::reconfigurable_keys();
+  if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+    std::string list;
+    for (const auto& x : keys) list += (list.empty() ? "" : ", ") + x;
+    return Status::error(StatusCode::kInvalidArgument, "'" + k + "' cannot change in a running producer (these can: " + list + ")");
+  }
+  return validate_producer_key(k, v);
+}
 
 double read_rate(const YAML::Node& n, const std::string& key) {
   std::string s = R::scalar(n, key);
@@ -206,13 +216,14 @@ Expectations read_expect(const YAML::Node& n, const std::string& key) {
 
 const std::vector<std::string> kTargetActions = {"crash", "restart", "power-loss", "pause", "resume", "shutdown", "isolate"};
 const std::vector<std::string> kActions = {"crash",  "restart",   "power-loss", "pause", "resume", "shutdown", "isolate",
-                                           "partition", "heal", "clog", "latency", "disk-corrupt"};
+                                           "partition", "heal", "clog", "latency", "disk-corrupt", "set-config"};
 
 // The context fault targets are checked against.
 struct Names {
   std::set<std::string> nodes;
   std::set<std::string> labels;  // groups (all members) and `as` labels of earlier faults
   std::map<std::string, int32_t> partitions;
+  std::set<std::string> producers;
 };
 
 void check_target(const YAML::Node& at, const std::string& key, const std::string& target, const Names& names,
@@ -252,7 +263,7 @@ FaultAction read_fault(const YAML::Node& n, const std::string& key) {
       action = a;
     }
   if (action.empty()) R::fail(n, key, "no action (one of: crash, restart, power-loss, pause, resume, shutdown, isolate, "
-                                      "partition, heal, clog, latency, disk-corrupt)");
+                                      "partition, heal, clog, latency, disk-corrupt, set-config)");
   f.action = action;
   const YAML::Node v = n[action];
   const std::string vkey = key + "." + action;
@@ -290,6 +301,23 @@ FaultAction read_fault(const YAML::Node& n, const std::string& key) {
     f.to = v["to"] ? R::strings(v["to"], vkey + ".to") : std::vector<std::string>{"all"};
     f.base = R::duration(v["base"], vkey + ".base");
     f.jitter = v["jitter"] ? R::duration(v["jitter"], vkey + ".jitter") : Duration{0};
+  } else if (action == "set-config") {
+    const char* usage = "set-config: {topic: orders, config: {min.insync.replicas: 2}} or {producer: producer-1, config: {acks: 1}}";
+    if (!v.IsMap()) R::fail(v, vkey, usage);
+    R::check_keys(v, vkey, {"topic", "producer", "config"});
+    if (v["topic"] && v["producer"]) R::fail(v, vkey, "a topic's config or a producer's, not both in one fault");
+    if (!v["config"]) R::fail(v, vkey + ".config", usage);
+    if (v["topic"]) {
+      f.topics = R::strings(v["topic"], vkey + ".topic");
+      f.config = read_config(v["config"], vkey + ".config", validate_topic_key);
+    } else if (v["producer"]) {
+      f.targets = R::strings(v["producer"], vkey + ".producer");
+      f.config = read_config(v["config"], vkey + ".config", validate_running_producer_key);
+    } else {
+      R::fail(v, vkey, usage);
+    }
+    if (f.config.empty()) R::fail(v["config"], vkey + ".config", "nothing to set");
+    if (!f.topics.empty()) return f;
   }
   if (f.targets.empty() && f.groups.empty() && !(action == "heal")) R::fail(v, vkey, "no targets");
   return f;
@@ -298,6 +326,13 @@ FaultAction read_fault(const YAML::Node& n, const std::string& key) {
 void check_fault_targets(const YAML::Node& n, const std::string& key, const FaultAction& f, Names& names) {
   const std::string vkey = key + "." + f.action;
   const YAML::Node v = n[f.action];
+  if (f.action == "set-config") {
+    for (const auto& t : f.topics)
+      if (!names.partitions.count(t)) R::fail(v["topic"], vkey + ".topic", "no topic '" + t + "' under topics:");
+    for (const auto& p : f.targets)
+      if (!names.producers.count(p)) R::fail(v["producer"], vkey + ".producer", "no producer '" + p + "' under producers:");
+    return;
+  }
   for (const auto& t : f.targets) check_target(v, vkey, t, names, false);
   for (const auto& t : f.to) check_target(v, vkey, t, names, false);
   for (const auto& g : f.groups) {
@@ -465,6 +500,7 @@ Scenario read_scenario(const YAML::Node& root) {
       if (p["stop"]) spec.stop = Time{0} + R::duration(p["stop"], key + ".stop");
       if (p["config"]) spec.config = read_config(p["config"], key + ".config", validate_producer_key);
       names.nodes.insert(spec.name);
+      names.producers.insert(spec.name);
       s.producers.push_back(std::move(spec));
     }
   }
@@ -730,6 +766,11 @@ std::string to_yaml(const Scenario& s) {
         emit_list(out, f.to);
         out << YAML::Key << "base" << YAML::Value << format_duration(f.base) << YAML::Key << "jitter" << YAML::Value
             << format_duration(f.jitter) << YAML::EndMap;
+      } else if (f.action == "set-config") {
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << (f.topics.empty() ? "producer" : "topic") << YAML::Value;
+        emit_list(out, f.topics.empty() ? f.targets : f.topics);
+        emit_config(out, "config", f.config);
+        out << YAML::EndMap;
       } else if (f.action == "disk-corrupt" && !f.path.empty()) {
         out << YAML::Flow << YAML::BeginMap << YAML::Key << "target" << YAML::Value;
         emit_list(out, f.targets);

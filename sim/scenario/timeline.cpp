@@ -160,6 +160,12 @@ void Timeline::on_event(const TraceEvent& e) {
     kind = "group";
     text = "group " + e.get_string("group") + ": " + node(e.node.value) + "'s commit (generation " +
            std::to_string(e.get_int("generation")) + ") failed: " + e.get_string("error");
+  } else if (k == "topic_config_change") {
+    kind = "config";
+    text = "topic " + topic + ": " + node(e.node.value) + " applies its config (" + e.get_string("config") + ")";
+  } else if (k == "producer_config_change") {
+    kind = "config";
+    text = node(e.node.value) + " now sends with " + e.get_string("config");
   } else if (k == "scenario_ready") {
     kind = "setup";
     text = e.get_string("what");

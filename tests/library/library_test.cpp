@@ -77,13 +77,15 @@ TEST_CASE("library: s7-unclean-election", "[library]") { check_story("s7-unclean
 TEST_CASE("library: s8-jepsen-2013", "[library]") { check_story("s8-jepsen-2013.yaml"); }
 TEST_CASE("library: s9-zombie-leader", "[library]") { check_story("s9-zombie-leader.yaml"); }
 TEST_CASE("library: s10-rebalance-duplicates", "[library]") { check_story("s10-rebalance-duplicates.yaml"); }
+TEST_CASE("library: s11-operator-lowers-min-isr", "[library]") { check_story("s11-operator-lowers-min-isr.yaml"); }
 
 TEST_CASE("library: every file in scenarios/ has a test case above", "[library]") {
   // A new story must be added here too, so it cannot slip past the suite.
   const std::vector<std::string> listed{"leader-failover.yaml", "power-loss-no-fsync.yaml", "s1-hw-truncation-loss.yaml",
                                         "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s5-acks1-loss.yaml",
                                         "s6-last-replica-standing.yaml", "s7-unclean-election.yaml", "s8-jepsen-2013.yaml",
-                                        "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml"};
+                                        "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
+                                        "s11-operator-lowers-min-isr.yaml"};
   std::vector<std::string> found;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(GREGOR_SOURCE_DIR) + "/scenarios"))
     if (entry.path().extension() == ".yaml") found.push_back(entry.path().filename().string());

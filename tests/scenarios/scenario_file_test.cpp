@@ -116,6 +116,21 @@ TEST_CASE("errors name the file, the line and the key", "[scenario]") {
   // A producer of a topic that is not declared.
   e = error_of("name: t\nproducers:\n  - topic: payments\n");
   CHECK(e.rfind("x.yaml:3: producers[0].topic: no topic 'payments'", 0) == 0);
+  // set-config: a topic key that does not exist, a producer key that cannot change while it runs,
+  // a producer or topic that is not declared, both at once.
+  const std::string sc = "name: t\ntopics:\n  - name: o\nproducers:\n  - name: p\n    topic: o\nfaults:\n  - at: 1s\n";
+  e = error_of(sc + "    set-config: {topic: o, config: {min.insync.replica: 2}}\n");
+  CHECK(e.rfind("x.yaml:9: faults[0].set-config.config.min.insync.replica:", 0) == 0);
+  e = error_of(sc + "    set-config: {producer: p, config: {enable.idempotence: true}}\n");
+  CHECK(e.find("cannot change in a running producer") != std::string::npos);
+  e = error_of(sc + "    set-config: {producer: q, config: {acks: 1}}\n");
+  CHECK(e.rfind("x.yaml:9: faults[0].set-config.producer: no producer 'q'", 0) == 0);
+  e = error_of(sc + "    set-config: {topic: x, config: {min.insync.replicas: 1}}\n");
+  CHECK(e.rfind("x.yaml:9: faults[0].set-config.topic: no topic 'x'", 0) == 0);
+  e = error_of(sc + "    set-config: {topic: o, producer: p, config: {acks: 1}}\n");
+  CHECK(e.find("not both") != std::string::npos);
+  e = error_of(sc + "    set-config: {topic: o}\n");
+  CHECK(e.rfind("x.yaml:9: faults[0].set-config.config:", 0) == 0);
   // A missing file.
   auto missing = load_scenario("/nonexistent/scenario.yaml");
   REQUIRE_FALSE(missing.is_ok());
@@ -191,6 +206,10 @@ faults:
     pause: readers
   - at: 13s
     shutdown: controller
+  - at: 14s
+    set-config: {topic: [orders, events], config: {min.insync.replicas: 1, unclean.leader.election.enable: true}}
+  - at: 15s
+    set-config: {producer: p, config: {acks: 1}}
 length: 2m
 expect:
   pass: [single-leader, log-matching]
@@ -236,7 +255,11 @@ variants:
     CHECK(b->faults[i].describe() == a->faults[i].describe());
     CHECK(b->faults[i].at == a->faults[i].at);
     CHECK(b->faults[i].label == a->faults[i].label);
+    CHECK(b->faults[i].topics == a->faults[i].topics);
+    CHECK(b->faults[i].config == a->faults[i].config);
   }
+  CHECK(a->faults[9].describe() == "set-config [orders, events] min.insync.replicas=1 unclean.leader.election.enable=true");
+  CHECK(a->faults[10].describe() == "set-config p acks=1");
   CHECK(b->length == Duration::seconds(120));
   CHECK(b->expect.pass == a->expect.pass);
   CHECK(b->expect.fail == a->expect.fail);
