@@ -85,6 +85,16 @@ void draw_fault_panel(const DashboardModel& m, const ViewContext& c, UiState& ui
   ImGui::Checkbox("unclean.leader.election.enable", &ui.unclean_choice);
   ImGui::SameLine();
   if (ImGui::SmallButton("apply##unclean")) config_action(ui, "unclean.leader.election.enable", ui.unclean_choice ? "true" : "false");
+  // What the brokers hold now (the scenario's own set-config entries change it too).
+  std::string now_text;
+  std::string last_topic;
+  for (const auto& p : m.partitions) {
+    if (p.internal || p.topic == last_topic) continue;
+    last_topic = p.topic;
+    now_text += (now_text.empty() ? "" : "; ") + p.topic + ": min.insync.replicas=" + std::to_string(p.min_insync_replicas) +
+                (p.unclean_leader_election ? ", unclean election on" : "");
+  }
+  if (!now_text.empty()) ImGui::TextDisabled("in effect: %s", now_text.c_str());
 
   // Session.
   ImGui::Separator();
