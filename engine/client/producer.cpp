@@ -106,17 +106,26 @@ const std::vector<std::string>& Producer::reconfigurable_keys() {
   return keys;
 }
 
-Status Producer::reconfigure(const std::map<std::string, std::string>& settings) {
+Result<ProducerConfig> Producer::reconfigured(const ProducerConfig& current, const std::map<std::string, std::string>& settings) {
   const auto& keys = reconfigurable_keys();
   for (const auto& [k, v] : settings)
-    if (std::find(keys.begin(), keys.end(), k) == keys.end())
-      return Status::error(StatusCode::kInvalidArgument, "'" + k + "' cannot change in a running producer");
-  ProducerConfig next = config_;
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+      std::string list;
+      for (const auto& x : keys) list += (list.empty() ? "" : ", ") + x;
+      return Status::error(StatusCode::kInvalidArgument, "'" + k + "' cannot change in a running producer (these can: " + list + ")");
+    }
+  ProducerConfig next = current;
   GREGOR_RETURN_IF_ERROR(next.apply(settings));
   if (next.enable_idempotence && next.acks != -1)
     return Status::error(StatusCode::kInvalidArgument,
                          "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.");
-  config_ = next;
+  return next;
+}
+
+Status Producer::reconfigure(const std::map<std::string, std::string>& settings) {
+  auto next = reconfigured(config_, settings);
+  if (!next) return next.status();
+  config_ = std::move(*next);
   std::string text;
   for (const auto& [k, v] : settings) text += (text.empty() ? "" : ",") + k + "=" + v;
   rt_.emit("producer_config_change", {{"client_id", config_.client_id}, {"config", text}});

@@ -96,6 +96,8 @@ class Producer {
   // show the difference. An idempotent producer keeps acks=all. Emits producer_config_change.
   Status reconfigure(const std::map<std::string, std::string>& settings);
   static const std::vector<std::string>& reconfigurable_keys();
+  // `current` with `settings` applied, or why reconfigure would refuse them.
+  static Result<ProducerConfig> reconfigured(const ProducerConfig& current, const std::map<std::string, std::string>& settings);
   MetadataManager& metadata() { return metadata_; }
 
  private:

@@ -390,15 +390,8 @@ Status ScenarioRun::check_set_config(const FaultAction& a, const std::vector<Nod
     auto it = producer_configs_.find(n);
     if (it == producer_configs_.end())
       return Status::error(StatusCode::kInvalidArgument, "set-config: " + name_of(n) + " is not a producer");
-    for (const auto& [k, v] : a.config) {
-      const auto& keys = client::Producer::reconfigurable_keys();
-      if (std::find(keys.begin(), keys.end(), k) == keys.end())
-        return Status::error(StatusCode::kInvalidArgument, "set-config: '" + k + "' cannot change in a running producer");
-    }
-    client::ProducerConfig next = it->second;
-    GREGOR_RETURN_IF_ERROR(next.apply(a.config));
-    if (next.enable_idempotence && next.acks != -1)
-      return Status::error(StatusCode::kInvalidArgument, "set-config: " + name_of(n) + " is idempotent: acks must stay all");
+    auto next = client::Producer::reconfigured(it->second, a.config);
+    if (!next) return Status::error(StatusCode::kInvalidArgument, "set-config " + name_of(n) + ": " + next.status().message());
   }
   return Status::ok();
 }
@@ -414,8 +407,9 @@ void ScenarioRun::set_config(const FaultAction& a, const std::vector<NodeId>& hi
   if (a.topics.empty()) {
     // Producers: the running one changes now (Producer::reconfigure), a restarted one starts so.
     for (NodeId n : hit) {
-      Status s = producer_configs_.at(n).apply(a.config);
-      GREGOR_ASSERT_MSG(s.is_ok(), s.to_string());  // checked by check_set_config
+      auto next = client::Producer::reconfigured(producer_configs_.at(n), a.config);
+      GREGOR_ASSERT_MSG(next.is_ok(), next.status().to_string());  // checked by check_set_config
+      producer_configs_[n] = std::move(*next);
       if (sim_->state(n) == NodeState::kCrashed) continue;
       if (auto* p = sim_->node_as<client::ProducerNode>(n)) {
         Status r = p->producer().reconfigure(a.config);
