@@ -19,6 +19,7 @@ const std::vector<Command>& commands() {
       {"topics", "create, list and describe topics of a real-socket cluster (kafka-topics)", cmd_topics},
       {"produce", "produce lines from stdin to a topic (kafka-console-producer)", cmd_produce},
       {"consume", "consume a topic to stdout (kafka-console-consumer)", cmd_consume},
+      {"configs", "describe and change topic configs of a real-socket cluster (kafka-configs)", cmd_configs},
       {"groups", "describe a consumer group's offsets and lag (kafka-consumer-groups)", cmd_groups},
   };
   return list;

@@ -26,7 +26,7 @@ int cmd_gui(const Args& args);
 int cmd_run(const Args& args);
 int cmd_check_determinism(const Args& args);
 int cmd_swarm(const Args& args);
-// Real-socket mode (app/node_commands.cpp, cluster_up.cpp, topics.cpp, produce_consume.cpp, groups.cpp).
+// Real-socket mode (app/node_commands.cpp, cluster_up.cpp, topics.cpp, configs.cpp, produce_consume.cpp, groups.cpp).
 int cmd_zk(const Args& args);
 int cmd_broker(const Args& args);
 int cmd_cluster(const Args& args);
@@ -34,6 +34,7 @@ int cmd_topics(const Args& args);
 int cmd_produce(const Args& args);
 int cmd_consume(const Args& args);
 int cmd_groups(const Args& args);
+int cmd_configs(const Args& args);
 // gregor bench produce (app/bench_produce.cpp): a producer against a real-socket cluster.
 int bench_produce(const Args& args);
 int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall = nullptr);

@@ -25,19 +25,9 @@ namespace {
 
 constexpr Duration kCallTimeout = Duration::seconds(15);
 
-// One request, waited for; nullopt on a transport error, a timeout or an undecodable response.
 template <typename Response, typename Request>
 std::optional<Response> call(ClientSession& session, NodeId to, const Request& request, int16_t version) {
-  auto result = std::make_shared<std::optional<Response>>();
-  auto answered = std::make_shared<bool>(false);
-  session.node().net->send(to, request, version, kCallTimeout, [result, answered, version](protocol::ErrorCode err, ByteReader* body) {
-    *answered = true;
-    if (err != protocol::ErrorCode::NONE || !body) return;
-    auto r = Response::decode(*body, version);
-    if (r) *result = std::move(*r);
-  });
-  session.run_until([&] { return *answered; }, kCallTimeout + Duration::seconds(1));
-  return *result;
+  return app::call<Response>(session, to, request, version, kCallTimeout);
 }
 
 struct Row {

@@ -83,6 +83,22 @@ class ClientSession {
   std::unique_ptr<net::asio::signal_set> signals_;
 };
 
+// One request to `to`, waited for: the decoded response, or nullopt on a transport error, a timeout
+// or an undecodable response.
+template <typename Response, typename Request>
+std::optional<Response> call(ClientSession& session, NodeId to, const Request& request, int16_t version, Duration timeout) {
+  auto result = std::make_shared<std::optional<Response>>();
+  auto answered = std::make_shared<bool>(false);
+  session.node().net->send(to, request, version, timeout, [result, answered, version](protocol::ErrorCode err, ByteReader* body) {
+    *answered = true;
+    if (err != protocol::ErrorCode::NONE || !body) return;
+    auto r = Response::decode(*body, version);
+    if (r) *result = std::move(*r);
+  });
+  session.run_until([&] { return *answered; }, timeout + Duration::seconds(1));
+  return *result;
+}
+
 // "k=v" strings (--config / --property) into a map; false with a message for a malformed one.
 bool parse_key_values(const std::string& command, const std::vector<std::string>& items,
                       std::map<std::string, std::string>& out);

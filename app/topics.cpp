@@ -11,6 +11,7 @@
 #include "app/commands.h"
 #include "app/real_client.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/describe_configs.h"
 
 namespace po = boost::program_options;
 
@@ -113,7 +114,28 @@ int create(ClientSession& session, const std::string& topic, int32_t partitions,
   return 1;
 }
 
-int describe(const protocol::MetadataResponse& md, const std::string& only) {
+// Each topic's non-default configs ("min.insync.replicas=2,retention.ms=60000"), as kafka-topics
+// prints them after "Configs:", from one DescribeConfigs; empty when no broker answers.
+std::map<std::string, std::string> non_default_configs(ClientSession& session, const protocol::MetadataResponse& md,
+                                                       const std::vector<std::string>& topics) {
+  std::map<std::string, std::string> out;
+  if (topics.empty() || md.brokers.empty()) return out;
+  protocol::DescribeConfigsRequest req;
+  for (const auto& t : topics) req.resources.push_back({static_cast<int8_t>(protocol::ConfigResourceType::TOPIC), t, std::nullopt});
+  NodeId to{md.controller_id >= 0 ? md.controller_id : md.brokers[0].node_id};
+  auto resp = call<protocol::DescribeConfigsResponse>(session, to, req, 1, kCommandTimeout);
+  if (!resp) return out;
+  for (const auto& r : resp->results) {
+    std::string text;
+    for (const auto& c : r.configs)
+      if (c.config_source != static_cast<int8_t>(protocol::ConfigSource::DEFAULT_CONFIG))
+        text += (text.empty() ? "" : ",") + c.name + "=" + c.value.value_or("null");
+    out[r.resource_name] = text;
+  }
+  return out;
+}
+
+int describe(ClientSession& session, const protocol::MetadataResponse& md, const std::string& only) {
   std::vector<const protocol::MetadataResponse::MetadataResponseTopic*> topics;
   for (const auto& t : md.topics)
     if (only.empty() || t.name == only) topics.push_back(&t);
@@ -122,12 +144,15 @@ int describe(const protocol::MetadataResponse& md, const std::string& only) {
     std::cerr << "Error while executing topic command : Topic '" << only << "' does not exist as expected\n";
     return 1;
   }
+  std::vector<std::string> names;
+  for (const auto* t : topics) names.push_back(t->name);
+  auto configs = non_default_configs(session, md, names);
   for (const auto* t : topics) {
     auto parts = t->partitions;
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.partition_index < b.partition_index; });
     size_t rf = parts.empty() ? 0 : parts[0].replica_nodes.size();
     std::cout << "Topic: " << t->name << "\tPartitionCount: " << parts.size() << "\tReplicationFactor: " << rf
-              << "\tConfigs: \n";
+              << "\tConfigs: " << configs[t->name] << "\n";
     for (const auto& p : parts)
       std::cout << "\tTopic: " << t->name << "\tPartition: " << p.partition_index << "\tLeader: "
                 << (p.leader_id < 0 ? std::string("none") : std::to_string(p.leader_id)) << "\tReplicas: "
@@ -194,7 +219,7 @@ int cmd_topics(const Args& args) {
     for (const auto& n : names) std::cout << n << "\n";
     return 0;
   }
-  return describe(*md, topic);
+  return describe(*session, *md, topic);
 }
 
 }  // namespace gregor::app

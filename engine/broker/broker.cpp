@@ -182,39 +182,6 @@ void Broker::reload_topic_config(const std::string& topic, std::function<void()>
   });
 }
 
-void Broker::alter_topic_config(const std::string& topic, const std::map<std::string, std::optional<std::string>>& changes,
-                                std::function<void(ErrorCode, std::string)> done) {
-  const std::string path = zk_paths::topic_config(topic);
-  zk_.get_data(path, false, [this, topic, changes, path, done](ZkError err, Bytes data, coord::Stat stat) {
-    if (err == ZkError::kNoNode) return done(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + topic + "' does not exist.");
-    if (err != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, std::string("zk: ") + coord::zk_error_name(err));
-    auto current = decode_topic_config(as_view(data));
-    if (!current) return done(ErrorCode::UNKNOWN_SERVER_ERROR, current.status().to_string());
-    std::map<std::string, std::string> merged = *current;
-    for (const auto& [k, v] : changes) {
-      if (v)
-        merged[k] = *v;
-      else
-        merged.erase(k);
-    }
-    TopicConfig check = config_.topic_defaults;
-    Status valid = check.apply(merged);
-    if (!valid.is_ok()) return done(ErrorCode::INVALID_CONFIG, valid.message());
-    zk_.set_data(path, encode_topic_config(merged), stat.version,
-                 [this, topic, changes, done](ZkError e2, coord::Stat) {
-                   // Someone else altered it meanwhile: merge into theirs.
-                   if (e2 == ZkError::kBadVersion) return alter_topic_config(topic, changes, done);
-                   if (e2 != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, std::string("zk: ") + coord::zk_error_name(e2));
-                   zk_.create(zk_paths::config_change_prefix(), encode_config_change("topics/" + topic),
-                              CreateMode::kPersistentSequential, [done](ZkError e3, std::string) {
-                                if (e3 != ZkError::kOk)
-                                  return done(ErrorCode::UNKNOWN_SERVER_ERROR, std::string("zk: ") + coord::zk_error_name(e3));
-                                done(ErrorCode::NONE, "");
-                              });
-                 });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Frames.
 
@@ -313,6 +280,9 @@ void Broker::dispatch(NodeId from, Bytes frame) {
     case ApiKey::DESCRIBE_GROUPS: return handle_describe_groups(req, r);
     case ApiKey::LIST_GROUPS: return handle_list_groups(req, r);
     case ApiKey::INIT_PRODUCER_ID: return handle_init_producer_id(req, r);
+    case ApiKey::DESCRIBE_CONFIGS: return handle_describe_configs(req, r);
+    case ApiKey::ALTER_CONFIGS: return handle_alter_configs(req, r);
+    case ApiKey::INCREMENTAL_ALTER_CONFIGS: return handle_incremental_alter_configs(req, r);
     default:
       return close_bad_request(from, "no handler for api key " + std::to_string(static_cast<int>(header->api_key)));
   }

@@ -55,6 +55,13 @@ class Broker final : public Node, public PartitionOwner {
   // notification every broker applies. UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG or NONE.
   void alter_topic_config(const std::string& topic, const std::map<std::string, std::optional<std::string>>& changes,
                           std::function<void(protocol::ErrorCode, std::string)> done);
+  // The general form (AlterConfigs replaces the overrides, IncrementalAlterConfigs edits them):
+  // `edit` changes T's overrides as read from zk (a Status error becomes INVALID_CONFIG); the
+  // result is validated, then written with the znode's version (re-read and re-edited when someone
+  // else wrote meanwhile), unless validate_only.
+  using TopicConfigEdit = std::function<Status(std::map<std::string, std::string>& overrides)>;
+  void edit_topic_config(const std::string& topic, TopicConfigEdit edit, bool validate_only,
+                         std::function<void(protocol::ErrorCode, std::string)> done);
 
   // Views for tests, checkers and the dashboard.
   int32_t id() const { return config_.broker_id; }
@@ -141,6 +148,10 @@ class Broker final : public Node, public PartitionOwner {
   void handle_describe_groups(const Request& req, ByteReader& r);
   void handle_list_groups(const Request& req, ByteReader& r);
   void handle_init_producer_id(const Request& req, ByteReader& r);
+  // Topic and broker configs (broker_configs.cpp).
+  void handle_describe_configs(const Request& req, ByteReader& r);
+  void handle_alter_configs(const Request& req, ByteReader& r);
+  void handle_incremental_alter_configs(const Request& req, ByteReader& r);
   group::GroupCoordinator::Hooks group_coordinator_hooks();
 
   // Purgatory.

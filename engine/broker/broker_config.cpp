@@ -74,6 +74,89 @@ std::map<std::string, std::string> TopicConfig::non_defaults() const {
   return m;
 }
 
+namespace {
+// Topic key -> the broker config that sets its default.
+const std::vector<std::pair<std::string, std::string>>& synonyms() {
+  static const std::vector<std::pair<std::string, std::string>> table = {
+      {"cleanup.policy", "log.cleanup.policy"},
+      {"flush.messages", "log.flush.interval.messages"},
+      {"flush.ms", "log.flush.interval.ms"},
+      {"index.interval.bytes", "log.index.interval.bytes"},
+      {"max.message.bytes", "message.max.bytes"},
+      {"min.insync.replicas", "min.insync.replicas"},
+      {"retention.bytes", "log.retention.bytes"},
+      {"retention.ms", "log.retention.ms"},
+      {"segment.bytes", "log.segment.bytes"},
+      {"segment.ms", "log.roll.ms"},
+      {"unclean.leader.election.enable", "unclean.leader.election.enable"},
+  };
+  return table;
+}
+
+std::string bool_text(bool b) { return b ? "true" : "false"; }
+}  // namespace
+
+std::map<std::string, std::string> TopicConfig::to_map() const {
+  return {
+      {"cleanup.policy", "delete"},
+      {"flush.messages", std::to_string(flush_messages)},
+      {"flush.ms", std::to_string(flush_ms)},
+      {"index.interval.bytes", std::to_string(index_interval_bytes)},
+      {"max.message.bytes", std::to_string(max_message_bytes)},
+      {"min.insync.replicas", std::to_string(min_insync_replicas)},
+      {"retention.bytes", std::to_string(retention_bytes)},
+      {"retention.ms", std::to_string(retention_ms)},
+      {"segment.bytes", std::to_string(segment_bytes)},
+      {"segment.ms", std::to_string(segment_ms)},
+      {"unclean.leader.election.enable", bool_text(unclean_leader_election_enable)},
+  };
+}
+
+std::string TopicConfig::broker_synonym(const std::string& topic_key) {
+  for (const auto& [t, b] : synonyms())
+    if (t == topic_key) return b;
+  return "";
+}
+
+std::string TopicConfig::topic_key_of(const std::string& broker_key) {
+  for (const auto& [t, b] : synonyms())
+    if (b == broker_key) return t;
+  return "";
+}
+
+std::map<std::string, std::string> BrokerConfig::to_map() const {
+  std::map<std::string, std::string> m = {
+      {"broker.id", std::to_string(broker_id)},
+      {"num.partitions", std::to_string(num_partitions)},
+      {"default.replication.factor", std::to_string(default_replication_factor)},
+      {"auto.create.topics.enable", bool_text(auto_create_topics_enable)},
+      {"replica.lag.time.max.ms", std::to_string(replica_lag_time_max_ms)},
+      {"replica.fetch.wait.max.ms", std::to_string(replica_fetch_wait_max_ms)},
+      {"replica.fetch.min.bytes", std::to_string(replica_fetch_min_bytes)},
+      {"replica.fetch.max.bytes", std::to_string(replica_fetch_max_bytes)},
+      {"replica.fetch.backoff.ms", std::to_string(replica_fetch_backoff_ms)},
+      {"replica.socket.timeout.ms", std::to_string(replica_socket_timeout_ms)},
+      {"replica.high.watermark.checkpoint.interval.ms", std::to_string(replica_high_watermark_checkpoint_interval_ms)},
+      {"zookeeper.session.timeout.ms", std::to_string(zookeeper_session_timeout_ms)},
+      {"controller.socket.timeout.ms", std::to_string(controller_socket_timeout_ms)},
+      {"controlled.shutdown.enable", bool_text(controlled_shutdown_enable)},
+      {"auto.leader.rebalance.enable", bool_text(auto_leader_rebalance_enable)},
+      {"leader.imbalance.check.interval.seconds", std::to_string(leader_imbalance_check_interval_seconds)},
+      {"offsets.topic.num.partitions", std::to_string(offsets_topic_num_partitions)},
+      {"offsets.topic.replication.factor", std::to_string(offsets_topic_replication_factor)},
+      {"group.initial.rebalance.delay.ms", std::to_string(group_initial_rebalance_delay_ms)},
+      {"group.min.session.timeout.ms", std::to_string(group_min_session_timeout_ms)},
+      {"group.max.session.timeout.ms", std::to_string(group_max_session_timeout_ms)},
+      {"offsets.retention.minutes", std::to_string(offsets_retention_minutes)},
+      {"socket.request.max.bytes", std::to_string(socket_request_max_bytes)},
+      {"replication.truncation", replication_truncation == TruncationMode::kLeaderEpoch         ? "leader-epoch"
+                                 : replication_truncation == TruncationMode::kLeaderEpochKip101 ? "leader-epoch-kip101"
+                                                                                                 : "high-watermark"},
+  };
+  for (const auto& [k, v] : topic_defaults.to_map()) m[TopicConfig::broker_synonym(k)] = v;
+  return m;
+}
+
 bool BrokerConfig::is_topic_key(const std::string& key) {
   TopicConfig t;
   return t.apply({{key, key == "unclean.leader.election.enable" ? "false"
@@ -86,16 +169,8 @@ Status BrokerConfig::apply(const std::map<std::string, std::string>& settings) {
   std::map<std::string, std::string> topic_keys;
   for (const auto& [k0, v] : settings) {
     // Broker-level names of topic configs: log.segment.bytes -> segment.bytes, etc.
-    std::string k = k0;
-    if (k == "log.segment.bytes") k = "segment.bytes";
-    else if (k == "log.roll.ms") k = "segment.ms";
-    else if (k == "log.retention.ms") k = "retention.ms";
-    else if (k == "log.retention.bytes") k = "retention.bytes";
-    else if (k == "log.flush.interval.messages") k = "flush.messages";
-    else if (k == "log.flush.interval.ms") k = "flush.ms";
-    else if (k == "log.index.interval.bytes") k = "index.interval.bytes";
-    else if (k == "message.max.bytes") k = "max.message.bytes";
-    else if (k == "log.cleanup.policy") k = "cleanup.policy";
+    std::string k = TopicConfig::topic_key_of(k0);
+    if (k.empty()) k = k0;
     if (is_topic_key(k)) {
       topic_keys[k] = v;
       continue;

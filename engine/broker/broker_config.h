@@ -42,6 +42,15 @@ struct TopicConfig {
   Status apply(const std::map<std::string, std::string>& overrides);
   // The non-default settings, as kafka-topics --describe prints them in "Configs:".
   std::map<std::string, std::string> non_defaults() const;
+  // Every topic-level key with its value (DescribeConfigs lists them all).
+  std::map<std::string, std::string> to_map() const;
+  // The broker config that sets a topic key's default (Kafka's synonym: segment.bytes <-
+  // log.segment.bytes); empty for a key Gregor does not know.
+  static std::string broker_synonym(const std::string& topic_key);
+  // The topic key a broker config sets the default of (log.segment.bytes -> segment.bytes), or "".
+  static std::string topic_key_of(const std::string& broker_key);
+  // Keys whose value is a comma-separated list (IncrementalAlterConfigs APPEND / SUBTRACT).
+  static bool is_list_key(const std::string& topic_key) { return topic_key == "cleanup.policy"; }
 };
 
 struct BrokerConfig {
@@ -79,6 +88,9 @@ struct BrokerConfig {
   // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it.
   Status apply(const std::map<std::string, std::string>& settings);
   static bool is_topic_key(const std::string& key);
+  // Every broker config Gregor knows with its value, topic defaults under their broker names
+  // (log.segment.bytes, ...): what DescribeConfigs answers for a BROKER resource.
+  std::map<std::string, std::string> to_map() const;
 };
 
 // Parsing helpers shared with client configs.

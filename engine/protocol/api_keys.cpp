@@ -122,6 +122,9 @@ std::optional<int16_t> first_flexible_version(ApiKey key) {
     case ApiKey::DELETE_RECORDS: return 2;
     case ApiKey::INIT_PRODUCER_ID: return 2;
     case ApiKey::OFFSET_FOR_LEADER_EPOCH: return 4;
+    case ApiKey::DESCRIBE_CONFIGS: return 4;
+    case ApiKey::ALTER_CONFIGS: return 2;
+    case ApiKey::INCREMENTAL_ALTER_CONFIGS: return 1;
     default: return std::nullopt;  // SaslHandshake (never flexible) and APIs Gregor does not know
   }
 }

@@ -30,6 +30,9 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::DELETE_TOPICS, 0, 3},        // flexible from v4
     ApiVersionRange{ApiKey::INIT_PRODUCER_ID, 0, 1},     // min 0 (IdempotentProducer); v2 flexible
     ApiVersionRange{ApiKey::OFFSET_FOR_LEADER_EPOCH, 0, 3},  // flexible from v4
+    ApiVersionRange{ApiKey::DESCRIBE_CONFIGS, 0, 2},     // kafkajs 0-2; v3 adds documentation
+    ApiVersionRange{ApiKey::ALTER_CONFIGS, 0, 1},        // flexible from v2
+    ApiVersionRange{ApiKey::INCREMENTAL_ALTER_CONFIGS, 0, 0},  // flexible from v1
 };
 
 }  // namespace

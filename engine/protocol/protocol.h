@@ -3,12 +3,14 @@
 // See docs/protocol.md for the advertised versions and why.
 #pragma once
 
+#include "engine/protocol/alter_configs.h"
 #include "engine/protocol/api_keys.h"
 #include "engine/protocol/api_versions.h"
 #include "engine/protocol/api_versions_table.h"
 #include "engine/protocol/controlled_shutdown.h"
 #include "engine/protocol/create_topics.h"
 #include "engine/protocol/delete_topics.h"
+#include "engine/protocol/describe_configs.h"
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/dispatch.h"
 #include "engine/protocol/errors.h"

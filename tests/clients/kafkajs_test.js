@@ -7,7 +7,7 @@
 //     a new process, same group: it must resume from the commits and get exactly the other 40.
 'use strict';
 const fs = require('fs');
-const { Kafka, logLevel } = require('kafkajs');
+const { Kafka, logLevel, ConfigResourceTypes } = require('kafkajs');
 
 const phase = process.argv[2];
 const brokers = process.argv[3].split(',');
@@ -63,8 +63,27 @@ async function first() {
     if (listed.includes(topic) || Date.now() > deadline) break;
   }
   check(listed.includes(topic), `listTopics lacks ${topic} after 10 s: ${listed}`);
-  await admin.disconnect();
   console.log('admin: createTopics ok');
+
+  // Topic configs: AlterConfigs replaces the overrides, DescribeConfigs reads them back with their source.
+  const resource = { type: ConfigResourceTypes.TOPIC, name: topic };
+  await admin.alterConfigs({ resources: [{ ...resource, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }] });
+  const described = await admin.describeConfigs({ includeSynonyms: true, resources: [resource] });
+  const entries = described.resources[0].configEntries;
+  const isr = entries.find((e) => e.configName === 'min.insync.replicas');
+  check(isr && isr.configValue === '2' && isr.configSource === 1,
+    `min.insync.replicas after alterConfigs: ${JSON.stringify(isr)}`);
+  const retention = entries.find((e) => e.configName === 'retention.ms');
+  check(retention && retention.configSource === 5, `retention.ms should be a default: ${JSON.stringify(retention)}`);
+  let refused = null;
+  try {
+    await admin.alterConfigs({ resources: [{ ...resource, configEntries: [{ name: 'min.insync.replicas', value: 'two' }] }] });
+  } catch (e) {
+    refused = e;
+  }
+  check(refused && refused.type === 'INVALID_CONFIG', `a malformed value was not refused with INVALID_CONFIG: ${refused}`);
+  await admin.disconnect();
+  console.log('admin: alterConfigs and describeConfigs ok');
 
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();

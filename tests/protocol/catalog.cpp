@@ -67,6 +67,10 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::INIT_PRODUCER_ID, codecs(init_producer_id_request, init_producer_id_response)},
       {ApiKey::OFFSET_FOR_LEADER_EPOCH,
        codecs(offset_for_leader_epoch_request, offset_for_leader_epoch_response)},
+      {ApiKey::DESCRIBE_CONFIGS, codecs(describe_configs_request, describe_configs_response)},
+      {ApiKey::ALTER_CONFIGS, codecs(alter_configs_request, alter_configs_response)},
+      {ApiKey::INCREMENTAL_ALTER_CONFIGS,
+       codecs(incremental_alter_configs_request, incremental_alter_configs_response)},
   };
   return catalog;
 }

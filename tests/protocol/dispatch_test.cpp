@@ -59,10 +59,10 @@ TEST_CASE("an unsupported version of any other api closes the connection") {
 }
 
 TEST_CASE("an api Gregor does not implement closes the connection") {
-  InboundRequest in = parse_request(as_view(unhex("0020 0000 00000001 ffff")));  // DescribeConfigs v0
+  InboundRequest in = parse_request(as_view(unhex("001d 0000 00000001 ffff")));  // DescribeAcls v0
   CHECK(in.action == RequestAction::kCloseConnection);
-  CHECK(in.header.api_key == ApiKey::DESCRIBE_CONFIGS);
-  CHECK(in.error.find("DescribeConfigs") != std::string::npos);
+  CHECK(in.header.api_key == ApiKey::DESCRIBE_ACLS);
+  CHECK(in.error.find("DescribeAcls") != std::string::npos);
   CHECK(parse_request(as_view(unhex("7fff 0000 00000001 ffff"))).action == RequestAction::kCloseConnection);
 }
 

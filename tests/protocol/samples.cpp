@@ -476,4 +476,58 @@ OffsetForLeaderEpochResponse offset_for_leader_epoch_response(int16_t v) {
   return m;
 }
 
+DescribeConfigsRequest describe_configs_request(int16_t v) {
+  DescribeConfigsRequest m;
+  m.resources = {{static_cast<int8_t>(ConfigResourceType::TOPIC), "t1", std::vector<std::string>{"min.insync.replicas", "retention.ms"}},
+                 {static_cast<int8_t>(ConfigResourceType::BROKER), "2", std::nullopt}};
+  if (v >= 1) m.include_synonyms = true;
+  return m;
+}
+
+DescribeConfigsResponse describe_configs_response(int16_t v) {
+  DescribeConfigsResponse m;
+  m.throttle_time_ms = 19;
+  DescribeConfigsResponse::DescribeConfigsResourceResult isr{"min.insync.replicas", "2", false, false, -1, false, {}};
+  DescribeConfigsResponse::DescribeConfigsResourceResult retention{"retention.ms", "604800000", false, false, -1, true, {}};
+  if (v == 0) retention.is_default = true;
+  if (v >= 1) {
+    isr.config_source = static_cast<int8_t>(ConfigSource::DYNAMIC_TOPIC_CONFIG);
+    isr.synonyms = {{"min.insync.replicas", "2", static_cast<int8_t>(ConfigSource::DYNAMIC_TOPIC_CONFIG)},
+                    {"min.insync.replicas", std::nullopt, static_cast<int8_t>(ConfigSource::DEFAULT_CONFIG)}};
+    retention.config_source = static_cast<int8_t>(ConfigSource::DEFAULT_CONFIG);
+  }
+  m.results = {{ErrorCode::NONE, std::nullopt, static_cast<int8_t>(ConfigResourceType::TOPIC), "t1", {isr, retention}},
+               {ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic 't9' does not exist.", static_cast<int8_t>(ConfigResourceType::TOPIC), "t9", {}}};
+  return m;
+}
+
+AlterConfigsRequest alter_configs_request(int16_t) {
+  AlterConfigsRequest m;
+  m.resources = {{2, "t1", {{"min.insync.replicas", "1"}, {"retention.ms", std::nullopt}}}, {2, "t2", {}}};
+  m.validate_only = true;
+  return m;
+}
+
+AlterConfigsResponse alter_configs_response(int16_t) {
+  AlterConfigsResponse m;
+  m.throttle_time_ms = 20;
+  m.responses = {{ErrorCode::NONE, std::nullopt, 2, "t1"}, {ErrorCode::INVALID_CONFIG, "min.insync.replicas: must be at least 1", 2, "t2"}};
+  return m;
+}
+
+IncrementalAlterConfigsRequest incremental_alter_configs_request(int16_t) {
+  IncrementalAlterConfigsRequest m;
+  m.resources = {{2, "t1", {{"min.insync.replicas", static_cast<int8_t>(ConfigOperation::SET), "1"},
+                            {"retention.ms", static_cast<int8_t>(ConfigOperation::DELETE), std::nullopt}}}};
+  m.validate_only = true;
+  return m;
+}
+
+IncrementalAlterConfigsResponse incremental_alter_configs_response(int16_t) {
+  IncrementalAlterConfigsResponse m;
+  m.throttle_time_ms = 21;
+  m.responses = {{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic 't1' does not exist.", 2, "t1"}};
+  return m;
+}
+
 }  // namespace gregor::protocol::samples

@@ -54,5 +54,11 @@ InitProducerIdRequest init_producer_id_request(int16_t v);
 InitProducerIdResponse init_producer_id_response(int16_t v);
 OffsetForLeaderEpochRequest offset_for_leader_epoch_request(int16_t v);
 OffsetForLeaderEpochResponse offset_for_leader_epoch_response(int16_t v);
+DescribeConfigsRequest describe_configs_request(int16_t v);
+DescribeConfigsResponse describe_configs_response(int16_t v);
+AlterConfigsRequest alter_configs_request(int16_t v);
+AlterConfigsResponse alter_configs_response(int16_t v);
+IncrementalAlterConfigsRequest incremental_alter_configs_request(int16_t v);
+IncrementalAlterConfigsResponse incremental_alter_configs_response(int16_t v);
 
 }  // namespace gregor::protocol::samples

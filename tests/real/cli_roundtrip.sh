@@ -17,6 +17,26 @@ grep -q "already exists" "$TMP/again.err" || fail "no 'already exists' error: $(
 cat "$TMP/describe.out"
 [ "$(grep -c $'^\tTopic: orders\tPartition: [0-2]\tLeader: [1-3]\tReplicas: [1-3],[1-3],[1-3]\tIsr: [1-3],[1-3],[1-3]$' "$TMP/describe.out")" = 3 ] ||
   fail "describe does not show 3 fully replicated partitions"
+grep -q $'^Topic: orders\tPartitionCount: 3\tReplicationFactor: 3\tConfigs: min.insync.replicas=2$' "$TMP/describe.out" ||
+  fail "describe does not show the topic's min.insync.replicas=2"
+
+# kafka-configs: change a topic config at run time, read it back, refuse a bad one.
+"$G" configs --bootstrap-server "$BOOTSTRAP" --entity-type topics --entity-name orders --alter \
+  --add-config retention.ms=3600000,min.insync.replicas=1 >"$TMP/alter.out" || fail "configs --alter"
+grep -qx "Completed updating config for topic orders." "$TMP/alter.out" || fail "configs --alter said: $(cat "$TMP/alter.out")"
+"$G" configs --bootstrap-server "$BOOTSTRAP" --entity-type topics --entity-name orders --alter \
+  --delete-config min.insync.replicas >/dev/null || fail "configs --alter --delete-config"
+"$G" configs --bootstrap-server "$BOOTSTRAP" --topic orders --describe >"$TMP/configs.out" || fail "configs --describe"
+cat "$TMP/configs.out"
+grep -q "^  retention.ms=3600000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000" "$TMP/configs.out" ||
+  fail "configs --describe lacks retention.ms=3600000"
+! grep -q "min.insync.replicas" "$TMP/configs.out" || fail "the deleted min.insync.replicas override is still listed"
+"$G" configs --bootstrap-server "$BOOTSTRAP" --topic orders --alter --add-config min.insync.replicas=0 2>"$TMP/bad.err" &&
+  fail "min.insync.replicas=0 was accepted"
+grep -q "INVALID_CONFIG" "$TMP/bad.err" || fail "no INVALID_CONFIG for min.insync.replicas=0: $(cat "$TMP/bad.err")"
+"$G" configs --bootstrap-server "$BOOTSTRAP" --entity-type brokers --entity-name 1 --describe --all >"$TMP/broker.out" ||
+  fail "configs --describe of broker 1"
+grep -q "^  replica.lag.time.max.ms=" "$TMP/broker.out" || fail "broker 1's configs lack replica.lag.time.max.ms"
 
 seq 1 200 | sed 's/.*/key-&:value-&/' >"$TMP/sent.txt"
 "$G" produce --bootstrap-server "$BOOTSTRAP" --topic orders --acks all --key-separator : <"$TMP/sent.txt" ||
