@@ -76,8 +76,17 @@ void draw_fault_panel(const DashboardModel& m, const ViewContext& c, UiState& ui
   ImGui::Combo("acks", &ui.acks_choice, kAcks, 3);
   ImGui::SameLine();
   if (ImGui::SmallButton("apply##acks")) config_action(ui, "acks", kAcks[ui.acks_choice]);
-  ImGui::SameLine(0, 18);
-  ImGui::SetNextItemWidth(70);
+  // The controls start from what the brokers hold and follow it when it changes.
+  for (const auto& p : m.partitions) {
+    if (p.internal) continue;
+    if (p.min_insync_replicas != ui.shown_min_isr) ui.min_isr_choice = ui.shown_min_isr = p.min_insync_replicas;
+    if (int(p.unclean_leader_election) != ui.shown_unclean) {
+      ui.shown_unclean = p.unclean_leader_election;
+      ui.unclean_choice = p.unclean_leader_election;
+    }
+    break;
+  }
+  ImGui::SetNextItemWidth(90);
   ImGui::InputInt("min.insync.replicas", &ui.min_isr_choice, 1, 1);
   ui.min_isr_choice = std::clamp(ui.min_isr_choice, 1, 5);
   ImGui::SameLine();

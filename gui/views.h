@@ -49,6 +49,10 @@ struct UiState {
   int acks_choice = 2;  // 0, 1, all
   int min_isr_choice = 2;
   bool unclean_choice = false;
+  // The first topic's values as last shown: when the brokers' values change (a set-config entry,
+  // an applied control), the controls follow them.
+  int shown_min_isr = -1;
+  int shown_unclean = -1;
   bool settings_loaded = false;
   char save_path[256] = "session.yaml";
 
