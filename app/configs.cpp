@@ -13,6 +13,7 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
+#include "engine/broker/broker_config.h"
 #include "engine/protocol/alter_configs.h"
 #include "engine/protocol/describe_configs.h"
 
@@ -61,18 +62,6 @@ bool parse_add_config(const std::string& text, std::vector<std::pair<std::string
     i = j + 1;
   }
   return true;
-}
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> items;
-  size_t i = 0;
-  while (i <= text.size()) {
-    size_t comma = text.find(',', i);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > i) items.push_back(text.substr(i, comma - i));
-    i = comma + 1;
-  }
-  return items;
 }
 
 std::optional<NodeId> any_broker(ClientSession& session) {
@@ -204,7 +193,7 @@ int cmd_configs(const Args& args) {
     return 2;
   }
   std::vector<std::pair<std::string, std::string>> add;
-  std::vector<std::string> remove = split_commas(delete_config);
+  std::vector<std::string> remove = broker::split_config_list(delete_config);
   if (alter_flag) {
     if (entity_type != "topics") {
       std::cerr << "gregor configs: broker configs are static in Gregor (gregor broker --config k=v); --alter takes topics\n";

@@ -18,6 +18,24 @@ Result<bool> parse_bool(const std::string& key, const std::string& value) {
   return Status::error(StatusCode::kInvalidArgument, key + ": expected true or false, got '" + value + "'");
 }
 
+std::vector<std::string> split_config_list(const std::string& value) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    if (comma > start) items.push_back(value.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::string join_config_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
 namespace {
 
 template <typename T>

@@ -93,6 +93,10 @@ struct BrokerConfig {
   std::map<std::string, std::string> to_map() const;
 };
 
+// A list config's value ("compact,delete") as items and back; empty items are dropped.
+std::vector<std::string> split_config_list(const std::string& value);
+std::string join_config_list(const std::vector<std::string>& items);
+
 // Parsing helpers shared with client configs.
 Result<int64_t> parse_long(const std::string& key, const std::string& value);
 Result<bool> parse_bool(const std::string& key, const std::string& value);

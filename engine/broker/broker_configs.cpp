@@ -22,25 +22,6 @@ using protocol::ErrorCode;
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& v) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= v.size()) {
-    size_t comma = v.find(',', start);
-    if (comma == std::string::npos) comma = v.size();
-    std::string item = v.substr(start, comma - start);
-    if (!item.empty()) items.push_back(item);
-    start = comma + 1;
-  }
-  return items;
-}
-
-std::string join_list(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
-  return out;
-}
-
 std::string zk_failure(ZkError e) { return std::string("zk: ") + coord::zk_error_name(e); }
 
 using DescribedConfig = protocol::DescribeConfigsResponse::DescribeConfigsResourceResult;
@@ -199,6 +180,23 @@ std::string alter_resource_problem(int8_t type, const std::vector<std::string>& 
   return "";
 }
 
+using AlterDone = std::function<void(ErrorCode, std::string)>;
+
+// Both alter requests: each resource in turn gets `alter(resource, done)` and one response entry.
+template <typename Resource, typename Response>
+void alter_each(const std::vector<Resource>& resources, std::shared_ptr<Response> resp,
+                std::function<void(const Resource&, AlterDone)> alter, std::function<void()> then) {
+  sequentially<Resource>(
+      resources,
+      [resp, alter](const Resource& res, std::function<void()> next) {
+        alter(res, [resp, type = res.resource_type, name = res.resource_name, next](ErrorCode e, std::string msg) {
+          resp->responses.push_back({e, e == ErrorCode::NONE ? std::nullopt : std::optional<std::string>(msg), type, name});
+          next();
+        });
+      },
+      std::move(then));
+}
+
 }  // namespace
 
 void Broker::handle_alter_configs(const Request& req, ByteReader& r) {
@@ -207,13 +205,9 @@ void Broker::handle_alter_configs(const Request& req, ByteReader& r) {
   using Resource = protocol::AlterConfigsRequest::AlterConfigsResource;
   auto resp = std::make_shared<protocol::AlterConfigsResponse>();
   const bool validate_only = decoded->validate_only;
-  sequentially<Resource>(
-      decoded->resources,
-      [this, resp, validate_only](const Resource& res, std::function<void()> next) {
-        auto done = [resp, type = res.resource_type, name = res.resource_name, next](ErrorCode e, std::string msg) {
-          resp->responses.push_back({e, e == ErrorCode::NONE ? std::nullopt : std::optional<std::string>(msg), type, name});
-          next();
-        };
+  alter_each<Resource>(
+      decoded->resources, resp,
+      [this, validate_only](const Resource& res, AlterDone done) {
         std::vector<std::string> names;
         std::map<std::string, std::string> wanted;
         for (const auto& c : res.configs) {
@@ -241,13 +235,9 @@ void Broker::handle_incremental_alter_configs(const Request& req, ByteReader& r)
   using Resource = protocol::IncrementalAlterConfigsRequest::AlterConfigsResource;
   auto resp = std::make_shared<protocol::IncrementalAlterConfigsResponse>();
   const bool validate_only = decoded->validate_only;
-  sequentially<Resource>(
-      decoded->resources,
-      [this, resp, validate_only](const Resource& res, std::function<void()> next) {
-        auto done = [resp, type = res.resource_type, name = res.resource_name, next](ErrorCode e, std::string msg) {
-          resp->responses.push_back({e, e == ErrorCode::NONE ? std::nullopt : std::optional<std::string>(msg), type, name});
-          next();
-        };
+  alter_each<Resource>(
+      decoded->resources, resp,
+      [this, validate_only](const Resource& res, AlterDone done) {
         std::vector<std::string> names;
         for (const auto& c : res.configs) {
           names.push_back(c.name);
@@ -276,13 +266,13 @@ void Broker::handle_incremental_alter_configs(const Request& req, ByteReader& r)
                   // The list as it stands: the override, or the default it would replace.
                   auto it = overrides.find(c.name);
                   std::vector<std::string> items =
-                      split_list(it != overrides.end() ? it->second : defaults.to_map().at(c.name));
-                  for (const auto& v : split_list(*c.value)) {
+                      split_config_list(it != overrides.end() ? it->second : defaults.to_map().at(c.name));
+                  for (const auto& v : split_config_list(*c.value)) {
                     auto pos = std::find(items.begin(), items.end(), v);
                     if (op == ConfigOperation::APPEND && pos == items.end()) items.push_back(v);
                     if (op == ConfigOperation::SUBTRACT && pos != items.end()) items.erase(pos);
                   }
-                  overrides[c.name] = join_list(items);
+                  overrides[c.name] = join_config_list(items);
                 }
               }
               return Status::ok();
