@@ -421,6 +421,7 @@ Status Partition::truncate_to(Offset offset, const char* reason) {
   const Offset old = log_->log_end_offset();
   if (offset >= old) return Status::ok();
   GREGOR_RETURN_IF_ERROR(log_->truncate_to(offset));
+  producer_state_.on_truncate();
   if (hw_ > offset) hw_ = offset;
   auto f = ids();
   f.emplace_back("offset", offset.value);
@@ -433,6 +434,7 @@ Status Partition::truncate_to(Offset offset, const char* reason) {
 Status Partition::truncate_fully_and_start_at(Offset offset, const char* reason) {
   const Offset old = log_->log_end_offset();
   GREGOR_RETURN_IF_ERROR(log_->truncate_fully_and_start_at(offset));
+  producer_state_.on_truncate();
   hw_ = offset;
   auto f = ids();
   f.emplace_back("offset", offset.value);

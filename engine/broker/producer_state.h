@@ -15,8 +15,11 @@
 // The state is rebuilt from the log, not replicated separately: before checking, the manager
 // scans whatever the log gained since it last looked (a follower's appends, or everything after a
 // restart), so a new leader after failover knows every producer's last batches and still
-// recognises a retried batch as a duplicate. If the log was truncated under what it had scanned,
-// it starts over from the log start.
+// recognises a retried batch as a duplicate. A truncation of the log must be reported
+// (on_truncate, as Kafka's truncateAndReload): the state starts over from the log start. Without
+// it a truncated batch stays "appended": a replica that loses its tail and leads again would
+// acknowledge a retry of a batch it no longer has as a duplicate (a lost acks=all write, found by
+// the swarm). catch_up also starts over when the last batch it scanned is gone, as a second line.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +60,8 @@ class ProducerStateManager {
   ProducerCheck check_leader_append(log::Log& log, const record::BatchHeader& header);
   // Records a batch the leader just appended at `first_offset`.
   void on_leader_append(const record::BatchHeader& header, int64_t first_offset);
+  // The log was truncated (or emptied): forget everything; the next check rebuilds from the log.
+  void on_truncate() { reset(); }
 
   const std::map<int64_t, ProducerEntry>& producers() const { return producers_; }
   int64_t scanned_to() const { return scanned_to_; }

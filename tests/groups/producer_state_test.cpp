@@ -124,3 +124,21 @@ TEST_CASE("producer state is rebuilt from the log: a new leader still recognises
   CHECK(again.error == ErrorCode::NONE);
   CHECK(state.scanned_to() == 4);
 }
+
+TEST_CASE("a truncated batch is no duplicate once other batches took its offsets (swarm safe seed 486)", "[groups][idempotence]") {
+  // The leader appends producer 7's batch (seq 2) at offset 2, loses it to a truncation when it
+  // becomes a follower, leads again and appends a non-idempotent producer's batches at offsets 2
+  // and 3 (no state check for those). Producer 7's retry of seq 2 must be appended, not
+  // acknowledged with offset 2, which now holds someone else's record: that ack would be a lost
+  // acks=all write. Partition reports every truncation (on_truncate); without it the manager
+  // followed the new appends as if nothing had happened.
+  Leader l;
+  CHECK(l.append(idempotent_batch(7, 0, 0, 2)) == std::make_pair(ErrorCode::NONE, int64_t{0}));
+  CHECK(l.append(idempotent_batch(7, 0, 2, 1)) == std::make_pair(ErrorCode::NONE, int64_t{2}));
+  REQUIRE(l.log->truncate_to(Offset{2}).is_ok());
+  l.state.on_truncate();
+  CHECK(l.append(idempotent_batch(-1, -1, -1, 1)).second == 2);
+  CHECK(l.append(idempotent_batch(-1, -1, -1, 1)).second == 3);
+  CHECK(l.append(idempotent_batch(7, 0, 2, 1)) == std::make_pair(ErrorCode::NONE, int64_t{4}));
+  CHECK(l.append(idempotent_batch(7, 0, 2, 1)) == std::make_pair(ErrorCode::NONE, int64_t{4}));  // now a duplicate
+}
