@@ -189,11 +189,14 @@ int cmd_gui(const Args& args) {
     const auto& m = dashboard.model();
     std::printf("frames %d at %dx%d on %s (%zu nodes, %zu partitions, %s):\n"
                 "  median %.2f ms  mean %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms  (%.0f fps at the median)\n"
-                "  of which the dashboard's CPU part (model and ImGui, before OpenGL): median %.2f ms\n",
+                "  of which the dashboard's CPU part (model and ImGui, before OpenGL): median %.2f ms; %d vertices a frame\n"
+                "  baseline, the same window with an empty frame (%d frames, same run): median %.2f ms;"
+                " the dashboard takes %.1fx that\n",
                 report.frames, width, height, report.renderer.c_str(), m.nodes.size(), m.partitions.size(),
                 wopts.bench_play ? "playing" : "paused", report.median_frame_ms, report.mean_frame_ms, report.p95_frame_ms,
                 report.p99_frame_ms, report.max_frame_ms, report.median_frame_ms > 0 ? 1000.0 / report.median_frame_ms : 0.0,
-                report.median_ui_ms);
+                report.median_ui_ms, report.vertices, bench_frames, report.median_baseline_ms,
+                report.median_baseline_ms > 0 ? report.median_frame_ms / report.median_baseline_ms : 0.0);
   }
   return 0;
 }

@@ -63,7 +63,7 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
   if (options.bench_frames > 0 && options.bench_play) dashboard.session().playing = true;
 
   Status result = Status::ok();
-  std::vector<double> frame_ms, ui_ms;
+  std::vector<double> frame_ms, ui_ms, baseline_ms;
   int frame = 0;
   auto last = std::chrono::steady_clock::now();
   while (!glfwWindowShouldClose(window)) {
@@ -77,9 +77,17 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
     last = start;
     int w = 0, h = 0;
     glfwGetFramebufferSize(window, &w, &h);
-    dashboard.frame(std::min(dt, 0.1), static_cast<float>(w), static_cast<float>(h));
+    const bool baseline = options.bench_frames > 0 && static_cast<int>(frame_ms.size()) >= options.bench_frames;
+    if (baseline) {
+      ImGui::Begin("baseline");
+      ImGui::TextUnformatted("an empty frame");
+      ImGui::End();
+    } else {
+      dashboard.frame(std::min(dt, 0.1), static_cast<float>(w), static_cast<float>(h));
+    }
     ImGui::Render();
-    if (options.bench_frames > 0) ui_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (options.bench_frames > 0 && !baseline) r.vertices = ImGui::GetDrawData()->TotalVtxCount;
+    if (options.bench_frames > 0 && !baseline) ui_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     glViewport(0, 0, w, h);
     glClearColor(0.08f, 0.08f, 0.10f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
@@ -103,11 +111,12 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
     glfwSwapBuffers(window);
     if (options.bench_frames > 0) {
       glFinish();
-      frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      if (static_cast<int>(frame_ms.size()) >= options.bench_frames) break;
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      (baseline ? baseline_ms : frame_ms).push_back(ms);
+      if (static_cast<int>(baseline_ms.size()) >= options.bench_frames) break;
     }
   }
-  r.frames = frame;
+  r.frames = options.bench_frames > 0 ? static_cast<int>(frame_ms.size()) : frame;
   if (!frame_ms.empty()) {
     double sum = 0;
     for (double v : frame_ms) sum += v;
@@ -118,6 +127,8 @@ Status run_window(Dashboard& dashboard, const WindowOptions& options, WindowRepo
     r.median_frame_ms = quantile(50);
     std::sort(ui_ms.begin(), ui_ms.end());
     if (!ui_ms.empty()) r.median_ui_ms = ui_ms[ui_ms.size() / 2];
+    std::sort(baseline_ms.begin(), baseline_ms.end());
+    if (!baseline_ms.empty()) r.median_baseline_ms = baseline_ms[baseline_ms.size() / 2];
     r.p95_frame_ms = quantile(95);
     r.p99_frame_ms = quantile(99);
     r.max_frame_ms = sorted.back();

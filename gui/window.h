@@ -29,6 +29,11 @@ struct WindowReport {
   // The median of the frames' CPU part: the session, the model and the ImGui calls (the rest is
   // OpenGL drawing, which Mesa's llvmpipe also does on the CPU).
   double median_ui_ms = 0;
+  // The baseline, measured in the same run after the dashboard's frames: as many frames of the same
+  // window with one small ImGui window and nothing else (clear, draw, swap, glFinish): the floor
+  // the renderer sets on this machine today.
+  double median_baseline_ms = 0;
+  int vertices = 0;  // ImGui vertices in the last dashboard frame
   std::string renderer;  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
   int framebuffer_width = 0, framebuffer_height = 0;
 };
