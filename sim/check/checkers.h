@@ -7,8 +7,8 @@
 //   hw-monotonic          a leader's high watermark never goes back within its epoch
 //   hw-within-isr         the leader's HW <= the LEO of every member of its ISR
 //   log-matching          replica logs agree, batch for batch, below their high watermarks
-//   acked-write-lost      every acks=all acknowledged batch is in the log of each new leader, and
-//                         of the final leader
+//   acked-write-lost      every acks=all acknowledged batch is in the log of each new leader (of the
+//                         newest epoch the controller elected), and of the final leader
 //   acks1-write-lost      the same for acks=1 acknowledgements (Kafka does not promise it; the
 //                         teaching stories show when it fails)
 #pragma once
