@@ -66,8 +66,8 @@ bool parse_add_config(const std::string& text, std::vector<std::pair<std::string
 
 std::optional<NodeId> any_broker(ClientSession& session) {
   auto md = session.metadata(std::vector<std::string>{}, kCallTimeout);
-  if (!md || md->brokers.empty()) return std::nullopt;
-  return NodeId{md->controller_id >= 0 ? md->controller_id : md->brokers[0].node_id};
+  if (!md) return std::nullopt;
+  return admin_broker(*md);
 }
 
 int describe(ClientSession& session, ConfigResourceType type, const std::string& name, bool all) {

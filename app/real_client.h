@@ -83,6 +83,14 @@ class ClientSession {
   std::unique_ptr<net::asio::signal_set> signals_;
 };
 
+// The broker to send a cluster-wide admin request to (any broker answers it): the controller, or
+// else the first broker Metadata lists; nullopt when it lists none.
+inline std::optional<NodeId> admin_broker(const protocol::MetadataResponse& md) {
+  if (md.controller_id >= 0) return NodeId{md.controller_id};
+  if (md.brokers.empty()) return std::nullopt;
+  return NodeId{md.brokers[0].node_id};
+}
+
 // One request to `to`, waited for: the decoded response, or nullopt on a transport error, a timeout
 // or an undecodable response.
 template <typename Response, typename Request>

@@ -119,11 +119,11 @@ int create(ClientSession& session, const std::string& topic, int32_t partitions,
 std::map<std::string, std::string> non_default_configs(ClientSession& session, const protocol::MetadataResponse& md,
                                                        const std::vector<std::string>& topics) {
   std::map<std::string, std::string> out;
-  if (topics.empty() || md.brokers.empty()) return out;
+  const std::optional<NodeId> to = admin_broker(md);
+  if (topics.empty() || !to) return out;
   protocol::DescribeConfigsRequest req;
   for (const auto& t : topics) req.resources.push_back({static_cast<int8_t>(protocol::ConfigResourceType::TOPIC), t, std::nullopt});
-  NodeId to{md.controller_id >= 0 ? md.controller_id : md.brokers[0].node_id};
-  auto resp = call<protocol::DescribeConfigsResponse>(session, to, req, 1, kCommandTimeout);
+  auto resp = call<protocol::DescribeConfigsResponse>(session, *to, req, 1, kCommandTimeout);
   if (!resp) return out;
   for (const auto& r : resp->results) {
     std::string text;

@@ -248,10 +248,9 @@ void Broker::handle_incremental_alter_configs(const Request& req, ByteReader& r)
         }
         if (auto problem = alter_resource_problem(res.resource_type, names); !problem.empty())
           return done(ErrorCode::INVALID_REQUEST, problem);
-        const TopicConfig defaults = config_.topic_defaults;
         edit_topic_config(
             res.resource_name,
-            [ops = res.configs, defaults](std::map<std::string, std::string>& overrides) {
+            [ops = res.configs, defaults = config_.topic_defaults.to_map()](std::map<std::string, std::string>& overrides) {
               for (const auto& c : ops) {
                 auto op = static_cast<ConfigOperation>(c.config_operation);
                 if (op == ConfigOperation::SET) {
@@ -266,7 +265,7 @@ void Broker::handle_incremental_alter_configs(const Request& req, ByteReader& r)
                   // The list as it stands: the override, or the default it would replace.
                   auto it = overrides.find(c.name);
                   std::vector<std::string> items =
-                      split_config_list(it != overrides.end() ? it->second : defaults.to_map().at(c.name));
+                      split_config_list(it != overrides.end() ? it->second : defaults.at(c.name));
                   for (const auto& v : split_config_list(*c.value)) {
                     auto pos = std::find(items.begin(), items.end(), v);
                     if (op == ConfigOperation::APPEND && pos == items.end()) items.push_back(v);

@@ -153,19 +153,14 @@ class AckedWriteChecker final : public Checker {
       acked_[partition_key(e)][e.get_int("base_offset")] = e.get_int("crc");
       return;
     }
-    if (e.kind == "leader_change") {
-      auto& elected = elected_epoch_[partition_key(e)];
-      elected = std::max(elected, e.get_int("leader_epoch"));
-      return;
-    }
     if (e.kind == "become_leader") {
       // A broker acting on a LeaderAndIsr the controller has already superseded (it was paused
       // or cut off when the newer one was sent) leads an epoch nobody follows: it cannot advance
       // its high watermark, so its log is not where acknowledged writes must be. It learns of
       // the newer epoch and truncates (swarm safe seed 1303); a real new leader is checked here,
       // and the final one at the end.
-      auto it = elected_epoch_.find(partition_key(e));
-      if (it != elected_epoch_.end() && e.get_int("leader_epoch") < it->second) return;
+      const PartitionView* p = model.partition(partition_key(e));
+      if (p && e.get_int("leader_epoch") < p->elected_epoch) return;
       check_leader(e.node.value, partition_key(e), model, e.time);
     }
   }
@@ -190,7 +185,6 @@ class AckedWriteChecker final : public Checker {
   }
   int acks_;
   std::map<PartitionKey, std::map<int64_t, int64_t>> acked_;  // base offset -> crc
-  std::map<PartitionKey, int64_t> elected_epoch_;             // the controller's newest leader epoch
 };
 
 }  // namespace

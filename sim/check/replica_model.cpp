@@ -1,5 +1,6 @@
 #include "sim/check/replica_model.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace gregor::sim {
@@ -103,6 +104,11 @@ bool ReplicaModel::apply(const TraceEvent& e) {
     auto tp = partition_key(e);
     auto& p = partitions_[tp];
     if (p.leader == node && e.get_int("leader_epoch") == p.leader_epoch) p.isr = parse_int_list(e.get_string("isr"));
+    return true;
+  }
+  if (k == "leader_change") {
+    auto& p = partitions_[partition_key(e)];
+    p.elected_epoch = std::max(p.elected_epoch, static_cast<int32_t>(e.get_int("leader_epoch")));
     return true;
   }
   if (k == "partition_offline") {

@@ -32,6 +32,8 @@ struct PartitionView {
   int32_t leader = -1;        // the broker that became leader at the highest epoch
   int32_t leader_epoch = -1;
   std::vector<int32_t> isr;   // as its leader or the controller last set it
+  int32_t elected_epoch = -1; // the newest leader epoch the controller elected (leader_change); a
+                              // become_leader below it acts on a superseded LeaderAndIsr
 };
 
 using PartitionKey = std::pair<std::string, int32_t>;  // topic, partition
