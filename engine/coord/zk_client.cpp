@@ -10,6 +10,23 @@ ZkClient::ZkClient(Runtime& rt, ZkClientConfig config) : rt_(rt), config_(std::m
   GREGOR_ASSERT_MSG(!config_.servers.empty(), "a zk client needs at least one server");
   for (NodeId s : config_.servers) GREGOR_ASSERT_MSG(s.value > 0, "zk servers are named by node id");
   GREGOR_ASSERT(config_.session_timeout.us > 0 && config_.connect_backoff.us > 0);
+  GREGOR_ASSERT_MSG(config_.chroot.empty() || (config_.chroot != "/" && valid_path(config_.chroot)),
+                    "a chroot is a path other than /: " + config_.chroot);
+}
+
+std::string ZkClient::server_path(const std::string& path) const {
+  // ZooKeeper's prependChroot: "/" is the chroot itself.
+  if (config_.chroot.empty()) return path;
+  return path == "/" ? config_.chroot : config_.chroot + path;
+}
+
+std::string ZkClient::client_path(const std::string& path) const {
+  const std::string& root = config_.chroot;
+  if (root.empty()) return path;
+  if (path == root) return "/";
+  if (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/')
+    return path.substr(root.size());
+  return path;  // not under the chroot (ZooKeeper's client logs and keeps it too)
 }
 
 ZkClient::~ZkClient() {
@@ -83,15 +100,13 @@ void ZkClient::connect_attempt() {
   phase_ = Phase::kHandshake;
   generation_++;
   server_ = order_[next_server_++ % order_.size()];
-  handshake_xid_ = next_xid();
-  wire::Request q;
-  q.xid = handshake_xid_;
-  q.op = wire::OpCode::kCreateSession;
-  q.connect.last_zxid_seen = last_zxid_seen_;
-  q.connect.timeout_ms = static_cast<int32_t>(config_.session_timeout.ms());
-  q.connect.session_id = session_id_;
-  q.connect.password = password_;
-  if (!rt_.send(*server_, wire::encode_request(q))) return connection_lost("cannot connect");
+  wire::ConnectRequest q;
+  q.last_zxid_seen = last_zxid_seen_;
+  q.timeout_ms = static_cast<int32_t>(config_.session_timeout.ms());
+  q.session_id = session_id_;
+  // ZooKeeper's client sends 16 zero bytes until it has a session's password.
+  q.password = password_.empty() ? Bytes(wire::kPasswordBytes, 0) : password_;
+  if (!rt_.send(*server_, wire::encode_connect_request(q))) return connection_lost("cannot connect");
   // ZooKeeper's connect timeout: the session timeout shared among the servers to try.
   const Duration connect_timeout = config_.session_timeout / static_cast<int64_t>(order_.size());
   connect_timer_ = rt_.after(connect_timeout, [this] { connection_lost("connect timed out"); });
@@ -108,19 +123,17 @@ void ZkClient::schedule_reconnect() {
   backoff_timer_ = rt_.after(d, [this] { connect_attempt(); });
 }
 
-void ZkClient::handle_connect_reply(const wire::Reply& reply) {
+void ZkClient::handle_connect_reply(const wire::ConnectResponse& reply) {
   rt_.cancel(connect_timer_);
-  handshake_xid_ = 0;
-  if (reply.header.err == ZkError::kSessionExpired) return session_expired();
-  if (reply.header.err != ZkError::kOk)
-    return connection_lost(std::string("connect refused: ") + zk_error_name(reply.header.err));
-  if (session_id_ != 0 && reply.connect.session_id != session_id_)
+  // A timeout of 0 is how a server says the session is gone (expired, closed, or the password
+  // does not match).
+  if (reply.timeout_ms <= 0) return session_expired();
+  if (session_id_ != 0 && reply.session_id != session_id_)
     return connection_lost("the server answered for another session");
-  if (reply.connect.timeout_ms <= 0 || reply.connect.session_id == 0)
-    return connection_lost("malformed connect reply");
-  session_id_ = reply.connect.session_id;
-  password_ = reply.connect.password;
-  negotiated_timeout_ = Duration::millis(reply.connect.timeout_ms);
+  if (reply.session_id == 0) return connection_lost("malformed connect reply");
+  session_id_ = reply.session_id;
+  password_ = reply.password;
+  negotiated_timeout_ = Duration::millis(reply.timeout_ms);
   phase_ = Phase::kConnected;
   attempts_ = 0;
   last_heard_ = rt_.now();
@@ -132,15 +145,22 @@ void ZkClient::handle_connect_reply(const wire::Reply& reply) {
     q.xid = wire::kSetWatchesXid;
     q.op = wire::OpCode::kSetWatches;
     q.set_watches.relative_zxid = last_zxid_seen_;
-    q.set_watches.data_watches.assign(data_watches_.begin(), data_watches_.end());
-    q.set_watches.exist_watches.assign(exist_watches_.begin(), exist_watches_.end());
-    q.set_watches.child_watches.assign(child_watches_.begin(), child_watches_.end());
+    for (const auto& p : data_watches_) q.set_watches.data_watches.push_back(server_path(p));
+    for (const auto& p : exist_watches_) q.set_watches.exist_watches.push_back(server_path(p));
+    for (const auto& p : child_watches_) q.set_watches.child_watches.push_back(server_path(p));
     send_frame(wire::encode_request(q));
   }
   std::deque<Request> waiting = std::move(queued_);
   queued_.clear();
   for (auto& r : waiting) send_request(r);
   set_state(SessionState::kConnected, true);
+}
+
+void ZkClient::drop_connection() {
+  // Every attempt and every session resumption is a new connection (its first frame is the
+  // handshake), so the old one is closed, and nothing more is read from it.
+  if (server_) rt_.close_connection(*server_);
+  server_.reset();
 }
 
 void ZkClient::connection_lost(const std::string& reason) {
@@ -150,8 +170,7 @@ void ZkClient::connection_lost(const std::string& reason) {
   const bool was_connected = phase_ == Phase::kConnected;
   cancel_connection_timers();
   phase_ = Phase::kBackoff;
-  server_.reset();
-  handshake_xid_ = 0;
+  drop_connection();
   schedule_reconnect();
   if (was_connected) set_state(SessionState::kDisconnected, false);
   // Callbacks last: they may call back into the client (close, start, new requests).
@@ -164,8 +183,7 @@ void ZkClient::session_expired() {
   cancel_connection_timers();
   rt_.cancel(backoff_timer_);
   phase_ = Phase::kIdle;
-  server_.reset();
-  handshake_xid_ = 0;
+  drop_connection();
   closed_ = true;
   data_watches_.clear();
   exist_watches_.clear();
@@ -186,6 +204,8 @@ void ZkClient::close() {
   q.xid = r.xid;
   q.op = wire::OpCode::kCloseSession;
   r.frame = wire::encode_request(q);
+  // The answer (or a lost connection) ends the session here; shut_down closes the connection, as
+  // ZooKeeper's client does after closeSession.
   r.done = [this](ZkError, wire::Reply&) { shut_down(); };
   const int32_t xid = r.xid;
   r.timer = rt_.after(config_.request_timeout, [this, xid] { on_request_timeout(xid); });
@@ -196,7 +216,7 @@ void ZkClient::shut_down() {
   cancel_connection_timers();
   rt_.cancel(backoff_timer_);
   phase_ = Phase::kIdle;
-  server_.reset();
+  drop_connection();
   closed_ = true;
   data_watches_.clear();
   exist_watches_.clear();
@@ -241,31 +261,35 @@ void ZkClient::on_disconnect(NodeId peer) {
 
 void ZkClient::on_message(NodeId from, Bytes frame) {
   if (!server_ || from != *server_) return;  // not the current connection's server
+  if (phase_ == Phase::kHandshake) {
+    // The simulator keeps one connection state per pair of nodes, so a server can still send a
+    // frame meant for the connection this client just closed, ahead of the ConnectResponse.
+    // Such a frame starts with an xid, never 0 (this client numbers from 1, the reserved xids are
+    // negative); a ConnectResponse starts with protocol version 0.
+    ByteReader peek(as_view(frame));
+    if (peek.i32() != wire::kProtocolVersion || !peek.ok()) return;
+    wire::ConnectResponse reply;
+    if (!wire::decode_connect_response(as_view(frame), &reply)) return connection_lost("malformed connect reply");
+    last_heard_ = rt_.now();
+    return handle_connect_reply(reply);
+  }
+  if (phase_ != Phase::kConnected) return;
   wire::ReplyHeader header;
   if (!wire::decode_reply_header(as_view(frame), &header)) return connection_lost("malformed frame");
   last_heard_ = rt_.now();
   // Only the replies to requests (and to SetWatches) move the last zxid seen, as in ZooKeeper's
-  // ClientCnxn: a notification, a ping reply or a connect reply carries the server's newest zxid
-  // without the events leading up to it. Taking that one would make the SetWatches sent right
-  // after a reconnect start after the changes made while this client was away, and the server
-  // would register their watches again instead of firing them.
-  const bool request_reply =
-      phase_ == Phase::kConnected && header.xid != wire::kNotificationXid && header.xid != wire::kPingXid;
-  if (request_reply) last_zxid_seen_ = std::max(last_zxid_seen_, header.zxid);
-  if (phase_ == Phase::kHandshake) {
-    // Frames of an earlier handshake on the same connection may still arrive: only ours counts.
-    if (header.xid != handshake_xid_) return;
-    wire::Reply reply;
-    if (!wire::decode_reply(as_view(frame), wire::OpCode::kCreateSession, &reply))
-      return connection_lost("malformed connect reply");
-    return handle_connect_reply(reply);
-  }
-  if (phase_ != Phase::kConnected) return;
+  // ClientCnxn: a notification or a ping reply carries the server's newest zxid without the
+  // events leading up to it. Taking that one would make the SetWatches sent right after a
+  // reconnect start after the changes made while this client was away, and the server would
+  // register their watches again instead of firing them.
+  if (header.xid != wire::kNotificationXid && header.xid != wire::kPingXid)
+    last_zxid_seen_ = std::max(last_zxid_seen_, header.zxid);
   switch (header.xid) {
     case wire::kNotificationXid:
       return handle_notification(as_view(frame));
     case wire::kPingXid:
     case wire::kSetWatchesXid:
+    case wire::kAuthXid:
       if (header.err == ZkError::kSessionExpired) session_expired();
       return;
     default:
@@ -275,8 +299,9 @@ void ZkClient::on_message(NodeId from, Bytes frame) {
 
 void ZkClient::handle_notification(ByteView frame) {
   wire::Reply reply;
-  if (!wire::decode_reply(frame, std::nullopt, &reply)) return connection_lost("malformed notification");
-  const WatchEvent& e = reply.event;
+  if (!wire::decode_notification(frame, &reply)) return connection_lost("malformed notification");
+  WatchEvent e = reply.event;
+  e.path = client_path(e.path);
   switch (e.type) {
     case WatchType::kNodeCreated:
     case WatchType::kNodeDataChanged:
@@ -291,6 +316,8 @@ void ZkClient::handle_notification(ByteView frame) {
     case WatchType::kNodeChildrenChanged:
       child_watches_.erase(e.path);
       break;
+    default:
+      return;  // an event type this client never asks for (persistent watches, watch removal)
   }
   if (watch_listener_) watch_listener_(e);
 }
@@ -301,7 +328,20 @@ void ZkClient::handle_reply(const wire::ReplyHeader& header, ByteView frame) {
   outstanding_.pop_front();
   rt_.cancel(r.timer);
   wire::Reply reply;
-  const bool decoded = wire::decode_reply(frame, r.op, &reply);
+  bool decoded = wire::decode_reply(frame, r.op, &reply);
+  if (decoded && r.op == wire::OpCode::kMulti && reply.header.err == ZkError::kOk) {
+    // A multi answers one result per op; an ErrorResult does not say its op, the request does.
+    decoded = reply.results.size() == r.op_types.size();
+    for (size_t i = 0; decoded && i < reply.results.size(); i++) {
+      ZkOpResult& res = reply.results[i];
+      res.type = r.op_types[i];
+      // A failed multi is Ok in its header; its error is the first op's that is not Ok.
+      if (reply.header.err == ZkError::kOk && res.error != ZkError::kOk) reply.header.err = res.error;
+      if (is_create(res.type)) res.created_path = client_path(res.created_path);
+    }
+  }
+  if (decoded && (r.op == wire::OpCode::kCreate || r.op == wire::OpCode::kCreate2) && reply.header.err == ZkError::kOk)
+    reply.path = client_path(reply.path);
   if (!decoded) {
     reply = wire::Reply{};
     reply.header = header;
@@ -336,7 +376,7 @@ void ZkClient::run_deferred() {
   for (auto& fn : work) fn();
 }
 
-void ZkClient::submit(wire::Request q, Done done) {
+void ZkClient::submit(wire::Request q, Done done, bool absolute) {
   auto fail = [this, &done](ZkError err) {
     defer([done = std::move(done), err] {
       wire::Reply empty;
@@ -359,6 +399,13 @@ void ZkClient::submit(wire::Request q, Done done) {
   r.op = q.op;
   r.watch = q.watch;
   r.path = q.args.path;
+  for (const auto& op : q.ops) r.op_types.push_back(op.type);
+  if (!absolute) {
+    // A relative path ("", "a") stays as it is, so that the server refuses it as ZooKeeper would.
+    if (!q.args.path.empty() && q.args.path.front() == '/') q.args.path = server_path(q.args.path);
+    for (auto& op : q.ops)
+      if (!op.path.empty() && op.path.front() == '/') op.path = server_path(op.path);
+  }
   r.frame = wire::encode_request(q);
   if (r.frame.size() > ZkLimits::kMaxFrameBytes) return fail(ZkError::kBadArguments);
   r.done = std::move(done);
@@ -424,12 +471,31 @@ void ZkClient::fail_all(ZkError err) {
   }
 }
 
-void ZkClient::create(std::string path, Bytes data, CreateMode mode,
+void ZkClient::create(std::string path, std::optional<Bytes> data, CreateMode mode,
                       std::function<void(ZkError, std::string)> cb) {
   wire::Request q;
   q.op = wire::OpCode::kCreate;
   q.args = ZkOp::create(std::move(path), std::move(data), mode);
   submit(std::move(q), [cb = std::move(cb)](ZkError e, wire::Reply& r) { cb(e, std::move(r.path)); });
+}
+
+void ZkClient::create_chroot(std::function<void(ZkError)> cb) {
+  GREGOR_ASSERT_MSG(!config_.chroot.empty(), "create_chroot without a chroot");
+  // Each prefix of the chroot in turn, from the top ("/a", "/a/b"); requests on one connection
+  // are answered in order, so the last answer tells the outcome.
+  std::vector<std::string> prefixes;
+  for (size_t slash = config_.chroot.find('/', 1); slash != std::string::npos; slash = config_.chroot.find('/', slash + 1))
+    prefixes.push_back(config_.chroot.substr(0, slash));
+  prefixes.push_back(config_.chroot);
+  for (size_t i = 0; i < prefixes.size(); i++) {
+    wire::Request q;
+    q.op = wire::OpCode::kCreate;
+    q.args = ZkOp::create(prefixes[i], std::nullopt, CreateMode::kPersistent);
+    const bool last = i + 1 == prefixes.size();
+    submit(std::move(q), [cb, last](ZkError e, wire::Reply&) {
+      if (last) cb(e == ZkError::kNodeExists ? ZkError::kOk : e);
+    }, /*absolute=*/true);
+  }
 }
 
 void ZkClient::get_data(std::string path, bool watch, std::function<void(ZkError, Bytes, Stat)> cb) {

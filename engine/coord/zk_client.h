@@ -1,16 +1,26 @@
 // ZkClient: the client library of the coordination service, what a broker uses to talk to zk
 // (ZooKeeper's ClientCnxn + ZooKeeper handle, asynchronous API only: the engine never blocks).
+// It speaks ZooKeeper's jute protocol (engine/coord/zk_wire.h), to Gregor's ZkServer or to an
+// Apache ZooKeeper ensemble alike.
 //
 // The owning Node forwards to it every frame and disconnect whose peer satisfies owns_peer().
 //
-// Sessions. start() opens a session on one of the configured servers (tried in a shuffled order,
-// with exponential backoff between attempts). While connected the client pings every timeout/3.
-// A connection is lost when the runtime reports a disconnect, when a send fails, or when nothing
-// has been heard from the server for 2/3 of the session timeout (ZooKeeper's read timeout): the
-// listener hears kDisconnected, and the client reconnects, presenting its session id and password
-// to resume the session. If the server says the session expired, the listener hears kExpired and
-// every request fails with kSessionExpired until start() is called again, which opens a new
-// session (ZooKeeper requires a new handle; here the same object starts over).
+// Sessions. start() opens a session on one of the configured servers (a connect string's
+// host:port list; tried in a shuffled order, with exponential backoff between attempts). Each
+// attempt is a new connection whose first frame is the ConnectRequest. While connected the client
+// pings every timeout/3. A connection is lost when the runtime reports a disconnect, when a send
+// fails, or when nothing has been heard from the server for 2/3 of the session timeout
+// (ZooKeeper's read timeout): the client closes it, the listener hears kDisconnected, and the
+// client connects to the next server, presenting its session id and password to resume the
+// session there. If a server says the session expired (a ConnectResponse with timeout 0), the
+// listener hears kExpired and every request fails with kSessionExpired until start() is called
+// again, which opens a new session (ZooKeeper requires a new handle; here the same object starts
+// over).
+//
+// Chroot. With a chroot ("/kafka", a connect string's suffix) every path the caller names is
+// under it on the server, and paths coming back (created names, watch events) are made relative
+// to it again, as ZooKeeper's client does. The chroot znode itself must exist: create_chroot()
+// creates it and its parents, as a Kafka broker does at its first start.
 //
 // Requests. Callbacks run on the runtime's thread, never from inside the call that submitted the
 // request. Replies come in request order. A request made while not connected waits for the
@@ -47,6 +57,7 @@ namespace gregor::coord {
 
 struct ZkClientConfig {
   std::vector<NodeId> servers;
+  std::string chroot;  // "" or a valid path other than "/" (e.g. "/kafka")
   Duration session_timeout = Duration::millis(18000);  // Kafka's zookeeper.session.timeout.ms
   Duration connect_backoff = Duration::millis(100);     // first retry delay, doubled per failure
   Duration connect_backoff_max = Duration::millis(1000);
@@ -76,7 +87,13 @@ class ZkClient {
   int64_t last_zxid_seen() const { return last_zxid_seen_; }
   size_t pending_requests() const { return queued_.size() + outstanding_.size(); }
 
-  void create(std::string path, Bytes data, CreateMode mode, std::function<void(ZkError, std::string created_path)> cb);
+  // data nullopt sends jute's null (as ZooKeeper's create(path, null, ...)). Znodes get the open
+  // ACL (ZooDefs.Ids.OPEN_ACL_UNSAFE), as Kafka's unless zookeeper.set.acl is on.
+  void create(std::string path, std::optional<Bytes> data, CreateMode mode,
+              std::function<void(ZkError, std::string created_path)> cb);
+  // Creates the chroot and its missing parents (each a persistent znode with null data), outside
+  // the chroot; kOk when it exists afterwards. REQUIRES: a chroot is configured.
+  void create_chroot(std::function<void(ZkError)> cb);
   void get_data(std::string path, bool watch, std::function<void(ZkError, Bytes, Stat)> cb);
   void set_data(std::string path, Bytes data, int32_t expected_version, std::function<void(ZkError, Stat)> cb);
   void remove(std::string path, int32_t expected_version, std::function<void(ZkError)> cb);
@@ -99,11 +116,15 @@ class ZkClient {
     TimerId timer{};
     bool timed_out = false;
     bool watch = false;  // a read that asked for a watch
-    std::string path;
+    std::string path;    // as the caller named it (without the chroot)
+    std::vector<ZkOpType> op_types;  // a multi's ops, to name its results
   };
   enum class Phase { kIdle, kBackoff, kHandshake, kConnected };
 
-  void submit(wire::Request request, Done done);
+  // absolute: the paths are the server's own (create_chroot), not under the chroot.
+  void submit(wire::Request request, Done done, bool absolute = false);
+  std::string server_path(const std::string& path) const;  // with the chroot
+  std::string client_path(const std::string& path) const;  // without it
   void defer(std::function<void()> fn);
   void run_deferred();
   void send_request(Request& r);
@@ -112,10 +133,11 @@ class ZkClient {
 
   void connect_attempt();
   void schedule_reconnect();
-  void handle_connect_reply(const wire::Reply& reply);
+  void handle_connect_reply(const wire::ConnectResponse& reply);
   void handle_reply(const wire::ReplyHeader& header, ByteView frame);
   void handle_notification(ByteView frame);
   void connection_lost(const std::string& reason);
+  void drop_connection();  // closes the current connection (if any) and forgets its server
   void session_expired();
   void shut_down();
   void fail_all(ZkError err);
@@ -138,7 +160,6 @@ class ZkClient {
   size_t next_server_ = 0;
   std::optional<NodeId> server_;
   uint64_t generation_ = 0;  // counts connection attempts: a deferred failure names its own
-  int32_t handshake_xid_ = 0;
   int32_t last_xid_ = 0;
   int attempts_ = 0;
 

@@ -6,13 +6,16 @@
 namespace gregor::coord {
 namespace {
 
-// Snapshot layout (big-endian):
-//   magic:"ZKSN" format:uint32(1) last_zxid:int64
-//   session_count:int32 (session_id:int64 timeout_ms:int32 password:bytes)...
-//   node_count:int32 (path:string data:bytes stat)...      nodes in sorted path order, root first
+// Snapshot layout (big-endian; strings and buffers as jute's: int32 length, -1 = null):
+//   magic:"ZKSN" format:uint32(2) last_zxid:int64
+//   session_count:int32 (session_id:int64 timeout_ms:int32 password:buffer)...
+//   node_count:int32 (path:string data:buffer stat)...     nodes in sorted path order, root first;
+//                                                          stat as on the wire (68 bytes)
 //   crc:uint32                                             CRC-32C of every byte before it
+// Format 1 (before the jute wire format) had no ctime/mtime/aversion and no null data; it is not
+// read any more (recovery reports an unknown format).
 constexpr uint32_t kSnapshotMagic = 0x5A4B534E;  // "ZKSN"
-constexpr uint32_t kSnapshotFormat = 1;
+constexpr uint32_t kSnapshotFormat = 2;
 
 ZkOpType op_type_of(TxnType t) {
   switch (t) {
@@ -49,7 +52,7 @@ ZkError ZkDatabase::apply_op(const Txn& txn, const TxnOp& op, ApplyResult* resul
     }
     case TxnType::kCreate:
       if (op.ephemeral_owner != 0 && !sessions_.count(op.ephemeral_owner)) return ZkError::kSessionExpired;
-      err = tree_.create(op.path, op.data, op.ephemeral_owner, txn.zxid);
+      err = tree_.create(op.path, op.data, op.null_data, op.ephemeral_owner, txn.zxid, txn.time_ms);
       if (err != ZkError::kOk) return err;
       res.created_path = op.path;
       res.stat = tree_.find(op.path)->stat;
@@ -63,7 +66,7 @@ ZkError ZkDatabase::apply_op(const Txn& txn, const TxnOp& op, ApplyResult* resul
       result->triggers.push_back({parent_path(op.path), WatchType::kNodeChildrenChanged});
       break;
     case TxnType::kSetData:
-      err = tree_.set_data(op.path, op.data, op.version, txn.zxid);
+      err = tree_.set_data(op.path, op.data, op.null_data, op.version, txn.zxid, txn.time_ms);
       if (err != ZkError::kOk) return err;
       res.stat = tree_.find(op.path)->stat;
       result->triggers.push_back({op.path, WatchType::kNodeDataChanged});
@@ -104,13 +107,13 @@ Bytes ZkDatabase::encode_snapshot() const {
   for (const auto& [id, s] : sessions_) {
     w.i64(id);
     w.i32(s.timeout_ms);
-    w.bytes(as_view(s.password));
+    wire::jute::put_buffer(w, as_view(s.password));
   }
   w.i32(static_cast<int32_t>(tree_.node_count()));
   for (const auto& [path, node] : tree_.nodes()) {
-    w.string(path);
-    w.bytes(as_view(node.data));
-    wire::encode_stat(w, node.stat);
+    wire::jute::put_string(w, path);
+    wire::jute::put_buffer(w, as_view(node.data), node.null_data);
+    wire::jute::put_stat(w, node.stat);
   }
   w.u32(record::crc32c(as_view(w.bytes_ref())));
   return w.take();
@@ -133,16 +136,17 @@ Status ZkDatabase::decode_snapshot(ByteView data) {
     const int64_t id = r.i64();
     SessionRecord s;
     s.timeout_ms = r.i32();
-    s.password = r.bytes();
+    s.password = wire::jute::get_buffer(r);
     if (!db.sessions_.emplace(id, std::move(s)).second) return corrupt("duplicate session");
   }
-  const int32_t nodes = r.array_count(6);
+  const int32_t nodes = r.array_count(8 + wire::kStatBytes);
   for (int32_t i = 0; i < nodes && r.ok(); i++) {
-    std::string path = r.string();
-    Bytes node_data = r.bytes();
-    Stat stat = wire::decode_stat(r);
+    std::string path = wire::jute::get_string(r);
+    bool null_data = false;
+    Bytes node_data = wire::jute::get_buffer(r, &null_data);
+    Stat stat = wire::jute::get_stat(r);
     if (!r.ok()) break;
-    if (!db.tree_.restore(path, std::move(node_data), stat)) return corrupt("znode does not fit: " + path);
+    if (!db.tree_.restore(path, std::move(node_data), null_data, stat)) return corrupt("znode does not fit: " + path);
   }
   if (!r.ok() || !r.at_end()) return corrupt("malformed");
   if (!db.tree_.consistent()) return corrupt("child counts do not match");

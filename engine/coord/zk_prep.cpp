@@ -15,7 +15,8 @@ std::string parent_of_new(const std::string& path) {
 
 TxnType txn_type_of(ZkOpType t) {
   switch (t) {
-    case ZkOpType::kCreate: return TxnType::kCreate;
+    case ZkOpType::kCreate:
+    case ZkOpType::kCreate2: return TxnType::kCreate;
     case ZkOpType::kDelete: return TxnType::kDelete;
     case ZkOpType::kSetData: return TxnType::kSetData;
     case ZkOpType::kCheck: return TxnType::kCheck;
@@ -34,8 +35,8 @@ std::optional<ZkPrep::Record> ZkPrep::lookup(const Changes& local, const std::st
   return std::nullopt;
 }
 
-ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, const ZkOp& op, Changes& local, TxnOp* txn_op,
-                           ZkOpResult* result) const {
+ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, int64_t time_ms, const ZkOp& op, Changes& local,
+                           TxnOp* txn_op, ZkOpResult* result) const {
   result->type = op.type;
   txn_op->type = txn_type_of(op.type);
   auto live = [&](const std::string& path) -> std::optional<Record> {
@@ -44,7 +45,12 @@ ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, const ZkOp& op, Change
     return r;
   };
   switch (op.type) {
-    case ZkOpType::kCreate: {
+    case ZkOpType::kCreate:
+    case ZkOpType::kCreate2: {
+      // Containers and TTL nodes (flags 4-6) are not offered; any other flag is not a CreateMode.
+      if (!valid_create_mode(op.mode)) return ZkError::kBadArguments;
+      // ZooKeeper's fixupACL: an empty list is refused; the entries themselves are not kept.
+      if (op.acl.empty()) return ZkError::kInvalidAcl;
       const bool sequential = is_sequential(op.mode);
       if (!valid_path(op.path, sequential) || (op.path == "/" && !sequential)) return ZkError::kBadArguments;
       if (op.data.size() > ZkLimits::kMaxDataBytes) return ZkError::kBadArguments;
@@ -59,6 +65,7 @@ ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, const ZkOp& op, Change
       const int64_t owner = is_ephemeral(op.mode) ? session : 0;
       Record created{zxid, true, Stat{}};
       created.stat.czxid = created.stat.mzxid = created.stat.pzxid = zxid;
+      created.stat.ctime = created.stat.mtime = time_ms;
       created.stat.ephemeral_owner = owner;
       created.stat.data_length = static_cast<int32_t>(op.data.size());
       local[path] = created;
@@ -69,13 +76,14 @@ ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, const ZkOp& op, Change
       local[parent] = *parent_record;
       txn_op->path = path;
       txn_op->data = op.data;
+      txn_op->null_data = op.null_data;
       txn_op->ephemeral_owner = owner;
       result->created_path = path;
       result->stat = created.stat;
       return ZkError::kOk;
     }
     case ZkOpType::kDelete: {
-      if (!valid_path(op.path) || op.path == "/") return ZkError::kBadArguments;
+      if (!valid_path(op.path) || op.path == "/" || is_system_path(op.path)) return ZkError::kBadArguments;
       auto record = live(op.path);
       if (!record) return ZkError::kNoNode;
       if (op.version != -1 && record->stat.version != op.version) return ZkError::kBadVersion;
@@ -96,14 +104,18 @@ ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, const ZkOp& op, Change
       if (!valid_path(op.path) || op.data.size() > ZkLimits::kMaxDataBytes) return ZkError::kBadArguments;
       auto record = live(op.path);
       if (!record) return ZkError::kNoNode;
+      // ZooKeeper's /zookeeper/config has a read-only ACL (only reconfig changes it).
+      if (op.path == kConfigPath) return ZkError::kNoAuth;
       if (op.version != -1 && record->stat.version != op.version) return ZkError::kBadVersion;
       record->zxid = zxid;
       record->stat.version++;
       record->stat.mzxid = zxid;
+      record->stat.mtime = time_ms;
       record->stat.data_length = static_cast<int32_t>(op.data.size());
       local[op.path] = *record;
       txn_op->path = op.path;
       txn_op->data = op.data;
+      txn_op->null_data = op.null_data;
       txn_op->version = record->stat.version;
       result->stat = record->stat;
       return ZkError::kOk;
@@ -130,7 +142,7 @@ void ZkPrep::commit_changes(int64_t zxid, Changes& local) {
   last_prepared_zxid_ = zxid;
 }
 
-PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, const std::vector<ZkOp>& ops, bool multi) {
+PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, int64_t time_ms, const std::vector<ZkOp>& ops, bool multi) {
   GREGOR_ASSERT(multi || ops.size() == 1);
   PrepOutcome out;
   const int64_t zxid = last_prepared_zxid_ + 1;
@@ -139,6 +151,7 @@ PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, const std::vector<ZkOp>& o
   txn.zxid = zxid;
   txn.session = session;
   txn.xid = xid;
+  txn.time_ms = time_ms;
   txn.multi = multi;
   bool changes_state = false;
   for (const ZkOp& op : ops) {
@@ -150,7 +163,7 @@ PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, const std::vector<ZkOp>& o
       continue;
     }
     TxnOp txn_op;
-    result.error = prepare_op(session, zxid, op, local, &txn_op, &result);
+    result.error = prepare_op(session, zxid, time_ms, op, local, &txn_op, &result);
     if (result.error != ZkError::kOk) {
       out.error = result.error;
       // The ops before the failing one are rolled back: they report Ok with no payload.
@@ -170,11 +183,12 @@ PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, const std::vector<ZkOp>& o
   return out;
 }
 
-PrepOutcome ZkPrep::create_session(int64_t session, int32_t timeout_ms, Bytes password) {
+PrepOutcome ZkPrep::create_session(int64_t session, int32_t timeout_ms, Bytes password, int64_t time_ms) {
   PrepOutcome out;
   Txn txn;
   txn.zxid = last_prepared_zxid_ + 1;
   txn.session = session;
+  txn.time_ms = time_ms;
   TxnOp op;
   op.type = TxnType::kCreateSession;
   op.timeout_ms = timeout_ms;
@@ -185,7 +199,7 @@ PrepOutcome ZkPrep::create_session(int64_t session, int32_t timeout_ms, Bytes pa
   return out;
 }
 
-PrepOutcome ZkPrep::close_session(int64_t session, int32_t xid, bool expired) {
+PrepOutcome ZkPrep::close_session(int64_t session, int32_t xid, bool expired, int64_t time_ms) {
   PrepOutcome out;
   const int64_t zxid = last_prepared_zxid_ + 1;
   // The session's ephemerals as they will be: the tree's, plus outstanding creates, minus
@@ -218,6 +232,7 @@ PrepOutcome ZkPrep::close_session(int64_t session, int32_t xid, bool expired) {
   txn.zxid = zxid;
   txn.session = session;
   txn.xid = xid;
+  txn.time_ms = time_ms;
   txn.ops.push_back(std::move(op));
   commit_changes(zxid, local);
   out.txn = std::move(txn);

@@ -36,11 +36,12 @@ class ZkPrep {
  public:
   explicit ZkPrep(const ZkDatabase& db);
 
-  // create / delete / set_data / check (multi = false, one op) or a multi.
-  PrepOutcome ops(int64_t session, int32_t xid, const std::vector<ZkOp>& ops, bool multi);
-  PrepOutcome create_session(int64_t session, int32_t timeout_ms, Bytes password);
+  // create / create2 / delete / set_data / check (multi = false, one op) or a multi, made at
+  // time_ms (the wall clock: the znodes' ctime / mtime).
+  PrepOutcome ops(int64_t session, int32_t xid, int64_t time_ms, const std::vector<ZkOp>& ops, bool multi);
+  PrepOutcome create_session(int64_t session, int32_t timeout_ms, Bytes password, int64_t time_ms);
   // Deletes the session's ephemerals (as they will be once the outstanding txns are applied).
-  PrepOutcome close_session(int64_t session, int32_t xid, bool expired);
+  PrepOutcome close_session(int64_t session, int32_t xid, bool expired, int64_t time_ms);
 
   // The zxid the next session would be named after (sessions take their id from their zxid).
   int64_t next_zxid() const { return last_prepared_zxid_ + 1; }
@@ -58,8 +59,8 @@ class ZkPrep {
   using Changes = std::map<std::string, Record>;
   // The view of path: the multi's own changes, then the outstanding ones, then the tree.
   std::optional<Record> lookup(const Changes& local, const std::string& path) const;
-  ZkError prepare_op(int64_t session, int64_t zxid, const ZkOp& op, Changes& local, TxnOp* txn_op,
-                     ZkOpResult* result) const;
+  ZkError prepare_op(int64_t session, int64_t zxid, int64_t time_ms, const ZkOp& op, Changes& local,
+                     TxnOp* txn_op, ZkOpResult* result) const;
   void commit_changes(int64_t zxid, Changes& local);
 
   const ZkDatabase& db_;

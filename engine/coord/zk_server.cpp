@@ -22,6 +22,10 @@ void ZkServer::start() {
   }
   recovery_ = *info;
   prep_ = std::make_unique<ZkPrep>(db_);
+  // ZooKeeper starts its session ids at the server id in the top byte and the clock below it, so
+  // that ids stay unique over restarts; here the start below the server id comes from the node's
+  // RNG stream (deterministic in the simulator), and ids in use are skipped.
+  session_counter_ = (rt_.rng().next_u64() & ((uint64_t{1} << 40) - 1)) << 16;
   durable_zxid_ = db_.last_zxid();
   serving_ = true;
   rt_.emit("zk_recover", {{"zxid", db_.last_zxid()},
@@ -51,31 +55,57 @@ void ZkServer::on_message(NodeId from, Bytes frame) {
   // The server only ever answers: a frame on a connection it opened cannot be a request.
   if (!is_inbound_connection(from)) return;
   const int32_t connection = from.value;
-  if (frame.size() > ZkLimits::kMaxFrameBytes) return bad_frame(connection, "frame too large");
+  if (frame.size() > config_.max_request_bytes) return bad_frame(connection, "frame too large");
+  Connection& conn = connection_entry(connection);
+  switch (conn.state) {
+    case ConnectionState::kHandshake: {
+      wire::ConnectRequest request;
+      if (!wire::decode_connect_request(as_view(frame), &request))
+        return bad_frame(connection, "malformed ConnectRequest");
+      return handle_connect(connection, request);
+    }
+    case ConnectionState::kDone:
+      // ZooKeeper would have closed this connection after its last answer; whatever still comes
+      // is dropped, and the connection with it.
+      return close(connection);
+    case ConnectionState::kConnected:
+      break;
+  }
   int32_t xid = 0, op = 0;
   if (!wire::decode_request_header(as_view(frame), &xid, &op)) return bad_frame(connection, "short header");
+  Pending p;
+  p.connection = connection;
+  p.binding = conn.binding;
+  p.xid = xid;
+  p.op = wire::OpCode::kPing;  // an error reply has no record, whatever the op
+  p.session = conn.session;
+  if (!wire::served_op(op)) {
+    // As ZooKeeper's UnimplementedRequestProcessor: the request's xid with Unimplemented.
+    rt_.emit("zk_bad_frame", {{"reason", "unimplemented op " + wire::op_name(op)}});
+    p.error = ZkError::kUnimplemented;
+    return enqueue(std::move(p));
+  }
   wire::Request request;
   if (!wire::decode_request(as_view(frame), &request)) {
     // The header is readable: answer this request with MarshallingError, in order.
-    rt_.emit("zk_bad_frame", {{"reason", "malformed body of op " + std::to_string(op)}});
-    Pending p;
-    p.connection = connection;
-    p.binding = connection_entry(connection).binding;
-    p.xid = xid;
-    p.op = wire::OpCode::kPing;  // an error reply has no body, whatever the op
+    rt_.emit("zk_bad_frame", {{"reason", "malformed " + wire::op_name(op) + " request"}});
     p.error = ZkError::kMarshallingError;
-    enqueue(std::move(p));
-    return;
+    return enqueue(std::move(p));
   }
   handle_request(connection, std::move(request));
 }
 
 void ZkServer::bad_frame(int32_t connection, const std::string& reason) {
-  // Nothing can be answered without an xid; ZooKeeper would close the connection. This one
-  // loses its session binding and its watches, as if it had closed.
+  // Nothing can be answered without an xid; ZooKeeper closes such a connection. It loses its
+  // session binding and its watches; the session itself lives on until it expires or resumes.
   rt_.emit("zk_bad_frame", {{"reason", reason}});
+  close(connection);
+}
+
+void ZkServer::close(int32_t connection) {
   unbind(connection);
   connections_.erase(connection);
+  rt_.close_connection(NodeId{connection});
 }
 
 void ZkServer::on_disconnect(NodeId peer) {
@@ -87,9 +117,11 @@ void ZkServer::on_disconnect(NodeId peer) {
 ZkServer::Connection& ZkServer::connection_entry(int32_t connection) {
   auto it = connections_.find(connection);
   if (it != connections_.end()) return it->second;
-  // Bindings are unique over the server's life: a connection id the runtime reuses (a client that
-  // reconnects) never receives what was meant for the earlier connection.
-  return connections_[connection] = Connection{0, next_binding_++};
+  // Bindings are unique over the server's life: a connection id the runtime reuses (the simulator
+  // names a connection by its client) never receives what was meant for the earlier connection.
+  Connection c;
+  c.binding = next_binding_++;
+  return connections_[connection] = c;
 }
 
 void ZkServer::unbind(int32_t connection) {
@@ -104,7 +136,6 @@ void ZkServer::unbind(int32_t connection) {
 }
 
 void ZkServer::handle_request(int32_t connection, wire::Request request) {
-  if (request.op == wire::OpCode::kCreateSession) return handle_connect(connection, request);
   Connection& conn = connection_entry(connection);
   Pending p;
   p.connection = connection;
@@ -113,23 +144,27 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
   p.op = request.op;
   p.session = conn.session;
   if (conn.session == 0 || !sessions_.touch(conn.session, rt_.now())) {
-    // No live session on this connection (never connected, or expired / closed since).
+    // The session expired or was closed since the handshake.
     p.error = ZkError::kSessionExpired;
     return enqueue(std::move(p));
   }
+  const int64_t time_ms = rt_.wall_time_ms();
   switch (request.op) {
     case wire::OpCode::kPing:
       break;
     case wire::OpCode::kCloseSession: {
       sessions_.set_closing(conn.session);
-      p.txn = prep_->close_session(conn.session, request.xid, false).txn;
+      p.txn = prep_->close_session(conn.session, request.xid, false, time_ms).txn;
+      // ZooKeeper closes the connection after this answer; the client closes it on reading it.
+      conn.state = ConnectionState::kDone;
       break;
     }
     case wire::OpCode::kCreate:
+    case wire::OpCode::kCreate2:
     case wire::OpCode::kDelete:
     case wire::OpCode::kSetData:
     case wire::OpCode::kCheck: {
-      PrepOutcome out = prep_->ops(conn.session, request.xid, {request.args}, false);
+      PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, {request.args}, false);
       p.error = out.error;
       p.txn = std::move(out.txn);
       p.results = std::move(out.results);
@@ -137,78 +172,111 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     }
     case wire::OpCode::kMulti: {
       if (request.ops.empty()) break;  // nothing to do: an empty result list
-      PrepOutcome out = prep_->ops(conn.session, request.xid, request.ops, true);
-      p.error = out.error;
-      p.txn = std::move(out.txn);
+      PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, request.ops, true);
+      // A failed multi answers with per-op results (and Ok in its header), as ZooKeeper does.
       p.results = std::move(out.results);
+      p.txn = std::move(out.txn);
+      p.request = std::move(request);
       break;
     }
     case wire::OpCode::kExists:
     case wire::OpCode::kGetData:
     case wire::OpCode::kGetChildren:
+    case wire::OpCode::kGetChildren2:
+    case wire::OpCode::kGetAcl:
+    case wire::OpCode::kSync:
+    case wire::OpCode::kGetAllChildrenNumber:
       if (!valid_path(request.args.path)) p.error = ZkError::kBadArguments;
       p.request = std::move(request);
       break;
-    case wire::OpCode::kSetWatches:
+    case wire::OpCode::kGetEphemerals:
       p.request = std::move(request);
       break;
-    case wire::OpCode::kCreateSession:
-      GREGOR_UNREACHABLE("connect handled above");
+    case wire::OpCode::kAuth:
+      // ACLs are not enforced, so an identity changes nothing; the schemes ZooKeeper has built in
+      // are accepted, any other fails as on a server without that provider.
+      if (request.auth.scheme != "digest" && request.auth.scheme != "ip") p.error = ZkError::kAuthFailed;
+      p.xid = wire::kAuthXid;
+      break;
+    case wire::OpCode::kSetWatches:
+    case wire::OpCode::kSetWatches2:
+      p.request = std::move(request);
+      break;
+    default:
+      GREGOR_UNREACHABLE("decode_request accepts only served ops");
   }
   enqueue(std::move(p));
 }
 
-void ZkServer::handle_connect(int32_t connection, const wire::Request& request) {
-  // A handshake starts a new binding of this connection: whatever it was bound to before, its
-  // pending replies and its watches belong to the old binding.
-  unbind(connection);
+std::optional<std::string> ZkServer::refuse_new_session() const {
+  if (sessions_.size() >= config_.max_sessions) return "too many sessions";
+  return std::nullopt;
+}
+
+int64_t ZkServer::next_session_id() {
+  const uint64_t server_byte = static_cast<uint64_t>(rt_.self().value & 0xff) << 56;
+  for (;;) {
+    session_counter_ = (session_counter_ + 1) & ((uint64_t{1} << 56) - 1);
+    const int64_t id = static_cast<int64_t>(server_byte | session_counter_);
+    if (id != 0 && !db_.sessions().count(id) && !sessions_.contains(id)) return id;
+  }
+}
+
+void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c) {
   Connection& conn = connection_entry(connection);
+  conn.read_only_flag = c.has_read_only;
+  if (c.last_zxid_seen > prep_->last_prepared_zxid()) {
+    // The client has seen a newer state than this server has: never true of a single server
+    // that recovers what it acknowledged. ZooKeeper closes such a connection, so that the client
+    // tries another server.
+    rt_.emit("zk_connect_refused", {{"session", c.session_id}, {"reason", "client saw zxid " +
+                                                                          std::to_string(c.last_zxid_seen)}});
+    return close(connection);
+  }
   Pending p;
   p.connection = connection;
   p.binding = conn.binding;
-  p.xid = request.xid;
   p.op = wire::OpCode::kCreateSession;
-  const wire::ConnectRequest& c = request.connect;
-  if (c.last_zxid_seen > db_.last_zxid()) {
-    // The client has seen a newer state than this server has: never true of a single server
-    // that recovers what it acknowledged. ZooKeeper refuses such a client; so do we.
-    rt_.emit("zk_connect_refused", {{"session", c.session_id}, {"reason", "client saw zxid " +
-                                                                          std::to_string(c.last_zxid_seen)}});
-    p.error = ZkError::kConnectionLoss;
-    return enqueue(std::move(p));
-  }
+  p.connect.has_read_only = c.has_read_only;
   const int64_t min_ms = min_session_timeout().ms(), max_ms = max_session_timeout().ms();
   const int32_t timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(c.timeout_ms, min_ms, max_ms));
   if (c.session_id == 0) {
-    if (sessions_.size() >= config_.max_sessions) {
-      rt_.emit("zk_connect_refused", {{"session", int64_t{0}}, {"reason", "too many sessions"}});
-      p.error = ZkError::kSystemError;
-      return enqueue(std::move(p));
+    if (auto reason = refuse_new_session()) {
+      rt_.emit("zk_connect_refused", {{"session", int64_t{0}}, {"reason", *reason}});
+      return close(connection);
     }
-    // A session is named after the zxid of its create txn, tagged with the server id in the top
-    // byte as ZooKeeper does: unique across restarts, since zxids only grow.
-    const int64_t id = (static_cast<int64_t>(rt_.self().value & 0xff) << 56) | prep_->next_zxid();
+    const int64_t id = next_session_id();
     Bytes password(wire::kPasswordBytes);
     for (auto& b : password) b = static_cast<uint8_t>(rt_.rng().next_u64());
-    p.txn = prep_->create_session(id, timeout_ms, password).txn;
+    p.txn = prep_->create_session(id, timeout_ms, password, rt_.wall_time_ms()).txn;
     sessions_.add(id, Duration::millis(timeout_ms), rt_.now());
     p.session = id;
-    p.connect = wire::ConnectResponse{wire::kProtocolVersion, timeout_ms, id, std::move(password)};
+    p.connect.timeout_ms = timeout_ms;
+    p.connect.session_id = id;
+    p.connect.password = std::move(password);
   } else {
     auto record = db_.sessions().find(c.session_id);
     if (record == db_.sessions().end() || record->second.password != c.password ||
         !sessions_.touch(c.session_id, rt_.now())) {
-      p.error = ZkError::kSessionExpired;
+      // ZooKeeper's answer to an unknown, expired or wrongly authenticated session: a
+      // ConnectResponse with timeout 0 and a zeroed password, then nothing more on the connection.
+      p.connect.timeout_ms = 0;
+      p.connect.session_id = 0;
+      p.connect.password = Bytes(wire::kPasswordBytes, 0);
+      conn.state = ConnectionState::kDone;
       return enqueue(std::move(p));
     }
-    // The session moves to this connection; its previous one (if still open) loses it.
+    // The session moves to this connection; its previous one is closed.
     auto previous = session_connection_.find(c.session_id);
-    if (previous != session_connection_.end()) unbind(previous->second);
+    if (previous != session_connection_.end() && previous->second != connection) close(previous->second);
     p.session = c.session_id;
-    p.connect = wire::ConnectResponse{wire::kProtocolVersion, record->second.timeout_ms, c.session_id,
-                                      record->second.password};
+    p.connect.timeout_ms = record->second.timeout_ms;
+    p.connect.session_id = c.session_id;
+    p.connect.password = record->second.password;
   }
-  conn.session = p.session;
+  Connection& bound = connection_entry(connection);
+  bound.state = ConnectionState::kConnected;
+  bound.session = p.session;
   session_connection_[p.session] = connection;
   enqueue(std::move(p));
 }
@@ -232,7 +300,7 @@ void ZkServer::expire_sessions() {
     Pending p;
     p.op = wire::OpCode::kCloseSession;
     p.session = session;
-    p.txn = prep_->close_session(session, 0, true).txn;
+    p.txn = prep_->close_session(session, 0, true, rt_.wall_time_ms()).txn;
     enqueue(std::move(p));
   }
 }
@@ -300,20 +368,32 @@ void ZkServer::finish(Pending& p) {
   wire::Reply r;
   r.header.xid = p.xid;
   r.header.err = p.error;
-  r.connect = std::move(p.connect);
   if (p.txn) {
     apply_txn(p, r);
   } else if (p.error == ZkError::kOk) {
     answer_read(p, r);
   }
   r.header.zxid = p.txn ? p.txn->zxid : db_.last_zxid();
-  if (p.op == wire::OpCode::kMulti) {
-    if (!p.txn) r.results = p.results;  // a failed multi (or one of checks only)
-    return reply(p, wire::encode_reply(p.op, r));
+  switch (p.op) {
+    case wire::OpCode::kCreateSession:
+      // The handshake's answer has no header; a session that could not be resumed gets timeout 0.
+      return reply(p, wire::encode_connect_response(p.connect));
+    case wire::OpCode::kMulti:
+      if (!p.txn) r.results = p.results;  // a failed multi, or one of checks only
+      // Each result says the op as the client sent it (a create2 answers with its Stat).
+      for (size_t i = 0; i < r.results.size() && i < p.request.ops.size(); i++) r.results[i].type = p.request.ops[i].type;
+      break;
+    case wire::OpCode::kSetWatches:
+    case wire::OpCode::kSetWatches2:
+      r.header.xid = wire::kSetWatchesXid;
+      break;
+    case wire::OpCode::kPing:
+      // An error reply (Unimplemented, MarshallingError) rides on the ping op but keeps its xid.
+      if (p.error == ZkError::kOk) r.header.xid = wire::kPingXid;
+      break;
+    default:
+      break;
   }
-  if (p.op == wire::OpCode::kSetWatches) r.header.xid = wire::kSetWatchesXid;
-  // A MarshallingError reply rides on the ping op (it has no body) but keeps its request's xid.
-  if (p.op == wire::OpCode::kPing && p.error == ZkError::kOk) r.header.xid = wire::kPingXid;
   if (r.header.err != ZkError::kOk) return reply(p, wire::encode_error_reply(r.header.xid, r.header.zxid, r.header.err));
   reply(p, wire::encode_reply(p.op, r));
 }
@@ -330,9 +410,16 @@ void ZkServer::apply_txn(Pending& p, wire::Reply& r) {
     sessions_.remove(txn.session);
     auto sc = session_connection_.find(txn.session);
     if (sc != session_connection_.end()) {
-      // ZooKeeper closes the connection of a closed or expired session; its watches go with it.
-      watches_.remove_connection(sc->second);
-      session_connection_.erase(sc);
+      const int32_t connection = sc->second;
+      if (first.expired) {
+        // ZooKeeper closes an expired session's connection: its client learns the news when it
+        // reconnects (a ConnectResponse with timeout 0).
+        close(connection);
+      } else {
+        // Closed by its client, which closes the connection on reading the answer to this txn.
+        watches_.remove_connection(connection);
+        session_connection_.erase(sc);
+      }
     }
   }
   for (const WatchTrigger& t : result.triggers) fire(t.path, t.type, txn.zxid);
@@ -345,40 +432,49 @@ void ZkServer::apply_txn(Pending& p, wire::Reply& r) {
   }
 }
 
+int32_t ZkServer::descendants(const std::string& path) const {
+  // The nodes map is sorted by path, and "/a/" sorts every descendant of /a together.
+  const std::string prefix = path == "/" ? "/" : path + "/";
+  int32_t n = 0;
+  for (auto it = db_.tree().nodes().lower_bound(prefix);
+       it != db_.tree().nodes().end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    if (it->first != "/") n++;
+  return n;
+}
+
 void ZkServer::answer_read(Pending& p, wire::Reply& r) {
   const bool can_watch = p.request.watch && binding_valid(p.connection, p.binding);
   const std::string& path = p.request.args.path;
+  const Znode* node = nullptr;
   switch (p.op) {
-    case wire::OpCode::kExists: {
-      const Znode* node = db_.tree().find(path);
+    case wire::OpCode::kExists:
+    case wire::OpCode::kGetData:
+    case wire::OpCode::kGetChildren:
+    case wire::OpCode::kGetChildren2:
+    case wire::OpCode::kGetAcl:
+    case wire::OpCode::kGetAllChildrenNumber:
+      node = db_.tree().find(path);
       // A watch on a missing node waits for its creation (ZooKeeper's exists watch).
-      if (can_watch) watches_.add_data_watch(path, p.connection);
+      if (p.op == wire::OpCode::kExists && can_watch) watches_.add_data_watch(path, p.connection);
       if (!node) {
         r.header.err = ZkError::kNoNode;
         return;
       }
       r.stat = node->stat;
-      return;
-    }
-    case wire::OpCode::kGetData: {
-      const Znode* node = db_.tree().find(path);
-      if (!node) {
-        r.header.err = ZkError::kNoNode;
-        return;
-      }
+      break;
+    default:
+      break;
+  }
+  switch (p.op) {
+    case wire::OpCode::kGetData:
       if (can_watch) watches_.add_data_watch(path, p.connection);
       r.data = node->data;
-      r.stat = node->stat;
+      r.null_data = node->null_data;
       return;
-    }
-    case wire::OpCode::kGetChildren: {
-      const Znode* node = db_.tree().find(path);
-      if (!node) {
-        r.header.err = ZkError::kNoNode;
-        return;
-      }
-      size_t bytes = 64;
-      for (const auto& child : node->children) bytes += 2 + child.size();
+    case wire::OpCode::kGetChildren:
+    case wire::OpCode::kGetChildren2: {
+      size_t bytes = 64 + wire::kStatBytes;
+      for (const auto& child : node->children) bytes += 4 + child.size();
       if (bytes > ZkLimits::kMaxFrameBytes) {
         r.header.err = ZkError::kMarshallingError;
         return;
@@ -387,20 +483,40 @@ void ZkServer::answer_read(Pending& p, wire::Reply& r) {
       r.children.assign(node->children.begin(), node->children.end());
       return;
     }
+    case wire::OpCode::kGetAcl:
+      r.acl = open_acl_unsafe();
+      return;
+    case wire::OpCode::kSync:
+      // One server: every earlier write is applied already, so the answer is immediate.
+      r.path = path;
+      return;
+    case wire::OpCode::kGetAllChildrenNumber:
+      r.count = descendants(path);
+      return;
+    case wire::OpCode::kGetEphemerals: {
+      // ZooKeeper's getEphemerals: the session's ephemerals, those under a prefix unless it is "/".
+      const std::string& prefix = path;
+      for (const auto& e : db_.tree().ephemerals(p.session))
+        if (prefix == "/" || e.compare(0, prefix.size(), prefix) == 0) r.children.push_back(e);
+      return;
+    }
     case wire::OpCode::kSetWatches:
+    case wire::OpCode::kSetWatches2:
       set_watches(p);
       return;
     default:
-      return;  // ping, an empty multi
+      return;  // ping, auth, an empty multi
   }
 }
 
 void ZkServer::set_watches(Pending& p) {
   if (!binding_valid(p.connection, p.binding)) return;
   const wire::SetWatchesRequest& w = p.request.set_watches;
-  const int64_t zxid = db_.last_zxid();
+  // Events fired here carry no zxid (-1), as in ZooKeeper 3.8: they summarise a gap.
+  const int64_t zxid = -1;
   // ZooKeeper's DataTree.setWatches: a watch whose event already happened after the client's
-  // last seen zxid fires at once; the others are registered.
+  // last seen zxid fires at once; the others are registered. Persistent watches (setWatches2)
+  // are not offered by this server: addWatch is unimplemented, so no client of it has any.
   for (const auto& path : w.data_watches) {
     if (!valid_path(path)) continue;
     const Znode* node = db_.tree().find(path);

@@ -1,9 +1,15 @@
-// ZkServer: Gregor's coordination server, a single ZooKeeper-style server as a Node.
+// ZkServer: Gregor's coordination server, a single ZooKeeper server as a Node.
 //
-// It runs on any Runtime (simulated or real sockets). Clients connect to it (inbound connections,
-// negative ids: the server replies on `from` and never takes it for a client's identity); a
-// connection is bound to a session by the connect handshake, which names the session by id and
-// password, so a client that reconnects (on a new connection) resumes its session.
+// It runs on any Runtime (simulated or real sockets) and speaks ZooKeeper's jute protocol
+// (engine/coord/zk_wire.h), so zkCli.sh, kazoo and Kafka's own ZooKeeper client can use it. Clients
+// connect to it (inbound connections, negative ids: the server replies on `from` and never takes it
+// for a client's identity). As in ZooKeeper, the first frame on a connection is a ConnectRequest,
+// which opens a session or resumes one by id and password (a client that lost its connection
+// resumes on a new one); every later frame is a request of that session. A connection whose
+// handshake fails gets a ConnectResponse saying so (timeout 0: expired) and is served nothing more;
+// one that breaks the framing, or whose client has seen a newer zxid than the server has, is
+// closed. A session resumed on another connection closes its previous one (ZooKeeper's
+// CLIENT_RECONNECT).
 //
 // The request pipeline has ZooKeeper's three stages, kept apart so that a replicated ensemble
 // (a leader proposing txns to followers, ZAB) can later slot in between them:
@@ -33,7 +39,8 @@
 //   zk_node           {path, version, cversion, ephemeral_owner, data}   one per znode after recovery,
 //                                                                        so a viewer can rebuild the tree
 //   zk_recover_failed {reason}
-//   zk_session_open   {session, timeout_ms}
+//   zk_session_open   {session, timeout_ms}                    session ids: server id in the top byte,
+//                                                              then a start drawn from the node's RNG
 //   zk_session_restore{session, timeout_ms}                    after recovery
 //   zk_session_expire {session, ephemerals}                    ephemerals = how many were deleted
 //   zk_session_close  {session, ephemerals}
@@ -74,6 +81,10 @@ struct ZkServerConfig {
   // append and its fsync.
   Duration commit_delay{0};
   size_t max_sessions = 10000;                  // more connect requests for new sessions are refused
+  // The largest request frame served (ZooKeeper's jute.maxbuffer plus room for a request's other
+  // fields); a larger one closes its connection. The transport has buffered it by then; refusing
+  // it before buffering is the transport's limit (socket.request.max.bytes).
+  size_t max_request_bytes = ZkLimits::kMaxFrameBytes;
 };
 
 class ZkServer final : public Node {
@@ -98,9 +109,14 @@ class ZkServer final : public Node {
   Duration max_session_timeout() const { return config_.tick_time * 20; }
 
  private:
+  // A connection's life: its first frame is the handshake; once it failed (or the session was
+  // closed) nothing more is served on it.
+  enum class ConnectionState { kHandshake, kConnected, kDone };
   struct Connection {
+    ConnectionState state = ConnectionState::kHandshake;
     int64_t session = 0;   // 0 until a handshake binds one
-    uint64_t binding = 0;  // changes with every handshake: replies to an older one are dropped
+    uint64_t binding = 0;  // unique per connection entry: replies to an earlier one are dropped
+    bool read_only_flag = true;  // whether the client sent ConnectRequest.readOnly (echoed back)
   };
   // A request on its way through the pipeline.
   struct Pending {
@@ -112,13 +128,17 @@ class ZkServer final : public Node {
     ZkError error = ZkError::kOk;
     std::optional<Txn> txn;
     std::vector<ZkOpResult> results;  // a multi's per-op results when it failed
-    wire::Request request;            // reads and set_watches need their arguments
+    wire::Request request;            // reads, multis and set_watches need their arguments
     wire::ConnectResponse connect;
   };
 
   void handle_request(int32_t connection, wire::Request request);
-  void handle_connect(int32_t connection, const wire::Request& request);
+  void handle_connect(int32_t connection, const wire::ConnectRequest& request);
+  // Why a connect request cannot have a new session, if it cannot (the place for per-client limits).
+  std::optional<std::string> refuse_new_session() const;
+  int64_t next_session_id();
   void bad_frame(int32_t connection, const std::string& reason);
+  void close(int32_t connection);
   Connection& connection_entry(int32_t connection);
   void unbind(int32_t connection);
   void expire_sessions();
@@ -132,6 +152,7 @@ class ZkServer final : public Node {
   void apply_txn(Pending& p, wire::Reply& reply);
   void answer_read(Pending& p, wire::Reply& reply);
   void set_watches(Pending& p);
+  int32_t descendants(const std::string& path) const;
   void fire(const std::string& path, WatchType type, int64_t zxid);
   void notify(int32_t connection, const std::string& path, WatchType type, int64_t zxid);
   void emit_txn(const Txn& txn, const ApplyResult& result);
@@ -152,6 +173,7 @@ class ZkServer final : public Node {
   std::map<int32_t, Connection> connections_;  // by (negative) connection id
   std::map<int64_t, int32_t> session_connection_;
   uint64_t next_binding_ = 1;
+  uint64_t session_counter_ = 0;  // set at start from the RNG (ZooKeeper's time-based start)
 
   std::deque<Pending> pipeline_;  // requests in arrival order, waiting for their fsync
   int64_t durable_zxid_ = 0;

@@ -12,7 +12,8 @@ namespace gregor::coord {
 namespace {
 
 constexpr uint32_t kLogMagic = 0x5A4B4C47;  // "ZKLG"
-constexpr uint32_t kLogFormat = 1;
+// Format 2: txns carry their time and null data (the jute wire format); format 1 is not read any more.
+constexpr uint32_t kLogFormat = 2;
 constexpr uint64_t kLogHeaderBytes = 8;
 constexpr uint64_t kEntryHeaderBytes = 8;  // crc + length
 // No txn is larger than a full multi of full znodes; anything longer is garbage.
@@ -126,7 +127,13 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
     auto log_header = disk_.read(file, 0, kLogHeaderBytes);
     if (!log_header) return log_header.status();
     ByteReader hr(as_view(*log_header));
-    const bool header_ok = hr.u32() == kLogMagic && hr.u32() == kLogFormat && hr.ok();
+    const uint32_t magic = hr.u32();
+    const uint32_t format = hr.u32();
+    const bool header_ok = hr.ok() && magic == kLogMagic && format == kLogFormat;
+    // A whole header of the previous format is not a torn write: cutting it would lose its txns.
+    if (hr.ok() && magic == kLogMagic && format == kLogFormat - 1)
+      return corruption(0, "log format " + std::to_string(format) + " is not supported (this build reads " +
+                               std::to_string(kLogFormat) + ")");
     uint64_t pos = kLogHeaderBytes;
     bool cut = false;
     if (!header_ok) {

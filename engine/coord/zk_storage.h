@@ -7,7 +7,7 @@
 //                                     and at each start of the server
 //   snapshot.<zxid of its last txn>   the whole database at that zxid (ZkDatabase::encode_snapshot),
 //                                     written atomically (Disk::write_file_atomic)
-// A log file is "ZKLG" format:uint32(1), then entries:
+// A log file is "ZKLG" format:uint32(2), then entries:
 //   crc:uint32 length:uint32 body        crc = CRC-32C of length and body; body = encode_txn
 //
 // Contract:

@@ -1,6 +1,7 @@
 #include "engine/coord/zk_txn.h"
 
 #include "engine/core/assert.h"
+#include "engine/coord/zk_wire.h"
 
 namespace gregor::coord {
 
@@ -20,6 +21,7 @@ void encode_txn(ByteWriter& w, const Txn& t) {
   w.i64(t.zxid);
   w.i64(t.session);
   w.i32(t.xid);
+  w.i64(t.time_ms);
   w.boolean(t.multi);
   w.i32(static_cast<int32_t>(t.ops.size()));
   for (const TxnOp& op : t.ops) {
@@ -27,28 +29,28 @@ void encode_txn(ByteWriter& w, const Txn& t) {
     switch (op.type) {
       case TxnType::kCreateSession:
         w.i32(op.timeout_ms);
-        w.bytes(as_view(op.password));
+        wire::jute::put_buffer(w, as_view(op.password));
         break;
       case TxnType::kCloseSession:
         w.boolean(op.expired);
         w.i32(static_cast<int32_t>(op.paths.size()));
-        for (const auto& p : op.paths) w.string(p);
+        for (const auto& p : op.paths) wire::jute::put_string(w, p);
         break;
       case TxnType::kCreate:
-        w.string(op.path);
-        w.bytes(as_view(op.data));
+        wire::jute::put_string(w, op.path);
+        wire::jute::put_buffer(w, as_view(op.data), op.null_data);
         w.i64(op.ephemeral_owner);
         break;
       case TxnType::kDelete:
-        w.string(op.path);
+        wire::jute::put_string(w, op.path);
         break;
       case TxnType::kSetData:
-        w.string(op.path);
-        w.bytes(as_view(op.data));
+        wire::jute::put_string(w, op.path);
+        wire::jute::put_buffer(w, as_view(op.data), op.null_data);
         w.i32(op.version);
         break;
       case TxnType::kCheck:
-        w.string(op.path);
+        wire::jute::put_string(w, op.path);
         w.i32(op.version);
         break;
     }
@@ -66,6 +68,7 @@ bool decode_txn(ByteView body, Txn* out) {
   out->zxid = r.i64();
   out->session = r.i64();
   out->xid = r.i32();
+  out->time_ms = r.i64();
   out->multi = r.boolean();
   const int32_t n = r.array_count(4);
   if (!r.ok() || n < 1 || (!out->multi && n != 1) || static_cast<size_t>(n) > ZkLimits::kMaxOpsPerMulti) return false;
@@ -76,29 +79,28 @@ bool decode_txn(ByteView body, Txn* out) {
     switch (op.type) {
       case TxnType::kCreateSession:
         op.timeout_ms = r.i32();
-        op.password = r.bytes();
+        op.password = wire::jute::get_buffer(r);
         break;
       case TxnType::kCloseSession: {
         op.expired = r.boolean();
-        const int32_t paths = r.array_count(2);
-        for (int32_t i = 0; i < paths && r.ok(); i++) op.paths.push_back(r.string());
+        op.paths = wire::jute::get_string_vector(r);
         break;
       }
       case TxnType::kCreate:
-        op.path = r.string();
-        op.data = r.bytes();
+        op.path = wire::jute::get_string(r);
+        op.data = wire::jute::get_buffer(r, &op.null_data);
         op.ephemeral_owner = r.i64();
         break;
       case TxnType::kDelete:
-        op.path = r.string();
+        op.path = wire::jute::get_string(r);
         break;
       case TxnType::kSetData:
-        op.path = r.string();
-        op.data = r.bytes();
+        op.path = wire::jute::get_string(r);
+        op.data = wire::jute::get_buffer(r, &op.null_data);
         op.version = r.i32();
         break;
       case TxnType::kCheck:
-        op.path = r.string();
+        op.path = wire::jute::get_string(r);
         op.version = r.i32();
         break;
       default:

@@ -11,38 +11,51 @@ const char* zk_error_name(ZkError e) {
     case ZkError::kOk: return "Ok";
     case ZkError::kSystemError: return "SystemError";
     case ZkError::kRuntimeInconsistency: return "RuntimeInconsistency";
+    case ZkError::kDataInconsistency: return "DataInconsistency";
     case ZkError::kConnectionLoss: return "ConnectionLoss";
     case ZkError::kMarshallingError: return "MarshallingError";
+    case ZkError::kUnimplemented: return "Unimplemented";
     case ZkError::kOperationTimeout: return "OperationTimeout";
     case ZkError::kBadArguments: return "BadArguments";
+    case ZkError::kUnknownSession: return "UnknownSession";
+    case ZkError::kNewConfigNoQuorum: return "NewConfigNoQuorum";
+    case ZkError::kReconfigInProgress: return "ReconfigInProgress";
+    case ZkError::kApiError: return "APIError";
     case ZkError::kNoNode: return "NoNode";
+    case ZkError::kNoAuth: return "NoAuth";
     case ZkError::kBadVersion: return "BadVersion";
     case ZkError::kNoChildrenForEphemerals: return "NoChildrenForEphemerals";
     case ZkError::kNodeExists: return "NodeExists";
     case ZkError::kNotEmpty: return "NotEmpty";
     case ZkError::kSessionExpired: return "SessionExpired";
+    case ZkError::kInvalidCallback: return "InvalidCallback";
+    case ZkError::kInvalidAcl: return "InvalidACL";
+    case ZkError::kAuthFailed: return "AuthFailed";
+    case ZkError::kSessionMoved: return "SessionMoved";
+    case ZkError::kNotReadOnly: return "NotReadOnly";
+    case ZkError::kEphemeralOnLocalSession: return "EphemeralOnLocalSession";
+    case ZkError::kNoWatcher: return "NoWatcher";
+    case ZkError::kRequestTimeout: return "RequestTimeout";
+    case ZkError::kReconfigDisabled: return "ReconfigDisabled";
+    case ZkError::kSessionClosedRequireSaslAuth: return "SessionClosedRequireSaslAuth";
+    case ZkError::kQuotaExceeded: return "QuotaExceeded";
+    case ZkError::kThrottledOp: return "ThrottledOp";
   }
   return "Unknown";
 }
 
 ZkError zk_error_from_wire(int32_t v) {
-  switch (static_cast<ZkError>(v)) {
-    case ZkError::kOk:
-    case ZkError::kSystemError:
-    case ZkError::kRuntimeInconsistency:
-    case ZkError::kConnectionLoss:
-    case ZkError::kMarshallingError:
-    case ZkError::kOperationTimeout:
-    case ZkError::kBadArguments:
-    case ZkError::kNoNode:
-    case ZkError::kBadVersion:
-    case ZkError::kNoChildrenForEphemerals:
-    case ZkError::kNodeExists:
-    case ZkError::kNotEmpty:
-    case ZkError::kSessionExpired:
-      return static_cast<ZkError>(v);
-  }
-  return ZkError::kSystemError;
+  const ZkError e = static_cast<ZkError>(v);
+  // Every listed code has a name; anything else is not trusted.
+  return std::string_view(zk_error_name(e)) == "Unknown" ? ZkError::kSystemError : e;
+}
+
+std::vector<Acl> open_acl_unsafe() { return {Acl{kPermsAll, "world", "anyone"}}; }
+
+std::vector<std::string> system_paths() { return {"/zookeeper", "/zookeeper/config", "/zookeeper/quota"}; }
+
+bool is_system_path(std::string_view path) {
+  return path == "/zookeeper" || path == "/zookeeper/quota" || path == kConfigPath;
 }
 
 const char* watch_type_name(WatchType t) {
@@ -65,12 +78,14 @@ const char* session_state_name(SessionState s) {
   return "Unknown";
 }
 
-ZkOp ZkOp::create(std::string path, Bytes data, CreateMode mode) {
+ZkOp ZkOp::create(std::string path, std::optional<Bytes> data, CreateMode mode) {
   ZkOp op;
   op.type = ZkOpType::kCreate;
   op.path = std::move(path);
-  op.data = std::move(data);
+  op.null_data = !data.has_value();
+  if (data) op.data = std::move(*data);
   op.mode = mode;
+  op.acl = open_acl_unsafe();
   return op;
 }
 

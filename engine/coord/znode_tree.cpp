@@ -4,7 +4,17 @@
 
 namespace gregor::coord {
 
-ZnodeTree::ZnodeTree() { nodes_.emplace("/", Znode{}); }
+ZnodeTree::ZnodeTree() {
+  // As ZooKeeper's DataTree: the system znodes are there from the start, with zeroed stats, and
+  // adding them changes no cversion.
+  nodes_.emplace("/", Znode{});
+  for (const auto& path : system_paths()) {
+    nodes_.emplace(path, Znode{});
+    Znode& parent = nodes_.find(parent_path(path))->second;
+    parent.children.insert(last_component(path));
+    parent.stat.num_children = static_cast<int32_t>(parent.children.size());
+  }
+}
 
 const Znode* ZnodeTree::find(std::string_view path) const {
   auto it = nodes_.find(path);
@@ -17,7 +27,8 @@ std::vector<std::string> ZnodeTree::ephemerals(int64_t session) const {
   return std::vector<std::string>(it->second.begin(), it->second.end());
 }
 
-ZkError ZnodeTree::create(const std::string& path, Bytes data, int64_t ephemeral_owner, int64_t zxid) {
+ZkError ZnodeTree::create(const std::string& path, Bytes data, bool null_data, int64_t ephemeral_owner, int64_t zxid,
+                          int64_t time_ms) {
   if (!valid_path(path) || path == "/") return ZkError::kBadArguments;
   if (data.size() > ZkLimits::kMaxDataBytes) return ZkError::kBadArguments;
   auto parent = nodes_.find(parent_path(path));
@@ -29,9 +40,12 @@ ZkError ZnodeTree::create(const std::string& path, Bytes data, int64_t ephemeral
   node.stat.czxid = zxid;
   node.stat.mzxid = zxid;
   node.stat.pzxid = zxid;
+  node.stat.ctime = time_ms;
+  node.stat.mtime = time_ms;
   node.stat.ephemeral_owner = ephemeral_owner;
   node.stat.data_length = static_cast<int32_t>(data.size());
   node.data = std::move(data);
+  node.null_data = null_data;
   Znode& p = parent->second;
   p.children.insert(last_component(path));
   p.stat.cversion++;
@@ -43,7 +57,7 @@ ZkError ZnodeTree::create(const std::string& path, Bytes data, int64_t ephemeral
 }
 
 ZkError ZnodeTree::remove(const std::string& path, int64_t zxid) {
-  if (path == "/" || !valid_path(path)) return ZkError::kBadArguments;
+  if (path == "/" || is_system_path(path) || !valid_path(path)) return ZkError::kBadArguments;
   auto it = nodes_.find(path);
   if (it == nodes_.end()) return ZkError::kNoNode;
   if (!it->second.children.empty()) return ZkError::kNotEmpty;
@@ -65,7 +79,8 @@ ZkError ZnodeTree::remove(const std::string& path, int64_t zxid) {
   return ZkError::kOk;
 }
 
-ZkError ZnodeTree::set_data(const std::string& path, Bytes data, int32_t new_version, int64_t zxid) {
+ZkError ZnodeTree::set_data(const std::string& path, Bytes data, bool null_data, int32_t new_version, int64_t zxid,
+                            int64_t time_ms) {
   if (data.size() > ZkLimits::kMaxDataBytes) return ZkError::kBadArguments;
   auto it = nodes_.find(path);
   if (it == nodes_.end()) return ZkError::kNoNode;
@@ -73,25 +88,29 @@ ZkError ZnodeTree::set_data(const std::string& path, Bytes data, int32_t new_ver
   if (new_version != node.stat.version + 1) return ZkError::kBadVersion;
   node.stat.version = new_version;
   node.stat.mzxid = zxid;
+  node.stat.mtime = time_ms;
   node.stat.data_length = static_cast<int32_t>(data.size());
   node.data = std::move(data);
+  node.null_data = null_data;
   return ZkError::kOk;
 }
 
-bool ZnodeTree::restore(const std::string& path, Bytes data, const Stat& stat) {
+bool ZnodeTree::restore(const std::string& path, Bytes data, bool null_data, const Stat& stat) {
   if (data.size() > ZkLimits::kMaxDataBytes || stat.data_length != static_cast<int32_t>(data.size())) return false;
-  if (path == "/") {
-    Znode& root = nodes_["/"];
-    if (!root.children.empty() || stat.ephemeral_owner != 0) return false;
-    root.data = std::move(data);
-    root.stat = stat;
+  if (path == "/" || is_system_path(path)) {
+    // Present from the start; a snapshot holds them once, before any other node of theirs.
+    Znode& node = nodes_.at(path);
+    if (stat.ephemeral_owner != 0) return false;
+    node.data = std::move(data);
+    node.null_data = null_data;
+    node.stat = stat;
     return true;
   }
   if (!valid_path(path) || nodes_.count(path)) return false;
   auto parent = nodes_.find(parent_path(path));
   if (parent == nodes_.end() || parent->second.stat.ephemeral_owner != 0) return false;
   parent->second.children.insert(last_component(path));
-  nodes_.emplace(path, Znode{std::move(data), stat, {}});
+  nodes_.emplace(path, Znode{std::move(data), null_data, stat, {}});
   if (stat.ephemeral_owner != 0) ephemerals_[stat.ephemeral_owner].insert(path);
   return true;
 }
@@ -108,7 +127,7 @@ std::string ZnodeTree::dump() const {
     out += path;
     out += " v" + std::to_string(node.stat.version) + " cv" + std::to_string(node.stat.cversion);
     if (node.stat.ephemeral_owner != 0) out += " eph=" + std::to_string(node.stat.ephemeral_owner);
-    out += " data=" + printable_data(as_view(node.data)) + "\n";
+    out += " data=" + (node.null_data ? std::string("null") : printable_data(as_view(node.data))) + "\n";
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Malformed and hostile frames: the server answers what it can with the documented error
-// (MarshallingError for a readable header with a bad body, SessionExpired for a request on a
-// connection without a session), drops what it cannot, never crashes, and keeps serving others.
+// (MarshallingError for a readable header with a bad body, Unimplemented for an op it does not
+// serve), closes a connection whose first frame is not a ConnectRequest, answers a session it
+// cannot resume with ZooKeeper's expired ConnectResponse, never crashes, and keeps serving others.
 #include <catch2/catch.hpp>
 
 #include "zk_harness.h"
@@ -25,12 +26,18 @@ wire::ReplyHeader last_header(RawPeer* p) {
   return h;
 }
 
-Bytes connect_frame(int32_t xid) {
-  wire::Request q;
-  q.xid = xid;
-  q.op = wire::OpCode::kCreateSession;
-  q.connect.timeout_ms = 6000;
-  return wire::encode_request(q);
+Bytes connect_frame() {
+  wire::ConnectRequest q;
+  q.timeout_ms = 6000;
+  q.password = Bytes(wire::kPasswordBytes, 0);
+  return wire::encode_connect_request(q);
+}
+
+wire::ConnectResponse last_connect_response(RawPeer* p) {
+  wire::ConnectResponse c;
+  REQUIRE_FALSE(p->received.empty());
+  REQUIRE(wire::decode_connect_response(as_view(p->received.back()), &c));
+  return c;
 }
 
 }  // namespace
@@ -38,29 +45,39 @@ Bytes connect_frame(int32_t xid) {
 TEST_CASE("zk: a readable header with a bad body gets MarshallingError", "[zk][frames]") {
   ZkWorld w(70);
   RawPeer* raw = add_raw(w);
-  REQUIRE(raw->send(ZkWorld::kServer, connect_frame(1)));
+  REQUIRE(raw->send(ZkWorld::kServer, connect_frame()));
   REQUIRE(w.run_until([&] { return raw->received.size() == 1; }, Duration::seconds(1)));
-  CHECK(last_header(raw).err == ZkError::kOk);
+  CHECK(last_connect_response(raw).timeout_ms == 6000);
+  CHECK(last_connect_response(raw).session_id != 0);
 
   // A create whose body stops in the middle of the path.
   ByteWriter bw;
   bw.i32(2);
   bw.i32(static_cast<int32_t>(wire::OpCode::kCreate));
-  bw.i16(40);
+  bw.i32(40);
   bw.raw(std::string_view("/short"));
   REQUIRE(raw->send(ZkWorld::kServer, bw.take()));
   REQUIRE(w.run_until([&] { return raw->received.size() == 2; }, Duration::seconds(1)));
   CHECK(last_header(raw).xid == 2);
   CHECK(last_header(raw).err == ZkError::kMarshallingError);
 
-  // An unknown op code.
+  // An unknown op code, and one ZooKeeper has but this server does not serve.
   ByteWriter unknown;
   unknown.i32(3);
   unknown.i32(999);
   REQUIRE(raw->send(ZkWorld::kServer, unknown.take()));
   REQUIRE(w.run_until([&] { return raw->received.size() == 3; }, Duration::seconds(1)));
   CHECK(last_header(raw).xid == 3);
-  CHECK(last_header(raw).err == ZkError::kMarshallingError);
+  CHECK(last_header(raw).err == ZkError::kUnimplemented);
+  ByteWriter add_watch;
+  add_watch.i32(33);
+  add_watch.i32(static_cast<int32_t>(wire::OpCode::kAddWatch));
+  wire::jute::put_string(add_watch, "/");
+  add_watch.i32(1);
+  REQUIRE(raw->send(ZkWorld::kServer, add_watch.take()));
+  REQUIRE(w.run_until([&] { return raw->received.size() == 4; }, Duration::seconds(1)));
+  CHECK(last_header(raw).xid == 33);
+  CHECK(last_header(raw).err == ZkError::kUnimplemented);
 
   // Trailing garbage after a valid body.
   wire::Request q;
@@ -70,17 +87,17 @@ TEST_CASE("zk: a readable header with a bad body gets MarshallingError", "[zk][f
   Bytes frame = wire::encode_request(q);
   frame.push_back(0x42);
   REQUIRE(raw->send(ZkWorld::kServer, frame));
-  REQUIRE(w.run_until([&] { return raw->received.size() == 4; }, Duration::seconds(1)));
+  REQUIRE(w.run_until([&] { return raw->received.size() == 5; }, Duration::seconds(1)));
   CHECK(last_header(raw).err == ZkError::kMarshallingError);
 
   // The connection still works for a good request.
   frame.pop_back();
   REQUIRE(raw->send(ZkWorld::kServer, frame));
-  REQUIRE(w.run_until([&] { return raw->received.size() == 5; }, Duration::seconds(1)));
+  REQUIRE(w.run_until([&] { return raw->received.size() == 6; }, Duration::seconds(1)));
   CHECK(last_header(raw).err == ZkError::kOk);
 }
 
-TEST_CASE("zk: a request without a session gets SessionExpired", "[zk][frames]") {
+TEST_CASE("zk: a connection whose first frame is not a ConnectRequest is closed", "[zk][frames]") {
   ZkWorld w(71);
   RawPeer* raw = add_raw(w);
   wire::Request q;
@@ -88,22 +105,39 @@ TEST_CASE("zk: a request without a session gets SessionExpired", "[zk][frames]")
   q.op = wire::OpCode::kCreate;
   q.args = ZkOp::create("/sneaky", {}, CreateMode::kPersistent);
   REQUIRE(raw->send(ZkWorld::kServer, wire::encode_request(q)));
-  REQUIRE(w.run_until([&] { return raw->received.size() == 1; }, Duration::seconds(1)));
-  CHECK(last_header(raw).err == ZkError::kSessionExpired);
+  w.sim.run_for(Duration::seconds(1));
+  CHECK(raw->received.empty());
+  CHECK(raw->disconnects == 1);
   CHECK_FALSE(w.server()->tree().exists("/sneaky"));
 
-  // Resuming a session with a wrong password is refused the same way.
+  // Resuming a session with a wrong password gets ZooKeeper's answer for an expired session, and
+  // the connection is served nothing after it.
   ZkTestClient* c = w.add_client(NodeId{2});
-  wire::Request resume;
-  resume.xid = 2;
-  resume.op = wire::OpCode::kCreateSession;
-  resume.connect.timeout_ms = 6000;
-  resume.connect.session_id = c->zk.session_id();
-  resume.connect.password = Bytes(wire::kPasswordBytes, 0);
-  REQUIRE(raw->send(ZkWorld::kServer, wire::encode_request(resume)));
-  REQUIRE(w.run_until([&] { return raw->received.size() == 2; }, Duration::seconds(1)));
-  CHECK(last_header(raw).err == ZkError::kSessionExpired);
+  wire::ConnectRequest resume;
+  resume.timeout_ms = 6000;
+  resume.session_id = c->zk.session_id();
+  resume.password = Bytes(wire::kPasswordBytes, 0);
+  REQUIRE(raw->send(ZkWorld::kServer, wire::encode_connect_request(resume)));
+  REQUIRE(w.run_until([&] { return raw->received.size() == 1; }, Duration::seconds(1)));
+  CHECK(last_connect_response(raw).timeout_ms == 0);
+  CHECK(last_connect_response(raw).session_id == 0);
+  CHECK(last_connect_response(raw).password == Bytes(wire::kPasswordBytes, 0));
+  REQUIRE(raw->send(ZkWorld::kServer, wire::encode_request(q)));
+  REQUIRE(w.run_until([&] { return raw->disconnects == 2; }, Duration::seconds(1)));
+  CHECK_FALSE(w.server()->tree().exists("/sneaky"));
   CHECK(c->zk.state() == SessionState::kConnected);  // the real owner is undisturbed
+}
+
+TEST_CASE("zk: a client that saw a newer zxid than the server is turned away", "[zk][frames]") {
+  ZkWorld w(74);
+  RawPeer* raw = add_raw(w);
+  wire::ConnectRequest q;
+  q.timeout_ms = 6000;
+  q.last_zxid_seen = 1000;  // the server has a handful of txns
+  REQUIRE(raw->send(ZkWorld::kServer, wire::encode_connect_request(q)));
+  REQUIRE(w.run_until([&] { return raw->disconnects == 1; }, Duration::seconds(1)));
+  CHECK(raw->received.empty());
+  CHECK(w.server()->session_count() == 0);
 }
 
 TEST_CASE("zk: random and truncated frames never crash the server", "[zk][frames]") {
@@ -115,12 +149,10 @@ TEST_CASE("zk: random and truncated frames never crash the server", "[zk][frames
   // Valid frames of every op, then mutated: truncated, bit-flipped, or random bytes.
   std::vector<Bytes> seeds;
   auto add = [&](wire::Request q) { seeds.push_back(wire::encode_request(q)); };
+  seeds.push_back(connect_frame());
   {
     wire::Request q;
     q.xid = 1;
-    q.op = wire::OpCode::kCreateSession;
-    q.connect.timeout_ms = 6000;
-    add(q);
     q.op = wire::OpCode::kCreate;
     q.args = ZkOp::create("/f", to_bytes("data"), CreateMode::kEphemeralSequential);
     add(q);
@@ -172,6 +204,14 @@ TEST_CASE("zk: a client ignores garbage from its server by dropping the connecti
   REQUIRE(w.run_until([&] { return c->zk.state() == SessionState::kConnected; }, Duration::seconds(5)));
   CHECK(c->zk.session_id() == session);
   c->zk.on_message(ZkWorld::kServer, wire::encode_error_reply(12345, 0, ZkError::kOk));  // an unknown xid
+  CHECK(c->zk.state() == SessionState::kDisconnected);
+  REQUIRE(w.run_until([&] { return c->zk.state() == SessionState::kConnected; }, Duration::seconds(5)));
+  // A notification of an event type this client never asks for is ignored, not a broken frame.
+  c->zk.on_message(ZkWorld::kServer, wire::encode_notification(-1, WatchEvent{static_cast<WatchType>(7), "/x"}));
+  CHECK(c->zk.state() == SessionState::kConnected);
+  Bytes cut = wire::encode_notification(-1, WatchEvent{WatchType::kNodeCreated, "/x"});
+  cut.pop_back();
+  c->zk.on_message(ZkWorld::kServer, cut);
   CHECK(c->zk.state() == SessionState::kDisconnected);
   REQUIRE(w.run_until([&] { return c->zk.state() == SessionState::kConnected; }, Duration::seconds(5)));
   CHECK(w.create(c, "/fine") == ZkError::kOk);

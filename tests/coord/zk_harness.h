@@ -182,9 +182,14 @@ class RawPeer final : public Node {
     (void)from;
     received.push_back(std::move(frame));
   }
+  // The simulator reports both ends of the one connection per pair; count the outbound end.
+  void on_disconnect(NodeId peer) override {
+    if (!is_inbound_connection(peer)) disconnects++;
+  }
   bool send(NodeId to, Bytes frame) { return rt_.send(to, std::move(frame)); }
   Runtime& rt_;
   std::vector<Bytes> received;
+  int disconnects = 0;
 };
 
 }  // namespace gregor::coord::testing

@@ -46,7 +46,8 @@ struct Op {
 Op random_op(Rng& rng, const Model& model, int serial) {
   std::vector<std::string> leaves, all;
   for (const auto& [p, n] : model) {
-    if (p == "/" || p == "/q") continue;
+    // The root, the queue and ZooKeeper's own znodes (which clients cannot delete) are not targets.
+    if (p == "/" || p == "/q" || p.rfind("/zookeeper", 0) == 0) continue;
     all.push_back(p);
     const bool has_children = std::any_of(model.begin(), model.end(), [&](const auto& kv) {
       return kv.first.size() > p.size() && kv.first.compare(0, p.size(), p) == 0 && kv.first[p.size()] == '/';

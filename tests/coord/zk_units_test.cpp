@@ -76,23 +76,28 @@ TEST_CASE("zk: path rules", "[zk][unit]") {
 
 TEST_CASE("zk: the tree keeps stats, children and ephemerals consistent", "[zk][unit]") {
   ZnodeTree t;
-  CHECK(t.create("/a", to_bytes("x"), 0, 1) == ZkError::kOk);
-  CHECK(t.create("/a/b", {}, 77, 2) == ZkError::kOk);
-  CHECK(t.create("/a/b/c", {}, 0, 3) == ZkError::kNoChildrenForEphemerals);
-  CHECK(t.create("/a/b", {}, 0, 3) == ZkError::kNodeExists);
-  CHECK(t.create("/z/y", {}, 0, 3) == ZkError::kNoNode);
+  CHECK(t.create("/a", to_bytes("x"), false, 0, 1, 1000) == ZkError::kOk);
+  CHECK(t.create("/a/b", {}, true, 77, 2, 2000) == ZkError::kOk);
+  CHECK(t.create("/a/b/c", {}, false, 0, 3, 3000) == ZkError::kNoChildrenForEphemerals);
+  CHECK(t.create("/a/b", {}, false, 0, 3, 3000) == ZkError::kNodeExists);
+  CHECK(t.create("/z/y", {}, false, 0, 3, 3000) == ZkError::kNoNode);
+  CHECK(t.find("/a/b")->null_data);
+  CHECK(t.find("/a")->stat.ctime == 1000);
   CHECK(t.find("/a")->stat.num_children == 1);
   CHECK(t.find("/a")->stat.cversion == 1);
   CHECK(t.find("/a")->stat.pzxid == 2);
   CHECK(t.ephemerals(77) == std::vector<std::string>{"/a/b"});
   CHECK(t.remove("/a", 4) == ZkError::kNotEmpty);
-  CHECK(t.set_data("/a", to_bytes("y"), 5, 4) == ZkError::kBadVersion);
-  CHECK(t.set_data("/a", to_bytes("y"), 1, 4) == ZkError::kOk);
+  CHECK(t.set_data("/a", to_bytes("y"), false, 5, 4, 4000) == ZkError::kBadVersion);
+  CHECK(t.set_data("/a", to_bytes("y"), false, 1, 4, 4000) == ZkError::kOk);
   CHECK(t.find("/a")->stat.mzxid == 4);
+  CHECK(t.find("/a")->stat.mtime == 4000);
+  CHECK(t.find("/a")->stat.ctime == 1000);
   CHECK(t.remove("/a/b", 5) == ZkError::kOk);
   CHECK(t.ephemerals(77).empty());
   CHECK(t.find("/a")->stat.cversion == 2);
   CHECK(t.remove("/", 6) == ZkError::kBadArguments);
+  CHECK(t.remove("/zookeeper/quota", 6) == ZkError::kBadArguments);
   CHECK(t.consistent());
 }
 
@@ -121,6 +126,7 @@ TEST_CASE("zk: snapshots round-trip and detect corruption", "[zk][unit]") {
 TEST_CASE("zk: txns and frames decode only when whole", "[zk][unit]") {
   Txn t = create_txn(9, "/p", "data", 3);
   t.multi = true;
+  t.time_ms = 1767225600123;
   TxnOp check;
   check.type = TxnType::kCheck;
   check.path = "/p";
@@ -152,20 +158,21 @@ TEST_CASE("zk: txns and frames decode only when whole", "[zk][unit]") {
 
   wire::Reply reply;
   reply.header = {5, 42, ZkError::kOk};
+  const Stat stat{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   reply.results = {ZkOpResult{ZkOpType::kCreate, ZkError::kOk, "/a0000000001", {}},
-                   ZkOpResult{ZkOpType::kSetData, ZkError::kOk, "", Stat{1, 2, 3, 4, 5, 6, 7, 8}}};
+                   ZkOpResult{ZkOpType::kSetData, ZkError::kOk, "", stat}};
   Bytes rf = wire::encode_reply(wire::OpCode::kMulti, reply);
   wire::Reply got;
   REQUIRE(wire::decode_reply(as_view(rf), wire::OpCode::kMulti, &got));
   CHECK(got.header.zxid == 42);
   CHECK(got.results[0].created_path == "/a0000000001");
-  CHECK(got.results[1].stat == Stat{1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(got.results[1].stat == stat);
   for (size_t n = 0; n < rf.size(); n++) {
     wire::Reply partial;
     CHECK_FALSE(wire::decode_reply(ByteView(rf.data(), n), wire::OpCode::kMulti, &partial));
   }
   Bytes note = wire::encode_notification(7, WatchEvent{WatchType::kNodeDeleted, "/gone"});
-  REQUIRE(wire::decode_reply(as_view(note), std::nullopt, &got));
+  REQUIRE(wire::decode_notification(as_view(note), &got));
   CHECK(got.event == WatchEvent{WatchType::kNodeDeleted, "/gone"});
 }
 
@@ -175,31 +182,31 @@ TEST_CASE("zk: prep checks against outstanding changes", "[zk][unit]") {
   apply_ok(db, create_txn(2, "/x", "0"));
   ZkPrep prep(db);
   // Two conditional sets on version 0, prepared before either is applied.
-  PrepOutcome first = prep.ops(500, 1, {ZkOp::set_data("/x", to_bytes("a"), 0)}, false);
-  PrepOutcome second = prep.ops(500, 2, {ZkOp::set_data("/x", to_bytes("b"), 0)}, false);
+  PrepOutcome first = prep.ops(500, 1, 0, {ZkOp::set_data("/x", to_bytes("a"), 0)}, false);
+  PrepOutcome second = prep.ops(500, 2, 0, {ZkOp::set_data("/x", to_bytes("b"), 0)}, false);
   CHECK(first.error == ZkError::kOk);
   REQUIRE(first.txn.has_value());
   CHECK(first.txn->zxid == 3);
   CHECK(second.error == ZkError::kBadVersion);
   CHECK_FALSE(second.txn.has_value());
   // A create and a create below it, both outstanding; sequential names count outstanding creates.
-  PrepOutcome dir = prep.ops(500, 3, {ZkOp::create("/d", {}, CreateMode::kPersistent)}, false);
-  PrepOutcome s1 = prep.ops(500, 4, {ZkOp::create("/d/s", {}, CreateMode::kEphemeralSequential)}, false);
-  PrepOutcome s2 = prep.ops(500, 5, {ZkOp::create("/d/s", {}, CreateMode::kEphemeralSequential)}, false);
+  PrepOutcome dir = prep.ops(500, 3, 0, {ZkOp::create("/d", {}, CreateMode::kPersistent)}, false);
+  PrepOutcome s1 = prep.ops(500, 4, 0, {ZkOp::create("/d/s", {}, CreateMode::kEphemeralSequential)}, false);
+  PrepOutcome s2 = prep.ops(500, 5, 0, {ZkOp::create("/d/s", {}, CreateMode::kEphemeralSequential)}, false);
   CHECK(s1.results[0].created_path == "/d/s0000000000");
   CHECK(s2.results[0].created_path == "/d/s0000000001");
-  CHECK(prep.ops(500, 6, {ZkOp::remove("/d", -1)}, false).error == ZkError::kNotEmpty);
+  CHECK(prep.ops(500, 6, 0, {ZkOp::remove("/d", -1)}, false).error == ZkError::kNotEmpty);
   // Closing the session deletes the ephemerals that are still outstanding too.
-  PrepOutcome close = prep.close_session(500, 7, false);
+  PrepOutcome close = prep.close_session(500, 7, false, 0);
   REQUIRE(close.txn.has_value());
   CHECK(close.txn->ops[0].paths == std::vector<std::string>{"/d/s0000000000", "/d/s0000000001"});
   // A failed multi leaves nothing outstanding behind.
   const size_t outstanding = prep.outstanding();
-  PrepOutcome m = prep.ops(500, 8, {ZkOp::create("/m", {}, CreateMode::kPersistent), ZkOp::check("/x", 0)}, true);
+  PrepOutcome m = prep.ops(500, 8, 0, {ZkOp::create("/m", {}, CreateMode::kPersistent), ZkOp::check("/x", 0)}, true);
   CHECK(m.error == ZkError::kBadVersion);  // /x is at version 1 once the first set applies
   CHECK(m.results[0].error == ZkError::kOk);
   CHECK(prep.outstanding() == outstanding);
-  CHECK(prep.ops(500, 9, {ZkOp::create("/m", {}, CreateMode::kPersistent)}, false).error == ZkError::kOk);
+  CHECK(prep.ops(500, 9, 0, {ZkOp::create("/m", {}, CreateMode::kPersistent)}, false).error == ZkError::kOk);
   // Applying in order empties the outstanding records.
   for (auto* o : {&first, &dir, &s1, &s2, &close}) apply_ok(db, *o->txn), prep.applied(o->txn->zxid);
   CHECK(db.tree().find("/d")->stat.num_children == 0);
