@@ -1,7 +1,8 @@
 // gregor cluster up: a local real-socket cluster as child processes, in the foreground.
 //
 // It starts `gregor zk` and n `gregor broker` processes (this same executable), broker ids 1..n on
-// port-base .. port-base+n-1 and zk on port-base+100, each with its data under --dir, prints their
+// port-base .. port-base+n-1 and zk on port-base+100, each with its data under --dir (with
+// --zookeeper-connect, only the brokers, on that existing ZooKeeper ensemble), prints their
 // pids and command lines and the bootstrap address, waits until every broker is registered and a
 // controller is elected (Metadata says so) and prints "cluster ready". Then it stays in the
 // foreground until SIGINT or SIGTERM, and stops all its children (SIGTERM, then SIGKILL after a
@@ -22,6 +23,7 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
+#include "app/zookeeper_connect.h"
 
 namespace po = boost::program_options;
 
@@ -133,12 +135,14 @@ std::string self_executable() {
 
 int cmd_cluster(const Args& args) {
   po::options_description desc(
-      "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n\n"
+      "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n"
+      "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]]\n\n"
       "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
-      "1..n on port-base..port-base+n-1, data under DIR. Prints the bootstrap address, then stays in\n"
-      "the foreground; Ctrl-C or SIGTERM stops every process. Restarting a killed broker with its\n"
-      "printed command line recovers its log.\n\noptions");
-  std::string action, dir, host = "127.0.0.1";
+      "1..n on port-base..port-base+n-1, data under DIR. With --zookeeper-connect it starts only the\n"
+      "brokers, on that existing ZooKeeper ensemble (Apache ZooKeeper or `gregor zk`). Prints the\n"
+      "bootstrap address, then stays in the foreground; Ctrl-C or SIGTERM stops every process.\n"
+      "Restarting a killed broker with its printed command line recovers its log.\n\noptions");
+  std::string action, dir, host = "127.0.0.1", zookeeper_connect;
   int brokers = 3;
   int port_base = 19092;
   std::vector<std::string> configs;
@@ -147,7 +151,9 @@ int cmd_cluster(const Args& args) {
       "port-base", po::value<int>(&port_base)->default_value(port_base), "broker 1's port")(
       "dir", po::value<std::string>(&dir), "data directory (default /tmp/gregor-cluster-PORTBASE)")(
       "host", po::value<std::string>(&host)->default_value(host), "the address to listen on")(
-      "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)");
+      "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)")(
+      "zookeeper-connect", po::value<std::string>(&zookeeper_connect),
+      "run the brokers on this existing ZooKeeper ensemble instead of starting `gregor zk`");
   po::options_description hidden;
   hidden.add_options()("action", po::value<std::string>(&action));
   po::positional_options_description pos;
@@ -168,6 +174,12 @@ int cmd_cluster(const Args& args) {
   }
   std::map<std::string, std::string> settings;
   if (!parse_key_values("cluster", configs, settings)) return 2;
+  if (!zookeeper_connect.empty()) {
+    if (auto parsed = parse_zookeeper_connect(zookeeper_connect); !parsed) {
+      std::cerr << "gregor cluster: " << parsed.status().message() << "\n";
+      return 2;
+    }
+  }
   // Kafka's default replication factor for __consumer_offsets is 3; a smaller cluster gets its size.
   if (!settings.count("offsets.topic.replication.factor"))
     configs.push_back("offsets.topic.replication.factor=" + std::to_string(std::min(brokers, 3)));
@@ -180,15 +192,17 @@ int cmd_cluster(const Args& args) {
   }
 
   const std::string exe = self_executable();
-  const std::string zk_address = host + ":" + std::to_string(port_base + 100);
   std::vector<Child> children;
-  children.push_back({"zk", {exe, "zk", "--id", "1", "--listen", zk_address, "--data-dir", dir + "/zk"}});
+  if (zookeeper_connect.empty()) {
+    zookeeper_connect = host + ":" + std::to_string(port_base + 100);
+    children.push_back({"zk", {exe, "zk", "--id", "1", "--listen", zookeeper_connect, "--data-dir", dir + "/zk"}});
+  }
   std::string bootstrap;
   for (int i = 1; i <= brokers; i++) {
     std::string listen = host + ":" + std::to_string(port_base + i - 1);
     Child c{"broker " + std::to_string(i),
-            {exe, "broker", "--id", std::to_string(i), "--listen", listen, "--zk", zk_address, "--data-dir",
-             dir + "/broker-" + std::to_string(i)}};
+            {exe, "broker", "--id", std::to_string(i), "--listen", listen, "--zookeeper-connect", zookeeper_connect,
+             "--data-dir", dir + "/broker-" + std::to_string(i)}};
     for (const auto& kv : configs) {
       c.argv.push_back("--config");
       c.argv.push_back(kv);

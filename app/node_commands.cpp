@@ -6,6 +6,7 @@
 
 #include "app/commands.h"
 #include "app/real_client.h"
+#include "app/zookeeper_connect.h"
 #include "engine/broker/broker.h"
 #include "engine/coord/zk_server.h"
 #include "net/run_node.h"
@@ -71,23 +72,44 @@ int cmd_zk(const Args& args) {
 
 int cmd_broker(const Args& args) {
   po::options_description desc(
-      "usage: gregor broker --id N --listen HOST:PORT --zk HOST:PORT --data-dir DIR [--config key=value ...]\n\n"
+      "usage: gregor broker --id N --listen HOST:PORT --zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]\n"
+      "                     --data-dir DIR [--config key=value ...]\n\n"
       "Runs one Kafka broker on real sockets until Ctrl-C or SIGTERM. Stock Kafka clients (kcat,\n"
       "kafkajs) can connect to it. Its logs go under DIR, fsynced; a restart recovers them.\n"
+      "--zookeeper-connect is Kafka's zookeeper.connect: Gregor's `gregor zk` or an Apache ZooKeeper\n"
+      "ensemble (the broker fails over between its servers; a chroot is created if missing).\n"
       "--config takes Kafka's broker keys (min.insync.replicas=2, num.partitions=3, ...).\n\noptions");
   int32_t id = 0;
   std::string listen, zk, data_dir;
   std::vector<std::string> configs;
   desc.add_options()("help,h", "show this help")("id", po::value<int32_t>(&id)->required(), "broker.id (> 0)")(
       "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (also advertised to clients)")(
-      "zk", po::value<std::string>(&zk)->required(), "HOST:PORT of the coordination server")(
+      "zookeeper-connect", po::value<std::string>(&zk),
+      "zookeeper.connect: HOST:PORT[,HOST:PORT...][/CHROOT] of the zk servers")(
+      "zk", po::value<std::string>(&zk), "the same as --zookeeper-connect (older spelling)")(
       "data-dir", po::value<std::string>(&data_dir)->required(), "log.dirs: where its partitions live")(
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)");
   po::variables_map vm;
   bool help = false;
   if (int rc = parse("broker", args, desc, vm, help); rc || help) return rc;
-  if (id <= 0 || id >= kZkPeerId) {
-    std::cerr << "gregor broker: --id must be in 1.." << kZkPeerId - 1 << "\n";
+  if (id <= 0 || id >= kZkPeerIdBase) {
+    std::cerr << "gregor broker: --id must be in 1.." << kZkPeerIdBase - 1 << "\n";
+    return 2;
+  }
+  std::map<std::string, std::string> settings;
+  if (!parse_key_values("broker", configs, settings)) return 2;
+  // zookeeper.connect may come as a Kafka key too, as in server.properties.
+  if (auto it = settings.find("zookeeper.connect"); it != settings.end()) {
+    if (zk.empty()) zk = it->second;
+    settings.erase(it);
+  }
+  if (zk.empty()) {
+    std::cerr << "gregor broker: --zookeeper-connect is required\n" << desc << "\n";
+    return 2;
+  }
+  auto connect = parse_zookeeper_connect(zk);
+  if (!connect) {
+    std::cerr << "gregor broker: " << connect.status().message() << "\n";
     return 2;
   }
   net::NodeConfig config;
@@ -95,20 +117,17 @@ int cmd_broker(const Args& args) {
   config.name = "broker-" + std::to_string(id);
   config.data_dir = data_dir;
   if (!listen_address("broker", listen, config)) return 2;
-  auto zk_address = net::parse_peer_address(zk);
-  if (!zk_address) {
-    std::cerr << "gregor broker: --zk: " << zk_address.status().message() << "\n";
-    return 2;
-  }
-  config.peers[NodeId{kZkPeerId}] = *zk_address;
 
   broker::BrokerConfig bc;
   bc.broker_id = id;
-  bc.zookeeper_servers = {NodeId{kZkPeerId}};
+  for (size_t i = 0; i < connect->servers.size(); i++) {
+    const NodeId server{kZkPeerIdBase + static_cast<int32_t>(i)};
+    config.peers[server] = connect->servers[i];
+    bc.zookeeper_servers.push_back(server);
+  }
+  bc.zookeeper_chroot = connect->chroot;
   bc.advertised_host = config.listen_host;
   bc.advertised_port = config.listen_port;
-  std::map<std::string, std::string> settings;
-  if (!parse_key_values("broker", configs, settings)) return 2;
   if (Status s = bc.apply(settings); !s) {
     std::cerr << "gregor broker: --config: " << s.message() << "\n";
     return 2;

@@ -29,9 +29,9 @@ namespace gregor::app {
 // Bootstrap servers get ids from here up; broker ids must stay below it.
 constexpr int32_t kBootstrapIdBase = 900'000'000;
 constexpr int32_t kClientNodeId = 999'999'990;
-// The coordination server as a broker addresses it (a --zk HOST:PORT does not say its id). Broker
-// ids must stay below it.
-constexpr int32_t kZkPeerId = 899'999'999;
+// The zk servers of zookeeper.connect as a broker addresses them (a HOST:PORT does not say its
+// id): kZkPeerIdBase + their index in the connect string. Broker ids must stay below it.
+constexpr int32_t kZkPeerIdBase = 899'999'000;
 constexpr size_t kBootstrapServersMax = 100;
 
 // A node that forwards outbound-connection traffic to whichever client it owns.

@@ -38,6 +38,7 @@ constexpr size_t kMaxQueuedRequestsPerConnection = 1000;
 coord::ZkClientConfig zk_config(const BrokerConfig& c) {
   coord::ZkClientConfig z;
   z.servers = c.zookeeper_servers;
+  z.chroot = c.zookeeper_chroot;
   z.session_timeout = Duration::millis(c.zookeeper_session_timeout_ms);
   return z;
 }
@@ -80,9 +81,7 @@ void Broker::start() {
 
 void Broker::on_session_state(coord::SessionState s) {
   if (s == coord::SessionState::kConnected && !registered_) {
-    // Whoever starts first creates the persistent parents; NodeExists is fine.
-    for (const auto& path : zk_paths::persistent_roots()) zk_.create(path, {}, CreateMode::kPersistent, [](ZkError, std::string) {});
-    register_broker();
+    prepare_zk([this] { register_broker(); });
   } else if (s == coord::SessionState::kExpired) {
     // Our ephemerals are gone: this broker is dead to the cluster until it registers again.
     registered_ = false;
@@ -92,12 +91,52 @@ void Broker::on_session_state(coord::SessionState s) {
   }
 }
 
+void Broker::prepare_zk(std::function<void()> next) {
+  // As a Kafka broker starting up: the chroot of zookeeper.connect (a broker creates it, outside
+  // the chroot), the persistent top-level paths (whoever starts first creates them; NodeExists is
+  // fine), then the cluster id.
+  auto top_level = [this, next] {
+    for (const auto& path : zk_paths::persistent_roots())
+      zk_.create(path, std::nullopt, CreateMode::kPersistent, [](ZkError, std::string) {});
+    ensure_cluster_id(next, 2);
+  };
+  if (config_.zookeeper_chroot.empty()) return top_level();
+  zk_.create_chroot([this, top_level, next](ZkError err) {
+    if (err == ZkError::kOk) return top_level();
+    rt_.log("cannot create the zookeeper.connect chroot " + config_.zookeeper_chroot + ": " + coord::zk_error_name(err));
+    next();  // registering fails (NoNode) and is retried, and so is this
+  });
+}
+
+void Broker::ensure_cluster_id(std::function<void()> next, int attempts_left) {
+  // Kafka's getOrGenerateClusterId: the first broker writes a random id; everyone reads it.
+  zk_.get_data(zk_paths::cluster_id(), false, [this, next, attempts_left](ZkError err, Bytes data, coord::Stat) {
+    if (err == ZkError::kOk) {
+      auto id = decode_cluster_id(as_view(data));
+      if (id) {
+        cluster_id_ = *id;
+      } else {
+        rt_.log(id.status().to_string());
+      }
+      return next();
+    }
+    if (err != ZkError::kNoNode || attempts_left == 0) return next();
+    const std::string proposed = random_uuid(rt_.rng());
+    zk_.create(zk_paths::cluster(), std::nullopt, CreateMode::kPersistent, [](ZkError, std::string) {});
+    zk_.create(zk_paths::cluster_id(), encode_cluster_id(proposed), CreateMode::kPersistent,
+               [this, next, attempts_left](ZkError, std::string) {
+                 // Created, or someone else's is there: read back whichever won.
+                 ensure_cluster_id(next, attempts_left - 1);
+               });
+  });
+}
+
 void Broker::register_broker() {
   BrokerRegistration reg;
   reg.id = config_.broker_id;
   reg.host = config_.advertised_host;
   reg.port = config_.advertised_port;
-  reg.timestamp_ms = rt_.now().ms();
+  reg.timestamp_ms = rt_.wall_time_ms();
   zk_.create(zk_paths::broker(config_.broker_id), reg.encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
     if (err == ZkError::kOk) {
       registered_ = true;
@@ -108,7 +147,7 @@ void Broker::register_broker() {
     }
     // NodeExists: our previous session's registration has not expired yet. Try again shortly.
     rt_.after(Duration::millis(err == ZkError::kNodeExists ? 1000 : 200), [this] {
-      if (!registered_ && zk_.state() == coord::SessionState::kConnected) register_broker();
+      if (!registered_ && zk_.state() == coord::SessionState::kConnected) prepare_zk([this] { register_broker(); });
     });
   });
 }

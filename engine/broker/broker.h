@@ -72,6 +72,8 @@ class Broker final : public Node, public PartitionOwner {
   const std::map<TopicPartition, std::unique_ptr<Partition>>& partitions() const { return partitions_; }
   Partition* partition(const TopicPartition& tp);
   bool registered() const { return registered_; }
+  // The cluster id from /cluster/id (Kafka's Uuid string); empty until read.
+  const std::string& cluster_id() const { return cluster_id_; }
   coord::ZkClient& zk() { return zk_; }
   group::GroupCoordinator& group_coordinator() { return group_coordinator_; }
   const group::GroupCoordinator& group_coordinator() const { return group_coordinator_; }
@@ -108,6 +110,9 @@ class Broker final : public Node, public PartitionOwner {
 
   // Startup and zk.
   void on_session_state(coord::SessionState s);
+  // The chroot, the top-level paths and the cluster id, then next.
+  void prepare_zk(std::function<void()> next);
+  void ensure_cluster_id(std::function<void()> next, int attempts_left);
   void register_broker();
   void on_watch(const coord::WatchEvent& e);
   void watch_config_changes();
@@ -194,6 +199,7 @@ class Broker final : public Node, public PartitionOwner {
   uint64_t next_delayed_id_ = 1;
   bool delayed_check_scheduled_ = false;
   bool registered_ = false;
+  std::string cluster_id_;
   int64_t last_config_change_ = -1;     // the newest /config/changes notification processed
   bool config_changes_listed_ = false;  // the first listing only sets last_config_change_
   bool shutting_down_ = false;

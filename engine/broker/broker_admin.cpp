@@ -39,7 +39,7 @@ void Broker::handle_metadata(const Request& req, ByteReader& r) {
     return close_bad_request(req.from, "malformed Metadata: " + decoded.status().to_string());
   }
   protocol::MetadataResponse resp;
-  resp.cluster_id = "gregor";
+  if (!cluster_id_.empty()) resp.cluster_id = cluster_id_;  // /cluster/id, once read
   resp.controller_id = metadata_.controller_id();
   for (const auto& [id, b] : metadata_.brokers()) resp.brokers.push_back({id, b.host, b.port, std::nullopt});
   if (resp.brokers.empty())
@@ -117,6 +117,7 @@ void Broker::create_topic_with_assignment(const std::string& name, const std::ma
                                           std::function<void(ErrorCode, std::string)> done) {
   TopicAssignment a;
   a.partitions = assignment;
+  a.topic_id = random_uuid(rt_.rng());  // Kafka 2.8+ names every new topic with an id
   // The config first, then the assignment (whose creation the controller watches).
   zk_.create(zk_paths::topic_config(name), encode_topic_config(configs), CreateMode::kPersistent,
              [this, name, a, done](ZkError err, std::string) {

@@ -55,7 +55,8 @@ struct TopicConfig {
 
 struct BrokerConfig {
   int32_t broker_id = 1;
-  std::vector<NodeId> zookeeper_servers;  // zk server node ids
+  std::vector<NodeId> zookeeper_servers;  // zk server node ids (zookeeper.connect's host:port list)
+  std::string zookeeper_chroot;           // zookeeper.connect's chroot suffix ("/kafka"), or 
   std::string advertised_host = "127.0.0.1";
   int32_t advertised_port = 9092;
 

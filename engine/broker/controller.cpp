@@ -53,60 +53,81 @@ void Controller::run_next() {
 void Controller::elect() {
   if (active_ || electing_) return;
   electing_ = true;
-  Json::Object o;
-  o["version"] = Json(1);
-  o["brokerid"] = Json(config_.broker_id);
-  o["timestamp"] = Json(std::to_string(rt_.now().ms()));
-  zk_.create(zk_paths::controller(), to_bytes(Json(std::move(o)).dump()), CreateMode::kEphemeral,
-             [this](ZkError err, std::string) {
-               electing_ = false;
-               if (err == ZkError::kOk) {
-                 enqueue("elected", [this](Done done) { on_elected(std::move(done)); });
-                 return;
-               }
-               if (err == ZkError::kNodeExists) {
-                 // Someone else is controller: watch for its departure.
-                 zk_.exists(zk_paths::controller(), true, [this](ZkError e2, std::optional<coord::Stat> st) {
-                   if (e2 == ZkError::kOk && !st) elect();  // gone meanwhile
-                 });
-                 return;
-               }
-               // Connection loss or an expired session: try again later.
-               rt_.after(Duration::millis(500), [this] { elect(); });
-             });
-}
-
-void Controller::on_elected(Done done) {
   const std::string path = zk_paths::controller_epoch();
-  zk_.get_data(path, false, [this, path, done](ZkError err, Bytes data, coord::Stat stat) {
-    auto finish = [this, done](int32_t epoch, int32_t version) {
-      active_ = true;
-      epoch_ = epoch;
-      epoch_zk_version_ = version;
-      rt_.emit("controller_elected", {{"broker", config_.broker_id}, {"controller_epoch", epoch_}});
-      load_cluster(done);
-    };
+  zk_.get_data(path, false, [this, path](ZkError err, Bytes data, coord::Stat stat) {
     if (err == ZkError::kNoNode) {
-      zk_.create(path, to_bytes("1"), CreateMode::kPersistent, [this, finish, done](ZkError e2, std::string) {
-        if (e2 == ZkError::kOk) return finish(1, 0);
-        resign("could not create /controller_epoch");
-        done();
+      // The first election of a cluster: Kafka's maybeCreateControllerEpochZNode writes epoch 0.
+      zk_.create(path, to_bytes("0"), CreateMode::kPersistent, [this](ZkError e2, std::string) {
+        if (e2 == ZkError::kOk) return try_become_controller(0, 0);
+        electing_ = false;
+        if (e2 == ZkError::kNodeExists) return elect();  // someone else wrote it first: read it
+        retry_elect_later();
       });
       return;
     }
     if (err != ZkError::kOk) {
-      resign("could not read /controller_epoch");
-      done();
+      electing_ = false;
+      return retry_elect_later();
+    }
+    const int32_t epoch = static_cast<int32_t>(std::strtol(to_string(as_view(data)).c_str(), nullptr, 10));
+    try_become_controller(epoch, stat.version);
+  });
+}
+
+void Controller::try_become_controller(int32_t epoch, int32_t epoch_zk_version) {
+  const int32_t new_epoch = epoch + 1;
+  std::vector<ZkOp> ops{
+      ZkOp::create(zk_paths::controller(), encode_controller(config_.broker_id, rt_.wall_time_ms()), CreateMode::kEphemeral),
+      ZkOp::set_data(zk_paths::controller_epoch(), to_bytes(std::to_string(new_epoch)), epoch_zk_version)};
+  zk_.multi(std::move(ops), [this, new_epoch](ZkError err, std::vector<coord::ZkOpResult> results) {
+    if (err == ZkError::kOk && results.size() == 2) {
+      electing_ = false;
+      const int32_t version = results[1].stat.version;
+      enqueue("elected", [this, new_epoch, version](Done done) { on_elected(new_epoch, version, std::move(done)); });
       return;
     }
-    int32_t current = static_cast<int32_t>(std::strtol(to_string(as_view(data)).c_str(), nullptr, 10));
-    zk_.set_data(path, to_bytes(std::to_string(current + 1)), stat.version,
-                 [this, current, finish, done](ZkError e2, coord::Stat st2) {
-                   if (e2 == ZkError::kOk) return finish(current + 1, st2.version);
-                   resign("lost the race for /controller_epoch");
-                   done();
-                 });
+    if (err == ZkError::kNodeExists || err == ZkError::kBadVersion) return check_controller(new_epoch);
+    // Connection loss or an expired session: try again later.
+    electing_ = false;
+    retry_elect_later();
   });
+}
+
+void Controller::check_controller(int32_t new_epoch) {
+  zk_.get_data(zk_paths::controller(), true, [this, new_epoch](ZkError err, Bytes data, coord::Stat stat) {
+    if (err == ZkError::kNoNode) {
+      electing_ = false;
+      return elect();  // gone meanwhile
+    }
+    auto holder = err == ZkError::kOk ? decode_controller(as_view(data)) : Result<int32_t>(Status::error(StatusCode::kUnavailable, ""));
+    if (!holder || *holder != config_.broker_id || stat.ephemeral_owner != zk_.session_id()) {
+      // Someone else is controller (or zk is unreachable): the watch on /controller starts the
+      // next election when it goes; an unreachable zk is tried again.
+      electing_ = false;
+      if (err != ZkError::kOk) retry_elect_later();
+      return;
+    }
+    // /controller is ours: our multi went through. Its epoch is the one we wrote.
+    zk_.get_data(zk_paths::controller_epoch(), false, [this, new_epoch](ZkError e2, Bytes epoch_data, coord::Stat st) {
+      electing_ = false;
+      const int32_t epoch = static_cast<int32_t>(std::strtol(to_string(as_view(epoch_data)).c_str(), nullptr, 10));
+      if (e2 != ZkError::kOk || epoch != new_epoch) return retry_elect_later();
+      const int32_t version = st.version;
+      enqueue("elected", [this, new_epoch, version](Done done) { on_elected(new_epoch, version, std::move(done)); });
+    });
+  });
+}
+
+void Controller::retry_elect_later() {
+  rt_.after(Duration::millis(500), [this] { elect(); });
+}
+
+void Controller::on_elected(int32_t epoch, int32_t epoch_zk_version, Done done) {
+  active_ = true;
+  epoch_ = epoch;
+  epoch_zk_version_ = epoch_zk_version;
+  rt_.emit("controller_elected", {{"broker", config_.broker_id}, {"controller_epoch", epoch_}});
+  load_cluster(done);
 }
 
 void Controller::resign(const char* why) {

@@ -75,7 +75,14 @@ class Controller {
   void run_next();
 
   // Becoming controller.
-  void on_elected(Done done);
+  // Kafka's registerControllerAndIncrementControllerEpoch: one multi creates /controller and bumps
+  // /controller_epoch, conditional on the epoch's version.
+  void try_become_controller(int32_t epoch, int32_t epoch_zk_version);
+  // Kafka's checkControllerAndEpoch: after NodeExists or BadVersion, who holds /controller? (Our
+  // own multi may have gone through although its answer was lost.) Leaves a watch on /controller.
+  void check_controller(int32_t new_epoch);
+  void retry_elect_later();
+  void on_elected(int32_t epoch, int32_t epoch_zk_version, Done done);
   void load_cluster(Done done);
   // Events.
   void on_broker_change(Done done);

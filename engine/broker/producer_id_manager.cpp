@@ -63,37 +63,42 @@ void ProducerIdManager::generate(std::function<void(protocol::ErrorCode, int64_t
 void ProducerIdManager::claim_block(int attempts_left) {
   if (attempts_left == 0) return finish_claim(false);
   zk_.get_data(kProducerIdBlockPath, false, [this, attempts_left](ZkError err, Bytes data, coord::Stat stat) {
+    const ProducerIdBlock first{broker_id_, 0, kProducerIdBlockSize - 1};
     if (err == ZkError::kNoNode) {
-      ProducerIdBlock first{broker_id_, 0, kProducerIdBlockSize - 1};
       zk_.create(kProducerIdBlockPath, first.encode(), coord::CreateMode::kPersistent,
                  [this, first, attempts_left](ZkError e2, std::string) {
-                   if (e2 == ZkError::kOk) {
-                     next_ = first.first;
-                     last_ = first.last;
-                     return finish_claim(true);
-                   }
+                   if (e2 == ZkError::kOk) return take_block(first);
                    claim_block(attempts_left - 1);  // someone else created it first: read it again
                  });
       return;
     }
     if (err != ZkError::kOk) return finish_claim(false);
+    // Brokers create the znode empty at startup (a top-level path), as Kafka's do: no block yet,
+    // so the first one is written over it, conditionally like any other.
+    if (data.empty()) return write_block(first, stat.version, attempts_left);
     auto current = ProducerIdBlock::decode(as_view(data));
     if (!current) {
       rt_.log(std::string(kProducerIdBlockPath) + ": " + current.status().to_string());
       return finish_claim(false);
     }
-    ProducerIdBlock next{broker_id_, current->last + 1, current->last + kProducerIdBlockSize};
-    zk_.set_data(kProducerIdBlockPath, next.encode(), stat.version, [this, next, attempts_left](ZkError e2, coord::Stat) {
-      if (e2 == ZkError::kOk) {
-        next_ = next.first;
-        last_ = next.last;
-        rt_.emit("producer_id_block", {{"broker", broker_id_}, {"block_start", next.first}, {"block_end", next.last}});
-        return finish_claim(true);
-      }
-      if (e2 == ZkError::kBadVersion) return claim_block(attempts_left - 1);
-      finish_claim(false);
-    });
+    write_block(ProducerIdBlock{broker_id_, current->last + 1, current->last + kProducerIdBlockSize}, stat.version,
+                attempts_left);
   });
+}
+
+void ProducerIdManager::write_block(const ProducerIdBlock& block, int32_t expected_version, int attempts_left) {
+  zk_.set_data(kProducerIdBlockPath, block.encode(), expected_version, [this, block, attempts_left](ZkError err, coord::Stat) {
+    if (err == ZkError::kOk) return take_block(block);
+    if (err == ZkError::kBadVersion) return claim_block(attempts_left - 1);
+    finish_claim(false);
+  });
+}
+
+void ProducerIdManager::take_block(const ProducerIdBlock& block) {
+  next_ = block.first;
+  last_ = block.last;
+  rt_.emit("producer_id_block", {{"broker", broker_id_}, {"block_start", block.first}, {"block_end", block.last}});
+  finish_claim(true);
 }
 
 void ProducerIdManager::finish_claim(bool ok) {

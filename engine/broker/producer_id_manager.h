@@ -37,6 +37,8 @@ class ProducerIdManager {
 
  private:
   void claim_block(int attempts_left);
+  void write_block(const ProducerIdBlock& block, int32_t expected_version, int attempts_left);
+  void take_block(const ProducerIdBlock& block);
   void finish_claim(bool ok);
 
   Runtime& rt_;

@@ -6,8 +6,11 @@ namespace gregor::broker {
 
 namespace zk_paths {
 std::vector<std::string> persistent_roots() {
-  return {"/brokers", "/brokers/ids", "/brokers/topics", "/config", "/config/topics", "/config/changes", "/admin",
-          "/admin/delete_topics", "/isr_change_notification"};
+  return {"/consumers",        "/brokers",        "/brokers/ids",          "/brokers/topics",
+          "/brokers/seqid",    "/config",         "/config/changes",       "/config/topics",
+          "/config/clients",   "/config/users",   "/config/brokers",       "/config/ips",
+          "/admin",            "/admin/delete_topics", "/isr_change_notification",
+          "/latest_producer_id_block", "/log_dir_event_notification"};
 }
 }  // namespace zk_paths
 
@@ -39,6 +42,7 @@ std::string int_list(const std::vector<int32_t>& v) {
 
 Bytes BrokerRegistration::encode() const {
   Json::Object o;
+  o["features"] = Json(Json::Object{});  // version 5 (IBP 2.7+): finalized features live in /feature
   o["version"] = Json(5);
   o["host"] = Json(host);
   o["port"] = Json(port);
@@ -87,7 +91,9 @@ Bytes TopicAssignment::encode() const {
   Json::Object parts;
   for (const auto& [p, replicas] : partitions) parts[std::to_string(p)] = int_array(replicas);
   Json::Object o;
-  o["version"] = Json(2);
+  // Version 3 (Kafka 2.8+) carries the topic id; a znode without one stays version 2.
+  o["version"] = Json(topic_id.empty() ? 2 : 3);
+  if (!topic_id.empty()) o["topic_id"] = Json(topic_id);
   o["partitions"] = Json(std::move(parts));
   o["adding_replicas"] = Json(Json::Object{});
   o["removing_replicas"] = Json(Json::Object{});
@@ -98,6 +104,7 @@ Result<TopicAssignment> TopicAssignment::decode(ByteView data) {
   auto j = parse_json(data, "topic assignment");
   if (!j) return j.status();
   TopicAssignment a;
+  a.topic_id = (*j)["topic_id"].as_string("");
   for (const auto& [k, v] : (*j)["partitions"].as_object())
     a.partitions[static_cast<int32_t>(std::strtol(k.c_str(), nullptr, 10))] = to_ints(v);
   return a;
@@ -133,6 +140,58 @@ Result<std::string> decode_config_change(ByteView data) {
   const std::string path = (*j)["entity_path"].as_string();
   if (path.empty()) return Status::error(StatusCode::kCorruption, "config change notification without entity_path");
   return path;
+}
+
+std::string random_uuid(Rng& rng) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  for (;;) {
+    const uint64_t hi = rng.next_u64(), lo = rng.next_u64();
+    // Kafka's Uuid.ZERO_UUID and Uuid.ONE_UUID are reserved.
+    if (hi == 0 && lo <= 1) continue;
+    uint8_t bytes[16];
+    for (int i = 0; i < 8; i++) {
+      bytes[i] = static_cast<uint8_t>(hi >> (56 - 8 * i));
+      bytes[8 + i] = static_cast<uint8_t>(lo >> (56 - 8 * i));
+    }
+    std::string out;
+    for (int i = 0; i < 16; i += 3) {
+      const uint32_t chunk = static_cast<uint32_t>(bytes[i]) << 16 | (i + 1 < 16 ? static_cast<uint32_t>(bytes[i + 1]) << 8 : 0) |
+                             (i + 2 < 16 ? bytes[i + 2] : 0u);
+      const int chars = i + 2 < 16 ? 4 : (i + 1 < 16 ? 3 : 2);
+      for (int k = 0; k < chars; k++) out.push_back(kAlphabet[(chunk >> (18 - 6 * k)) & 63]);
+    }
+    return out;
+  }
+}
+
+Bytes encode_cluster_id(const std::string& id) {
+  Json::Object o;
+  o["version"] = Json("1");  // Kafka writes this version as a string
+  o["id"] = Json(id);
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<std::string> decode_cluster_id(ByteView data) {
+  auto j = parse_json(data, "cluster id");
+  if (!j) return j.status();
+  const std::string id = (*j)["id"].as_string("");
+  if (id.empty()) return Status::error(StatusCode::kCorruption, "bad cluster id znode: no id");
+  return id;
+}
+
+Bytes encode_controller(int32_t broker_id, int64_t timestamp_ms) {
+  Json::Object o;
+  o["version"] = Json(1);
+  o["brokerid"] = Json(broker_id);
+  o["timestamp"] = Json(std::to_string(timestamp_ms));
+  return to_bytes_json(Json(std::move(o)));
+}
+
+Result<int32_t> decode_controller(ByteView data) {
+  auto j = parse_json(data, "controller");
+  if (!j) return j.status();
+  if (!(*j)["brokerid"].is_int()) return Status::error(StatusCode::kCorruption, "bad controller znode: no brokerid");
+  return static_cast<int32_t>((*j)["brokerid"].as_int());
 }
 
 int64_t sequence_of(const std::string& name) {

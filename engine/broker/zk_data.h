@@ -1,9 +1,17 @@
-// What brokers keep in the coordination service, at Kafka's paths and in Kafka's JSON.
+// What brokers keep in the coordination service, at Kafka's paths and in Kafka's JSON, as a
+// ZooKeeper-era Kafka 3.x broker (IBP 3.x) writes them, so that Kafka's tools and operators' habits
+// apply (zkCli.sh get /controller, ...). Timestamps are wall-clock ms since the Unix epoch, as
+// strings; ids of clusters and topics are Kafka's Uuid strings (22 characters of URL-safe base64).
 //
-//   /brokers/ids/N                       ephemeral  {"version":5,"host":"h","port":9092,"endpoints":[...],...}
+//   /cluster/id                          persistent {"version":"1","id":"<uuid>"}
+//   /brokers/ids/N                       ephemeral  {"features":{},"listener_security_protocol_map":{...},
+//                                                    "endpoints":["PLAINTEXT://h:9092"],"jmx_port":-1,
+//                                                    "port":9092,"host":"h","version":5,"timestamp":"..."}
 //   /controller                          ephemeral  {"version":1,"brokerid":N,"timestamp":"..."}
-//   /controller_epoch                    persistent "7"
-//   /brokers/topics/T                    persistent {"version":2,"partitions":{"0":[1,2,3],...}}
+//   /controller_epoch                    persistent "7"  (created as "0"; each election's multi creates
+//                                                    /controller and bumps it, checking its version)
+//   /brokers/topics/T                    persistent {"partitions":{"0":[1,2,3],...},"topic_id":"<uuid>",
+//                                                    "adding_replicas":{},"removing_replicas":{},"version":3}
 //   /brokers/topics/T/partitions/P/state persistent {"controller_epoch":7,"leader":1,"version":1,
 //                                                    "leader_epoch":3,"isr":[1,2]}
 //   /config/topics/T                     persistent {"version":1,"config":{"min.insync.replicas":"2"}}
@@ -11,8 +19,11 @@
 //                                                    (a topic's config changed: every broker
 //                                                    re-reads /config/topics/T and applies it)
 //   /admin/delete_topics/T               persistent (a deletion request)
-//   /isr_change_notification/isr_change_0000000001   (a leader changed an ISR; the controller
+//   /isr_change_notification/isr_change_0000000001   {"version":1,"partitions":[{"topic":"T","partition":0}]}
+//                                                    (a leader changed an ISR; the controller
 //                                                    propagates it with UpdateMetadata)
+//   /latest_producer_id_block            persistent {"version":1,"broker":N,"block_start":"0","block_end":"999"}
+// and the persistent parents Kafka creates at startup (null data): persistent_roots().
 // Partition state is changed only by conditional (versioned) writes: the controller's include a
 // check of /controller_epoch's version, so a stale controller's write fails; a leader's ISR change
 // carries the zk version it last saw, so a zombie leader's write fails.
@@ -24,6 +35,7 @@
 #include <vector>
 
 #include "engine/core/bytes.h"
+#include "engine/core/rng.h"
 #include "engine/core/status.h"
 
 namespace gregor::broker {
@@ -45,7 +57,10 @@ inline std::string delete_topics() { return "/admin/delete_topics"; }
 inline std::string delete_topic(const std::string& t) { return "/admin/delete_topics/" + t; }
 inline std::string isr_change_notification() { return "/isr_change_notification"; }
 inline std::string isr_change_prefix() { return "/isr_change_notification/isr_change_"; }
-// The persistent parents every cluster needs (created by whoever starts first).
+inline std::string cluster() { return "/cluster"; }
+inline std::string cluster_id() { return "/cluster/id"; }
+// The persistent parents every cluster needs, in creation order (Kafka's KafkaZkClient
+// createTopLevelPaths: ZkData.PersistentZkPaths and their parents); whoever starts first creates them.
 std::vector<std::string> persistent_roots();
 }  // namespace zk_paths
 
@@ -71,6 +86,7 @@ struct LeaderIsrState {
 
 struct TopicAssignment {
   std::map<int32_t, std::vector<int32_t>> partitions;  // partition -> replicas in preference order
+  std::string topic_id;  // Kafka's Uuid string; empty in a znode that has none (before Kafka 2.8)
   Bytes encode() const;
   static Result<TopicAssignment> decode(ByteView data);
 };
@@ -85,5 +101,15 @@ Result<std::string> decode_config_change(ByteView data);
 int64_t sequence_of(const std::string& name);
 
 std::string int_list(const std::vector<int32_t>& v);  // "1,2,3"
+
+// Kafka's Uuid.toString: 16 random bytes as URL-safe base64 without padding (22 characters). The
+// zero Uuid and the one Kafka reserves ("AAAAAAAAAAAAAAAAAAAAAQ") are never drawn.
+std::string random_uuid(Rng& rng);
+// The content of /cluster/id.
+Bytes encode_cluster_id(const std::string& id);
+Result<std::string> decode_cluster_id(ByteView data);
+// The content of /controller.
+Bytes encode_controller(int32_t broker_id, int64_t timestamp_ms);
+Result<int32_t> decode_controller(ByteView data);
 
 }  // namespace gregor::broker
