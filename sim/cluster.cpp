@@ -49,11 +49,18 @@ broker::Broker* Cluster::broker(int32_t id) { return sim_.node_as<broker::Broker
 coord::ZkServer* Cluster::zk(int index) { return sim_.node_as<coord::ZkServer>(NodeId{kFirstZkNodeId + index}); }
 
 std::optional<int32_t> Cluster::controller() {
+  // A controller cut off from zk still believes it is one until it hears its session expired; the
+  // controller is the active one with the newest epoch (the one zk elected last).
+  std::optional<int32_t> best;
+  int32_t best_epoch = -1;
   for (NodeId b : broker_ids()) {
     broker::Broker* br = broker(b.value);
-    if (br && br->controller().is_active()) return b.value;
+    if (br && br->controller().is_active() && br->controller().epoch() > best_epoch) {
+      best = b.value;
+      best_epoch = br->controller().epoch();
+    }
   }
-  return std::nullopt;
+  return best;
 }
 
 bool Cluster::ready() {

@@ -42,7 +42,8 @@ class Cluster {
   // The live broker object, or nullptr when it is down.
   broker::Broker* broker(int32_t id);
   coord::ZkServer* zk(int index = 0);
-  // The broker that is active controller, if any.
+  // The active controller with the newest epoch, if any (a controller cut off from zk may still
+  // think it is one).
   std::optional<int32_t> controller();
   // True once a controller runs and knows every broker as live.
   bool ready();

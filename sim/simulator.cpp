@@ -75,7 +75,8 @@ class SimRuntime final : public Runtime {
   // One connection state per pair of nodes: both directions with that node break.
   void close_connection(NodeId peer) override {
     const NodeId other{peer.value < 0 ? -peer.value : peer.value};
-    if (!alive() || other == id_ || other.value == 0) return;
+    // A node that does not exist has no connection to close (a client's list of servers may name one).
+    if (!alive() || other == id_ || other.value == 0 || !sim_.has_node(other)) return;
     sim_.break_connection(id_, other);
   }
 
