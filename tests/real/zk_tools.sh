@@ -22,7 +22,7 @@ controller=$("$PYTHON" "$KAZOO" "$ZK" inspect orders 3) || fail "kazoo inspect"
 echo "kazoo: 3 brokers registered, broker $controller is the controller"
 
 # zkCli.sh, one command per run, as operators use it in scripts.
-zkcli() { timeout 60 "$ZKCLI" -server "$ZK" "$@" 2>&1 | grep -v '^$\|^WATCHER::\|^WatchedEvent state:SyncConnected type:None'; }
+zkcli() { timeout 60 "$ZKCLI" -server "$ZK" "$@" 2>&1 | grep -v '^$\|^SLF4J:\|^Connecting to \|^WATCHER::\|^WatchedEvent state:SyncConnected type:None'; }
 zkcli ls /brokers/ids >"$TMP/ls.txt"
 cat "$TMP/ls.txt"
 grep -qx '\[1, 2, 3\]' "$TMP/ls.txt" || fail "zkCli.sh ls /brokers/ids did not print [1, 2, 3]"
