@@ -400,7 +400,7 @@ void ZkClient::submit(wire::Request q, Done done, bool absolute) {
   r.watch = q.watch;
   r.path = q.args.path;
   for (const auto& op : q.ops) r.op_types.push_back(op.type);
-  if (!absolute) {
+  if (!absolute && !config_.chroot.empty()) {
     // A relative path ("", "a") stays as it is, so that the server refuses it as ZooKeeper would.
     if (!q.args.path.empty() && q.args.path.front() == '/') q.args.path = server_path(q.args.path);
     for (auto& op : q.ops)

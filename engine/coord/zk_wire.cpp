@@ -57,17 +57,25 @@ std::vector<std::string> get_string_vector(ByteReader& r) {
 }
 
 void put_stat(ByteWriter& w, const Stat& s) {
-  w.i64(s.czxid);
-  w.i64(s.mzxid);
-  w.i64(s.ctime);
-  w.i64(s.mtime);
-  w.i32(s.version);
-  w.i32(s.cversion);
-  w.i32(s.aversion);
-  w.i64(s.ephemeral_owner);
-  w.i32(s.data_length);
-  w.i32(s.num_children);
-  w.i64(s.pzxid);
+  // Every reply to a write or read carries one: 68 bytes in one append rather than 68 byte pushes.
+  uint8_t out[kStatBytes];
+  size_t at = 0;
+  auto put = [&](uint64_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; i--) out[at++] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  put(static_cast<uint64_t>(s.czxid), 8);
+  put(static_cast<uint64_t>(s.mzxid), 8);
+  put(static_cast<uint64_t>(s.ctime), 8);
+  put(static_cast<uint64_t>(s.mtime), 8);
+  put(static_cast<uint32_t>(s.version), 4);
+  put(static_cast<uint32_t>(s.cversion), 4);
+  put(static_cast<uint32_t>(s.aversion), 4);
+  put(static_cast<uint64_t>(s.ephemeral_owner), 8);
+  put(static_cast<uint32_t>(s.data_length), 4);
+  put(static_cast<uint32_t>(s.num_children), 4);
+  put(static_cast<uint64_t>(s.pzxid), 8);
+  GREGOR_ASSERT(at == kStatBytes);
+  w.raw(ByteView(out, kStatBytes));
 }
 
 Stat get_stat(ByteReader& r) {
@@ -127,10 +135,11 @@ void put_multi_header(ByteWriter& w, int32_t type, bool done, int32_t err) {
   w.i32(err);
 }
 
-// The record of a write op: CreateRequest, DeleteRequest, SetDataRequest, CheckVersionRequest.
-void put_op_record(ByteWriter& w, const ZkOp& op) {
+// The record of a write op of the given type: CreateRequest, DeleteRequest, SetDataRequest,
+// CheckVersionRequest.
+void put_op_record(ByteWriter& w, ZkOpType type, const ZkOp& op) {
   put_string(w, op.path);
-  switch (op.type) {
+  switch (type) {
     case ZkOpType::kCreate:
     case ZkOpType::kCreate2:
       put_buffer(w, as_view(op.data), op.null_data);
@@ -337,9 +346,7 @@ Bytes encode_request(const Request& q) {
   w.i32(q.xid);
   w.i32(static_cast<int32_t>(q.op));
   if (is_single_write(q.op)) {
-    ZkOp op = q.args;
-    op.type = single_op_type(q.op);
-    put_op_record(w, op);
+    put_op_record(w, single_op_type(q.op), q.args);
   } else if (is_read_with_watch(q.op)) {
     put_string(w, q.args.path);
     w.boolean(q.watch);
@@ -348,7 +355,7 @@ Bytes encode_request(const Request& q) {
   } else if (q.op == OpCode::kMulti) {
     for (const ZkOp& op : q.ops) {
       put_multi_header(w, static_cast<int32_t>(op.type), false, -1);
-      put_op_record(w, op);
+      put_op_record(w, op.type, op);
     }
     put_multi_header(w, -1, true, -1);
   } else if (q.op == OpCode::kSetWatches || q.op == OpCode::kSetWatches2) {
