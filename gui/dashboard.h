@@ -19,14 +19,14 @@ namespace gregor::gui {
 struct UiState;
 
 struct DashboardOptions {
-  std::string view = "partition";  // the middle tab first shown: partition, topics, groups, events
+  std::string view = "partition";  // the middle tab first shown: partition, topics, groups, zk, events
   std::string topic;               // the partition the partition view first shows
   int32_t partition = 0;
   std::string font_path;           // a TTF; empty: DejaVu Sans when installed, else ImGui's own
   float font_size = 15;
 };
 
-// Whether `name` is one of the middle tabs (partition, topics, groups, events).
+// Whether `name` is one of the middle tabs (partition, topics, groups, zk, events).
 bool center_view_known(const std::string& name);
 
 class Dashboard {
@@ -43,7 +43,7 @@ class Dashboard {
   void frame(double wall_seconds, float width, float height);
   // The model drawn by the last frame.
   const DashboardModel& model() const { return model_; }
-  // Selects the middle tab (partition, topics, groups, events); false for an unknown name.
+  // Selects the middle tab (partition, topics, groups, zk, events); false for an unknown name.
   bool show_view(const std::string& name);
   // The partition the partition view shows ("orders-0"); empty before the first frame draws it.
   std::string shown_partition() const;

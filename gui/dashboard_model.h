@@ -150,6 +150,51 @@ struct HealthModel {
   std::string last_produce_error;
 };
 
+// The coordination service as its trace tells it (the zk_* events of one zk server): the znode
+// tree, the sessions and which node holds each, and the latest activity, so that a viewer sees who
+// wrote what (the controller's election multi, a leader's conditional ISR write, a refused one)
+// and which watches fired.
+struct ZnodeModel {
+  std::string path;
+  std::string data;              // as the trace carries it: the text, or "<N bytes>"
+  int32_t version = 0;
+  int32_t cversion = 0;
+  int64_t ephemeral_owner = 0;   // the owning session; 0 for a persistent znode
+  int32_t owner_node = -1;       // the node holding that session, when known
+  int64_t czxid = 0, mzxid = 0;  // 0 when restored from a snapshot (recovery tells no zxids)
+  int32_t created_by = -1;       // the node whose request created it (-1: unknown, or the server)
+  int32_t written_by = -1;       // the node whose request last changed it
+  Time modified{0};              // when it was created or last changed
+};
+
+struct ZkSessionModel {
+  int64_t session = 0;
+  int32_t node = -1;            // the client node that holds it (from its zk_client_state)
+  std::string state;            // "open" / "expired" / "closed" on the server; the client's view after "/"
+  int32_t timeout_ms = 0;
+  int ephemerals = 0;           // znodes it owns now
+};
+
+struct ZkActivityModel {
+  Time at{0};
+  int32_t node = -1;            // who: the writer, the watcher (watch), the session's node
+  std::string what;             // create, set, delete, refused, watch, session
+  std::string path;
+  std::string detail;           // data, version, event type, error...
+  int64_t zxid = 0;             // a txn's (the ops of one multi share it)
+};
+
+struct ZkModel {
+  int32_t server = -1;          // the zk server whose tree this is (the lowest id that emitted)
+  std::vector<ZnodeModel> znodes;         // sorted by path: a parent before its children
+  std::vector<ZkSessionModel> sessions;   // by session id
+  std::vector<ZkActivityModel> activity;  // the latest, oldest first
+  int64_t last_zxid = 0;
+  int64_t watches_fired = 0, refused = 0;
+
+  const ZnodeModel* znode(const std::string& path) const;
+};
+
 enum class VerdictState { kPending, kPass, kFail };
 
 struct VerdictModel {
@@ -173,6 +218,7 @@ struct DashboardModel {
   HealthModel health;
   std::map<std::string, std::map<std::string, std::string>> topic_configs;  // non-default, per topic
   std::vector<VerdictModel> verdicts;
+  ZkModel zk;
 
   const NodeModel* node(int32_t id) const;
   const PartitionModel* partition(const std::string& topic, int32_t p) const;

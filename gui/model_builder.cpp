@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/broker/zk_data.h"
+#include "engine/coord/zk_types.h"
 #include "engine/core/bytes.h"
 
 namespace gregor::gui {
@@ -94,6 +95,12 @@ const PartitionModel* DashboardModel::partition(const std::string& topic, int32_
   for (const auto& m : partitions)
     if (m.topic == topic && m.partition == p) return &m;
   return nullptr;
+}
+
+const ZnodeModel* ZkModel::znode(const std::string& path) const {
+  auto it = std::lower_bound(znodes.begin(), znodes.end(), path,
+                             [](const ZnodeModel& z, const std::string& p) { return z.path < p; });
+  return it != znodes.end() && it->path == path ? &*it : nullptr;
 }
 
 const GroupModel* DashboardModel::group(const std::string& name) const {
@@ -238,6 +245,7 @@ void ModelBuilder::on_world(const TraceEvent& e) {
 }
 
 void ModelBuilder::on_zk(const TraceEvent& e) {
+  on_zk_tree(e);
   const std::string& k = e.kind;
   const std::string path = e.get_string("path");
   if (k == "zk_delete" && path == "/controller") {
@@ -257,6 +265,148 @@ void ModelBuilder::on_zk(const TraceEvent& e) {
     auto c = broker::decode_topic_config(as_view(data));
     if (c.is_ok()) topic_configs_[path.substr(kConfigs.size())] = *c;
   }
+}
+
+int32_t ModelBuilder::session_node(int64_t session) const {
+  auto it = session_nodes_.find(session);
+  return it == session_nodes_.end() ? -1 : it->second;
+}
+
+void ModelBuilder::zk_activity(const TraceEvent& e, const char* what, const std::string& path, std::string detail,
+                               int64_t session) {
+  ZkActivityModel a;
+  a.at = e.time;
+  a.node = session_node(session);
+  a.what = what;
+  a.path = path;
+  a.detail = std::move(detail);
+  a.zxid = e.get_int("zxid");
+  zk_activity_.push_back(std::move(a));
+  while (zk_activity_.size() > kZkActivityMax) zk_activity_.pop_front();
+}
+
+// The znode tree, sessions and activity (ZkModel). Clients say which session they hold; the rest
+// comes from one server, the first that speaks (the simulator runs one).
+void ModelBuilder::on_zk_tree(const TraceEvent& e) {
+  const std::string& k = e.kind;
+  const int32_t node = e.node.value;
+  const int64_t session = e.get_int("session");
+  if (k == "zk_client_state") {
+    if (session == 0) return;
+    session_nodes_[session] = node;
+    auto it = zk_sessions_.find(session);
+    if (it != zk_sessions_.end()) it->second.node = node;
+    return;
+  }
+  if (zk_server_ < 0) {
+    // Every tree starts with the root and ZooKeeper's own znodes. A live view attaches after the
+    // server started (its zk_recover and zk_node events are gone), so they are put in here; a
+    // trace that has the server's start replaces them with what it recovered.
+    zk_server_ = node;
+    znodes_["/"].path = "/";
+    for (const std::string& p : coord::system_paths()) znodes_[p].path = p;
+  }
+  if (node != zk_server_) return;
+  const std::string path = e.get_string("path");
+  auto parent_changed = [&](const std::string& p) {
+    if (p.size() <= 1) return;
+    const size_t slash = p.rfind('/');
+    auto it = znodes_.find(slash == 0 ? std::string("/") : p.substr(0, slash));
+    if (it != znodes_.end()) it->second.cversion++;
+  };
+  if (k == "zk_recover") {
+    // The tree follows as zk_node events; the sessions as zk_session_restore.
+    znodes_.clear();
+    zk_sessions_.clear();
+    zk_last_zxid_ = e.get_int("zxid");
+  } else if (k == "zk_node") {
+    ZnodeModel& z = znodes_[path];
+    z = ZnodeModel{};
+    z.path = path;
+    z.data = e.get_string("data");
+    z.version = static_cast<int32_t>(e.get_int("version"));
+    z.cversion = static_cast<int32_t>(e.get_int("cversion"));
+    z.ephemeral_owner = e.get_int("ephemeral_owner");
+    z.modified = e.time;
+  } else if (k == "zk_create") {
+    ZnodeModel& z = znodes_[path];
+    z = ZnodeModel{};
+    z.path = path;
+    z.data = e.get_string("data");
+    z.ephemeral_owner = e.get_int("ephemeral") != 0 ? session : 0;
+    z.czxid = z.mzxid = e.get_int("zxid");
+    z.created_by = z.written_by = session_node(session);
+    z.modified = e.time;
+    parent_changed(path);
+    zk_last_zxid_ = std::max(zk_last_zxid_, z.czxid);
+    zk_activity(e, "create", path, (z.ephemeral_owner ? "ephemeral " : "") + z.data, session);
+  } else if (k == "zk_set") {
+    ZnodeModel& z = znodes_[path];
+    z.path = path;
+    z.data = e.get_string("data");
+    z.version = static_cast<int32_t>(e.get_int("version"));
+    z.mzxid = e.get_int("zxid");
+    z.written_by = session_node(session);
+    z.modified = e.time;
+    zk_last_zxid_ = std::max(zk_last_zxid_, z.mzxid);
+    zk_activity(e, "set", path, "v" + std::to_string(z.version) + " " + z.data, session);
+  } else if (k == "zk_delete") {
+    znodes_.erase(path);
+    parent_changed(path);
+    zk_last_zxid_ = std::max(zk_last_zxid_, e.get_int("zxid"));
+    zk_activity(e, "delete", path, "", session);
+  } else if (k == "zk_session_open" || k == "zk_session_restore") {
+    ZkSessionModel& s = zk_sessions_[session];
+    s.session = session;
+    s.node = session_node(session);
+    s.state = k == "zk_session_open" ? "open" : "restored";
+    s.timeout_ms = static_cast<int32_t>(e.get_int("timeout_ms"));
+    if (k == "zk_session_open") zk_activity(e, "session", "", "opened", session);
+  } else if (k == "zk_session_expire" || k == "zk_session_close") {
+    ZkSessionModel& s = zk_sessions_[session];
+    s.session = session;
+    s.node = session_node(session);
+    s.state = k == "zk_session_expire" ? "expired" : "closed";
+    // The ephemerals just deleted went with the session, not with a request of its node.
+    for (auto it = zk_activity_.rbegin(); it != zk_activity_.rend() && it->at == e.time; ++it)
+      if (it->what == "delete" && it->node == session_node(session) && it->detail.empty())
+        it->detail = "(its session " + s.state + ")";
+    zk_activity(e, "session", "", s.state + ", " + std::to_string(e.get_int("ephemerals")) + " ephemerals deleted",
+                session);
+  } else if (k == "zk_watch_fire") {
+    zk_watches_fired_++;
+    zk_activity(e, "watch", path, e.get_string("type"), session);
+  } else if (k == "zk_refused") {
+    zk_refused_++;
+    zk_activity(e, "refused", path, e.get_string("op") + ": " + e.get_string("error"), session);
+  }
+}
+
+ZkModel ModelBuilder::zk_model() const {
+  ZkModel z;
+  z.server = zk_server_;
+  z.last_zxid = zk_last_zxid_;
+  z.watches_fired = zk_watches_fired_;
+  z.refused = zk_refused_;
+  std::map<int64_t, int> owned;
+  z.znodes.reserve(znodes_.size());
+  for (const auto& [path, node] : znodes_) {
+    z.znodes.push_back(node);
+    ZnodeModel& m = z.znodes.back();
+    if (m.ephemeral_owner != 0) {
+      m.owner_node = session_node(m.ephemeral_owner);
+      owned[m.ephemeral_owner]++;
+    }
+  }
+  for (const auto& [id, s] : zk_sessions_) {
+    z.sessions.push_back(s);
+    ZkSessionModel& m = z.sessions.back();
+    if (m.node < 0) m.node = session_node(id);
+    auto it = owned.find(id);
+    m.ephemerals = it == owned.end() ? 0 : it->second;
+  }
+  z.activity.assign(zk_activity_.begin(), zk_activity_.end());
+  return z;
 }
 
 // Consumer-group events (docs/trace-events.md): each carries "group"; offsets and assignments
@@ -577,6 +727,7 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
   m.controller_epoch = controller_epoch_;
   m.health = health();
   m.topic_configs = topic_configs_;
+  m.zk = zk_model();
 
   std::map<int32_t, size_t> index;
   for (const auto& [id, n] : nodes_) {

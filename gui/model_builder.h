@@ -8,7 +8,10 @@
 // controller_elected/controller_resigned; replica assignments (preference order) and topic configs
 // from the zk_create/zk_set of /brokers/topics/T and /config/topics/T; leader, leader epoch and ISR
 // as the controller and leaders wrote them (leader_change, partition_offline, isr_change); LEO, HW
-// and log contents per replica from log_open/log_append/log_truncate/hw_advance.
+// and log contents per replica from log_open/log_append/log_truncate/hw_advance; the znode tree,
+// zk sessions and zk activity from the zk_* events of one zk server (zk_node after a recovery,
+// zk_create/zk_set/zk_delete, zk_session_*, zk_watch_fire, zk_refused), sessions tied to their
+// nodes by the clients' zk_client_state.
 //
 // A follower's "last caught up" time follows Kafka's rule (Partition.scala): the last time its LEO
 // reached the leader's LEO. The builder is a value: copies are checkpoints for seeking.
@@ -84,6 +87,10 @@ class ModelBuilder {
 
   void on_world(const TraceEvent& e);
   void on_zk(const TraceEvent& e);
+  void on_zk_tree(const TraceEvent& e);
+  void zk_activity(const TraceEvent& e, const char* what, const std::string& path, std::string detail, int64_t session);
+  int32_t session_node(int64_t session) const;
+  ZkModel zk_model() const;
   void on_group(const TraceEvent& e);
   void before_append(const TraceEvent& e);
   void after_append(const TraceEvent& e);
@@ -116,6 +123,14 @@ class ModelBuilder {
   };
   // Valid while the log only grew at its end; dropped when an event shrinks or rewrites it.
   mutable std::map<std::pair<int32_t, sim::PartitionKey>, RunCache> runs_;
+  // The coordination service (ZkModel): the tree of one server, its sessions, recent activity.
+  static constexpr size_t kZkActivityMax = 400;
+  int32_t zk_server_ = -1;
+  std::map<std::string, ZnodeModel> znodes_;
+  std::map<int64_t, ZkSessionModel> zk_sessions_;
+  std::map<int64_t, int32_t> session_nodes_;  // session -> the client node that holds it
+  std::deque<ZkActivityModel> zk_activity_;
+  int64_t zk_last_zxid_ = 0, zk_watches_fired_ = 0, zk_refused_ = 0;
   std::deque<Traffic> traffic_;
   HealthModel counters_;  // the cumulative counters (the counts are computed in snapshots)
   Time last_time_{0};

@@ -19,7 +19,7 @@
 
 namespace gregor::gui {
 
-enum class CenterView { kPartition, kTopics, kGroups, kEvents };
+enum class CenterView { kPartition, kTopics, kGroups, kZk, kEvents };
 const char* center_view_name(CenterView v);
 std::optional<CenterView> center_view_from(const std::string& name);
 
@@ -39,6 +39,9 @@ struct UiState {
   // Topics table filters (kafka-topics --describe flags) and the plain-text form.
   bool only_under_replicated = false, only_under_min_isr = false, only_at_min_isr = false,
        only_unavailable = false, cli_text = false;
+  // ZooKeeper view: the znode whose details show, and whether the activity list keeps to it.
+  std::string zk_selected;
+  bool zk_only_selected = false;
   // Event log.
   char event_filter[128] = "";
   int event_category = 0;
@@ -93,6 +96,7 @@ void draw_fault_panel(const DashboardModel& m, const ViewContext& c, UiState& ui
 void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
+void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_story(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_verdicts(const DashboardModel& m, const ViewContext& c, UiState& ui);

@@ -165,6 +165,7 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     case wire::OpCode::kSetData:
     case wire::OpCode::kCheck: {
       PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, {request.args}, false);
+      if (out.error != ZkError::kOk) emit_refused(request, out.results, out.error, conn.session);
       p.error = out.error;
       p.txn = std::move(out.txn);
       p.results = std::move(out.results);
@@ -173,6 +174,7 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     case wire::OpCode::kMulti: {
       if (request.ops.empty()) break;  // nothing to do: an empty result list
       PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, request.ops, true);
+      if (out.error != ZkError::kOk) emit_refused(request, out.results, out.error, conn.session);
       // A failed multi answers with per-op results (and Ok in its header), as ZooKeeper does.
       p.results = std::move(out.results);
       p.txn = std::move(out.txn);
@@ -589,6 +591,19 @@ void ZkServer::emit_txn(const Txn& txn, const ApplyResult& result) {
     }
   }
   GREGOR_ASSERT(result_index == result.results.size());
+}
+
+void ZkServer::emit_refused(const wire::Request& request, const std::vector<ZkOpResult>& results, ZkError error,
+                            int64_t session) {
+  // Which op failed: the single one, or the first of a multi whose result is an error.
+  std::string path = request.args.path;
+  for (size_t i = 0; request.op == wire::OpCode::kMulti && i < results.size() && i < request.ops.size(); i++) {
+    if (results[i].error == ZkError::kOk) continue;
+    path = request.ops[i].path;
+    break;
+  }
+  rt_.emit("zk_refused", {{"path", path}, {"op", wire::op_name(request.op)}, {"error", zk_error_name(error)},
+                          {"session", session}});
 }
 
 void ZkServer::halt(const std::string& reason) {

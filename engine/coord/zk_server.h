@@ -48,6 +48,9 @@
 //   zk_set            {path, version, session, data, zxid}
 //   zk_delete         {path, session, zxid}                    session = whose request (or expiry)
 //   zk_watch_fire     {path, type, session}                    type = "NodeCreated", ...
+//   zk_refused        {path, op, error, session}               a write refused (BadVersion, NodeExists,
+//                                                              ...): op is the request's ("multi" for a
+//                                                              multi; path is then its failing op's)
 //   zk_snapshot       {zxid, nodes}
 //   zk_connect_refused{session, reason}
 //   zk_bad_frame      {reason}
@@ -156,6 +159,8 @@ class ZkServer final : public Node {
   void fire(const std::string& path, WatchType type, int64_t zxid);
   void notify(int32_t connection, const std::string& path, WatchType type, int64_t zxid);
   void emit_txn(const Txn& txn, const ApplyResult& result);
+  void emit_refused(const wire::Request& request, const std::vector<ZkOpResult>& results, ZkError error,
+                    int64_t session);
   bool binding_valid(int32_t connection, uint64_t binding) const;
   void reply(const Pending& p, Bytes frame);
   void halt(const std::string& reason);

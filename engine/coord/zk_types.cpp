@@ -164,7 +164,9 @@ std::string sequence_suffix(int32_t counter) {
 }
 
 std::string printable_data(ByteView data) {
-  constexpr size_t kPrintableMax = 96;
+  // Enough for what Kafka writes (a registration, a topic's assignment with its id) to reach the
+  // trace whole: the dashboard reads replica assignments from it and shows znodes as they are.
+  constexpr size_t kPrintableMax = 1024;
   bool printable = data.size() <= kPrintableMax;
   for (size_t i = 0; printable && i < data.size(); i++)
     printable = data[i] >= 0x20 && data[i] < 0x7f;

@@ -198,8 +198,8 @@ std::vector<std::string> system_paths();
 bool is_system_path(std::string_view path);
 constexpr std::string_view kConfigPath = "/zookeeper/config";
 
-// A short printable form of znode data for trace events and logs: the text itself when it is
-// short printable ASCII, otherwise "<N bytes>".
+// A printable form of znode data for trace events and logs: the text itself when it is printable
+// ASCII of at most 1024 bytes, otherwise "<N bytes>".
 std::string printable_data(ByteView data);
 
 }  // namespace gregor::coord

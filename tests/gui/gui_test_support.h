@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/broker/broker.h"
+#include "engine/coord/zk_server.h"
 #include "gui/runner_factory.h"
 #include "gui/session.h"
 
@@ -45,6 +46,20 @@ inline void check_model_against_simulator(gui::Session& session, const gui::Dash
   }
   auto controller = c.controller();
   if (controller) CHECK(m.controller == *controller);
+  // The ZooKeeper view's tree is the zk server's, znode for znode (data as the trace carries it).
+  if (coord::ZkServer* zk = c.zk(); zk && zk->serving()) {
+    REQUIRE(m.zk.znodes.size() == zk->tree().node_count());
+    for (const auto& [path, node] : zk->tree().nodes()) {
+      INFO("znode " << path);
+      const gui::ZnodeModel* z = m.zk.znode(path);
+      REQUIRE(z != nullptr);
+      CHECK(z->version == node.stat.version);
+      CHECK(z->cversion == node.stat.cversion);
+      CHECK(z->ephemeral_owner == node.stat.ephemeral_owner);
+      CHECK(z->data == coord::printable_data(as_view(node.data)));
+      if (node.stat.ephemeral_owner != 0) CHECK(z->owner_node >= 0);
+    }
+  }
   for (const auto& p : m.partitions) {
     INFO("partition " << p.topic << "-" << p.partition << " at " << format_time(m.now));
     const broker::TopicPartition tp{p.topic, p.partition};

@@ -49,6 +49,34 @@ void check_same_model(const gui::DashboardModel& a, const gui::DashboardModel& b
   }
   REQUIRE(a.nodes.size() == b.nodes.size());
   for (size_t i = 0; i < a.nodes.size(); i++) CHECK(a.nodes[i].status == b.nodes[i].status);
+  // The ZooKeeper view: the same tree, the same writers, sessions and activity.
+  REQUIRE(a.zk.znodes.size() == b.zk.znodes.size());
+  for (size_t i = 0; i < a.zk.znodes.size(); i++) {
+    const auto& x = a.zk.znodes[i];
+    const auto& y = b.zk.znodes[i];
+    INFO("znode " << x.path);
+    CHECK(x.path == y.path);
+    CHECK(x.data == y.data);
+    CHECK(x.version == y.version);
+    CHECK(x.cversion == y.cversion);
+    CHECK(x.ephemeral_owner == y.ephemeral_owner);
+    CHECK(x.owner_node == y.owner_node);
+    CHECK(x.written_by == y.written_by);
+    CHECK(x.mzxid == y.mzxid);
+  }
+  REQUIRE(a.zk.sessions.size() == b.zk.sessions.size());
+  for (size_t i = 0; i < a.zk.sessions.size(); i++) {
+    CHECK(a.zk.sessions[i].session == b.zk.sessions[i].session);
+    CHECK(a.zk.sessions[i].node == b.zk.sessions[i].node);
+    CHECK(a.zk.sessions[i].state == b.zk.sessions[i].state);
+  }
+  REQUIRE(a.zk.activity.size() == b.zk.activity.size());
+  for (size_t i = 0; i < a.zk.activity.size(); i++) {
+    CHECK(a.zk.activity[i].what == b.zk.activity[i].what);
+    CHECK(a.zk.activity[i].path == b.zk.activity[i].path);
+    CHECK(a.zk.activity[i].node == b.zk.activity[i].node);
+  }
+  CHECK(a.zk.watches_fired == b.zk.watches_fired);
   CHECK(a.health.under_replicated == b.health.under_replicated);
   CHECK(a.health.produce_acked == b.health.produce_acked);
 }
@@ -114,6 +142,56 @@ TEST_CASE("the model matches the simulator through the leader-failover story", "
   REQUIRE(session->history().fault_periods().size() == 1);
   CHECK(session->history().fault_periods()[0].start == Time{Duration::seconds(10).us});
   CHECK(session->history().fault_periods()[0].end == Time{Duration::seconds(25).us});
+}
+
+TEST_CASE("the ZooKeeper view shows who wrote what: registrations, the election, ISR writes, watches", "[gui][zk]") {
+  auto session = test::live_session(test::scenario_path("leader-failover"));
+  session->run_to(Time{Duration::seconds(5).us});
+  gui::DashboardModel m = session->model();
+  test::check_model_against_simulator(*session, m);
+  // Each broker's registration is its own ephemeral znode, held by its session.
+  for (int32_t b = 1; b <= 3; b++) {
+    const gui::ZnodeModel* z = m.zk.znode("/brokers/ids/" + std::to_string(b));
+    REQUIRE(z != nullptr);
+    CHECK(z->owner_node == b);
+    CHECK(z->created_by == b);
+    CHECK(z->data.find("\"endpoints\"") != std::string::npos);
+  }
+  // The controller's election: /controller and /controller_epoch written by it, in one multi (one zxid).
+  const gui::ZnodeModel* controller = m.zk.znode("/controller");
+  const gui::ZnodeModel* epoch = m.zk.znode("/controller_epoch");
+  REQUIRE(controller != nullptr);
+  REQUIRE(epoch != nullptr);
+  CHECK(controller->created_by == m.controller);
+  CHECK(controller->owner_node == m.controller);
+  CHECK(epoch->written_by == m.controller);
+  CHECK(epoch->mzxid == controller->czxid);
+  CHECK(m.zk.znode("/zookeeper/quota") != nullptr);  // restored at the server's start
+  // The leader crashes at 10 s; its session expires; the controller moves the leadership, and the
+  // watch on /brokers/ids fires at the controller.
+  session->run_to(Time{Duration::seconds(17).us});
+  m = session->model();
+  test::check_model_against_simulator(*session, m);
+  const gui::PartitionModel* p = m.partition("orders", 0);
+  REQUIRE(p != nullptr);
+  CHECK(m.zk.znode("/brokers/ids/" + std::to_string(p->leader)) != nullptr);
+  const gui::ZnodeModel* state = m.zk.znode("/brokers/topics/orders/partitions/0/state");
+  REQUIRE(state != nullptr);
+  CHECK(state->version >= 1);
+  CHECK(state->written_by == m.controller);  // the controller's conditional write of the new leader
+  bool expired = false, watch_at_controller = false, expiry_delete = false;
+  for (const auto& a : m.zk.activity) {
+    expired = expired || (a.what == "session" && a.detail.rfind("expired", 0) == 0);
+    watch_at_controller = watch_at_controller || (a.what == "watch" && a.path == "/brokers/ids" && a.node == m.controller);
+    expiry_delete = expiry_delete || (a.what == "delete" && a.detail == "(its session expired)");
+  }
+  CHECK(expired);
+  CHECK(watch_at_controller);
+  CHECK(expiry_delete);
+  CHECK(m.zk.watches_fired > 0);
+  size_t live = 0;
+  for (const auto& s : m.zk.sessions) live += s.state == "open";
+  CHECK(live == 2);
 }
 
 TEST_CASE("a replayed trace gives the same model as the live run, at every time", "[gui]") {

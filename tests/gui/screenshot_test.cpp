@@ -63,7 +63,7 @@ TEST_CASE("screenshots of the failover scenario at several times show what the s
     double seconds;
     const char* view;
   };
-  for (Shot shot : {Shot{6, "partition"}, Shot{13, "topics"}, Shot{19, "partition"}, Shot{30, "events"}}) {
+  for (Shot shot : {Shot{6, "partition"}, Shot{13, "topics"}, Shot{17, "zk"}, Shot{19, "partition"}, Shot{30, "events"}}) {
     INFO("at " << shot.seconds << " s, view " << shot.view);
     auto session = test::live_session(test::scenario_path("leader-failover"));
     session->run_to(Time{static_cast<int64_t>(shot.seconds * 1e6)});
@@ -105,6 +105,10 @@ TEST_CASE("screenshots of the failover scenario at several times show what the s
     REQUIRE(p != nullptr);
     if (shot.seconds == 6) CHECK(p->isr.size() == 3);
     if (shot.seconds == 13) CHECK_FALSE(p->leader_alive);  // crashed at 10 s, not yet noticed
+    if (shot.seconds == 17) {
+      // The ZooKeeper view drew the tree with the controller's znode in it.
+      CHECK(m.zk.znode("/controller") != nullptr);
+    }
     if (shot.seconds == 19) {
       CHECK(p->leader_alive);
       CHECK(p->isr.size() == 2);

@@ -1,0 +1,182 @@
+// The ZooKeeper view: the znode tree as a ZooKeeper-era Kafka operator reads it with zkCli.sh
+// (ls, get -s), live or replayed: data, version, the ephemeral owner and its session, and which
+// node wrote each znode last; beside it the sessions, and the latest activity, where the
+// controller's election multi, a leader's conditional ISR write, a refused write and every watch
+// that fired show up in order, each with the node behind it.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "gui/views.h"
+
+namespace gregor::gui {
+
+namespace {
+
+// How long a changed znode stays highlighted, in virtual time.
+constexpr int64_t kRecentUs = 2'000'000;
+
+std::string session_hex(int64_t session) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(session));
+  return buf;
+}
+
+std::string who(const DashboardModel& m, int32_t node) { return node < 0 ? "-" : node_label(m, node); }
+
+std::string last_component(const std::string& path) {
+  return path == "/" ? "/" : path.substr(path.rfind('/') + 1);
+}
+
+std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
+
+bool under(const std::string& path, const std::string& dir) {
+  return dir == "/" ? path.size() > 1
+                    : path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
+ImVec4 activity_color(const std::string& what) {
+  if (what == "refused") return ImVec4(1.0f, 0.45f, 0.4f, 1);
+  if (what == "watch") return ImVec4(0.55f, 0.75f, 1.0f, 1);
+  if (what == "session") return ImVec4(0.85f, 0.75f, 0.45f, 1);
+  if (what == "delete") return ImVec4(0.9f, 0.6f, 0.4f, 1);
+  return ImVec4(0.75f, 0.9f, 0.7f, 1);
+}
+
+// Draws the znodes from index i on that sit below `dir`, as a tree; returns the first index after them.
+size_t draw_subtree(const DashboardModel& m, const ViewContext& c, UiState& ui, size_t i, const std::string& dir) {
+  const auto& zs = m.zk.znodes;
+  while (i < zs.size() && (dir.empty() || under(zs[i].path, dir))) {
+    const ZnodeModel& z = zs[i];
+    const bool has_children = i + 1 < zs.size() && under(zs[i + 1].path, z.path);
+    ImGui::TableNextRow();
+    const bool recent = z.modified.us > 0 && c.head.us - z.modified.us >= 0 && c.head.us - z.modified.us < kRecentUs;
+    if (recent) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(70, 90, 50, 160));
+    ImGui::TableNextColumn();
+    ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_OpenOnArrow;
+    if (!has_children) flags |= ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen;
+    // The cluster's own znodes start open; a big subtree (__consumer_offsets' partitions) does not.
+    const bool internal = z.path.find("/topics/__") != std::string::npos;
+    if (!internal && std::count(z.path.begin(), z.path.end(), '/') <= 2) flags |= ImGuiTreeNodeFlags_DefaultOpen;
+    if (ui.zk_selected == z.path) flags |= ImGuiTreeNodeFlags_Selected;
+    const bool open = ImGui::TreeNodeEx(z.path.c_str(), flags, "%s", last_component(z.path).c_str());
+    if (ImGui::IsItemClicked()) ui.zk_selected = z.path;
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(shorten(z.data, 60).c_str());
+    if (z.data.size() > 60 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", z.data.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", z.version);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", z.cversion);
+    ImGui::TableNextColumn();
+    if (z.ephemeral_owner != 0)
+      ImGui::Text("%s %s", who(m, z.owner_node).c_str(), session_hex(z.ephemeral_owner).c_str());
+    else
+      ImGui::TextDisabled("persistent");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(who(m, z.written_by).c_str());
+    ImGui::TableNextColumn();
+    if (z.mzxid > 0) ImGui::Text("0x%" PRIx64, static_cast<uint64_t>(z.mzxid));
+    i++;
+    if (has_children) {
+      if (open) {
+        i = draw_subtree(m, c, ui, i, z.path);
+        if (!(flags & ImGuiTreeNodeFlags_NoTreePushOnOpen)) ImGui::TreePop();
+      } else {
+        while (i < zs.size() && under(zs[i].path, z.path)) i++;  // folded: skip its descendants
+      }
+    }
+  }
+  return i;
+}
+
+void draw_selected(const DashboardModel& m, const UiState& ui) {
+  const ZnodeModel* z = m.zk.znode(ui.zk_selected);
+  if (!z) {
+    ImGui::TextDisabled("Click a znode for its data, its Stat and its history.");
+    return;
+  }
+  ImGui::Text("get -s %s", z->path.c_str());
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(z->data.empty() ? "(no data)" : z->data.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::TextDisabled("dataVersion = %d   cversion = %d   czxid = 0x%" PRIx64 "   mzxid = 0x%" PRIx64 "   ephemeralOwner = %s",
+                      z->version, z->cversion, static_cast<uint64_t>(z->czxid), static_cast<uint64_t>(z->mzxid),
+                      z->ephemeral_owner ? session_hex(z->ephemeral_owner).c_str() : "0x0");
+  ImGui::TextDisabled("created by %s, last written by %s at %s", who(m, z->created_by).c_str(),
+                      who(m, z->written_by).c_str(), seconds_text(z->modified).c_str());
+}
+
+}  // namespace
+
+void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
+  const ZkModel& zk = m.zk;
+  if (zk.server < 0) {
+    ImGui::TextWrapped("No zk activity in this run yet. The tree, sessions and watches of the coordination service "
+                       "show here as the zk server reports them.");
+    return;
+  }
+  size_t live_sessions = 0;
+  for (const auto& s : zk.sessions) live_sessions += s.state == "open" || s.state == "restored";
+  ImGui::Text("zk server %s   last zxid 0x%" PRIx64 "   %zu znodes   %zu live sessions   %lld watches fired   %lld writes refused",
+              node_label(m, zk.server).c_str(), static_cast<uint64_t>(zk.last_zxid), zk.znodes.size(), live_sessions,
+              static_cast<long long>(zk.watches_fired), static_cast<long long>(zk.refused));
+  ImGui::TextDisabled("green rows: changed in the last 2 s of the run");
+  ImGui::SameLine();
+  internal_topics_toggle(m, ui);
+
+  const float avail_h = ImGui::GetContentRegionAvail().y;
+  const float tree_h = std::max(160.0f, avail_h * 0.58f);
+  const ImGuiTableFlags flags = ImGuiTableFlags_BordersV | ImGuiTableFlags_BordersOuterH | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_Resizable | ImGuiTableFlags_ScrollY | ImGuiTableFlags_NoBordersInBody;
+  if (ImGui::BeginTable("znodes", 7, flags, ImVec2(0, tree_h))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("znode", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("data", ImGuiTableColumnFlags_WidthStretch, 2.6f);
+    ImGui::TableSetupColumn("ver", ImGuiTableColumnFlags_WidthFixed, 34);
+    ImGui::TableSetupColumn("cver", ImGuiTableColumnFlags_WidthFixed, 34);
+    ImGui::TableSetupColumn("ephemeral owner", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("last writer", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+    ImGui::TableSetupColumn("mzxid", ImGuiTableColumnFlags_WidthFixed, 50);
+    ImGui::TableHeadersRow();
+    draw_subtree(m, c, ui, 0, "");
+    ImGui::EndTable();
+  }
+  draw_selected(m, ui);
+
+  // Sessions, and the latest activity (newest at the bottom, following the run).
+  if (!ui.zk_selected.empty()) ImGui::Checkbox("activity of the selected znode only", &ui.zk_only_selected);
+  const float rest_h = std::max(120.0f, ImGui::GetContentRegionAvail().y);
+  ImGui::BeginChild("zk-sessions", ImVec2(ImGui::GetContentRegionAvail().x * 0.34f, rest_h), true);
+  ImGui::TextDisabled("sessions");
+  for (const auto& s : zk.sessions) {
+    const bool live = s.state == "open" || s.state == "restored";
+    const ImVec4 color = live ? ImVec4(0.8f, 0.9f, 0.8f, 1) : ImVec4(0.55f, 0.55f, 0.6f, 1);
+    ImGui::TextColored(color, "%s  %s  %s  %d ms  %d eph", session_hex(s.session).c_str(), who(m, s.node).c_str(),
+                       s.state.c_str(), s.timeout_ms, s.ephemerals);
+  }
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("zk-activity", ImVec2(0, rest_h), true);
+  ImGui::TextDisabled("activity (writes, refusals, watches, sessions; ops of one multi share a zxid)");
+  const bool filter = !ui.zk_selected.empty() && ui.zk_only_selected;
+  size_t hidden_internal = 0;
+  for (const auto& a : zk.activity) {
+    if (filter && a.path != ui.zk_selected) continue;
+    // Internal topics' znodes (__consumer_offsets' 50 partitions) are folded away like elsewhere.
+    if (!ui.show_internal && !filter && a.path.find("/topics/__") != std::string::npos) {
+      hidden_internal++;
+      continue;
+    }
+    char zxid[32] = "";
+    if (a.zxid > 0) std::snprintf(zxid, sizeof zxid, "0x%" PRIx64, static_cast<uint64_t>(a.zxid));
+    ImGui::TextColored(activity_color(a.what), "%s  %-8s %-7s %s %s  %s", seconds_text(a.at).c_str(), zxid,
+                       a.what.c_str(), who(m, a.node).c_str(), a.path.c_str(), shorten(a.detail, 90).c_str());
+  }
+  if (hidden_internal > 0)
+    ImGui::TextDisabled("(%zu of internal topics' znodes not shown: see the internal topics toggle)", hidden_internal);
+  if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 4) ImGui::SetScrollHereY(1.0f);
+  ImGui::EndChild();
+}
+
+}  // namespace gregor::gui
