@@ -48,7 +48,8 @@ bool listen_address(const char* command, const std::string& text, net::NodeConfi
 int cmd_zk(const Args& args) {
   po::options_description desc(
       "usage: gregor zk --id N --listen HOST:PORT --data-dir DIR\n\n"
-      "Runs one coordination server (ZooKeeper's role) on real sockets until Ctrl-C or SIGTERM.\n"
+      "Runs one coordination server (ZooKeeper's role) on real sockets until Ctrl-C or SIGTERM. It\n"
+      "speaks ZooKeeper's wire protocol: zkCli.sh, kazoo and other ZooKeeper clients can use it.\n"
       "Its transaction log and snapshots go under DIR, fsynced.\n\noptions");
   int32_t id = 0;
   std::string listen, data_dir;

@@ -292,14 +292,31 @@ bool served_op(int32_t op) {
 
 // ---- Handshake -----------------------------------------------------------------------------
 
+namespace {
+
+// Both handshake records end in passwd:buffer and the optional readOnly flag.
+void put_handshake_tail(ByteWriter& w, const Bytes& password, bool has_read_only, bool read_only) {
+  put_buffer(w, as_view(password));
+  if (has_read_only) w.boolean(read_only);
+}
+
+bool get_handshake_tail(ByteReader& r, Bytes* password, bool* has_read_only, bool* read_only) {
+  *password = get_buffer(r);
+  if (!r.ok() || password->size() > kPasswordBytes) return false;
+  *has_read_only = !r.at_end();
+  if (*has_read_only) *read_only = r.boolean();
+  return r.ok() && r.at_end();
+}
+
+}  // namespace
+
 Bytes encode_connect_request(const ConnectRequest& c) {
   ByteWriter w;
   w.i32(c.protocol_version);
   w.i64(c.last_zxid_seen);
   w.i32(c.timeout_ms);
   w.i64(c.session_id);
-  put_buffer(w, as_view(c.password));
-  if (c.has_read_only) w.boolean(c.read_only);
+  put_handshake_tail(w, c.password, c.has_read_only, c.read_only);
   return w.take();
 }
 
@@ -309,11 +326,7 @@ bool decode_connect_request(ByteView frame, ConnectRequest* out) {
   out->last_zxid_seen = r.i64();
   out->timeout_ms = r.i32();
   out->session_id = r.i64();
-  out->password = get_buffer(r);
-  if (!r.ok() || out->password.size() > kPasswordBytes) return false;
-  out->has_read_only = !r.at_end();
-  if (out->has_read_only) out->read_only = r.boolean();
-  return r.ok() && r.at_end();
+  return get_handshake_tail(r, &out->password, &out->has_read_only, &out->read_only);
 }
 
 Bytes encode_connect_response(const ConnectResponse& c) {
@@ -321,8 +334,7 @@ Bytes encode_connect_response(const ConnectResponse& c) {
   w.i32(c.protocol_version);
   w.i32(c.timeout_ms);
   w.i64(c.session_id);
-  put_buffer(w, as_view(c.password));
-  if (c.has_read_only) w.boolean(c.read_only);
+  put_handshake_tail(w, c.password, c.has_read_only, c.read_only);
   return w.take();
 }
 
@@ -331,11 +343,7 @@ bool decode_connect_response(ByteView frame, ConnectResponse* out) {
   out->protocol_version = r.i32();
   out->timeout_ms = r.i32();
   out->session_id = r.i64();
-  out->password = get_buffer(r);
-  if (!r.ok() || out->password.size() > kPasswordBytes) return false;
-  out->has_read_only = !r.at_end();
-  if (out->has_read_only) out->read_only = r.boolean();
-  return r.ok() && r.at_end();
+  return get_handshake_tail(r, &out->password, &out->has_read_only, &out->read_only);
 }
 
 // ---- Requests ------------------------------------------------------------------------------
