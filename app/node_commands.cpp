@@ -68,7 +68,10 @@ int cmd_zk(const Args& args) {
   config.name = "zk-" + std::to_string(id);
   config.data_dir = data_dir;
   if (!listen_address("zk", listen, config)) return 2;
-  return net::run_node(config, [](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, coord::ZkServerConfig{}); });
+  const coord::ZkServerConfig zk_config;
+  // The transport refuses a larger frame from its size field, before buffering any of it.
+  config.transport.socket_request_max_bytes = static_cast<int32_t>(zk_config.max_request_bytes);
+  return net::run_node(config, [zk_config](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, zk_config); });
 }
 
 int cmd_broker(const Args& args) {

@@ -65,9 +65,11 @@ void ZkServer::on_message(NodeId from, Bytes frame) {
       return handle_connect(connection, request);
     }
     case ConnectionState::kDone:
-      // ZooKeeper would have closed this connection after its last answer; whatever still comes
-      // is dropped, and the connection with it.
-      return close(connection);
+      // ZooKeeper closes this connection after its last answer (an expired session's
+      // ConnectResponse, closeSession's reply); the client closes it on reading that answer.
+      // Frames it sent meanwhile (the Java client sends SetWatches right behind its
+      // ConnectRequest) are dropped; closing here could lose the answer still in the pipeline.
+      return;
     case ConnectionState::kConnected:
       break;
   }

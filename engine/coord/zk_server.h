@@ -6,9 +6,9 @@
 // for a client's identity). As in ZooKeeper, the first frame on a connection is a ConnectRequest,
 // which opens a session or resumes one by id and password (a client that lost its connection
 // resumes on a new one); every later frame is a request of that session. A connection whose
-// handshake fails gets a ConnectResponse saying so (timeout 0: expired) and is served nothing more;
-// one that breaks the framing, or whose client has seen a newer zxid than the server has, is
-// closed. A session resumed on another connection closes its previous one (ZooKeeper's
+// handshake fails gets a ConnectResponse saying so (timeout 0: expired) and is served nothing more
+// (its client closes it, as after closeSession); one that breaks the framing, or whose client has
+// seen a newer zxid than the server has, is closed. A session resumed on another connection closes its previous one (ZooKeeper's
 // CLIENT_RECONNECT).
 //
 // The request pipeline has ZooKeeper's three stages, kept apart so that a replicated ensemble
@@ -85,8 +85,9 @@ struct ZkServerConfig {
   Duration commit_delay{0};
   size_t max_sessions = 10000;                  // more connect requests for new sessions are refused
   // The largest request frame served (ZooKeeper's jute.maxbuffer plus room for a request's other
-  // fields); a larger one closes its connection. The transport has buffered it by then; refusing
-  // it before buffering is the transport's limit (socket.request.max.bytes).
+  // fields); a larger one closes its connection. The server sees it whole; `gregor zk` sets its
+  // transport's limit (socket.request.max.bytes) to this, so that real sockets refuse such a
+  // frame from its size field, before buffering it.
   size_t max_request_bytes = ZkLimits::kMaxFrameBytes;
 };
 
