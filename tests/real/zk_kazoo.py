@@ -7,16 +7,18 @@ Usage: zk_kazoo.py CONNECT_STRING COMMAND...
   owners                    prints "id session" for every /brokers/ids/N (its ephemeral owner)
   srvr                      (CONNECT_STRING is one HOST:PORT) prints the server's Mode from the
                             srvr four-letter word, or "down"
-  await-move OLD SECONDS    watches /controller (a one-shot watch, re-set as ZooKeeper clients do)
-                            until a broker other than OLD holds it; prints "watching" once the
-                            watch is set, then the new id; every event that fired goes to stderr
+  await-move OLD SECONDS    leaves a one-shot watch on /controller (held by OLD), prints "watching",
+                            checks that it fires with NodeDeleted, then prints the broker that
+                            holds /controller next
 Exits 1 with a message on the first check that fails.
 """
 import json
 import sys
 import threading
+import time
 
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 
 def fail(message):
@@ -66,30 +68,36 @@ def inspect(zk, topic, brokers):
 
 
 def await_move(zk, old, seconds):
-    moved = threading.Event()
+    # A plain one-shot ZooKeeper watch (kazoo's DataWatch would re-read at once and may fold the
+    # deletion into the next read): it must fire with NodeDeleted when the controller's session
+    # goes; then another broker must hold /controller.
+    fired = threading.Event()
     events = []
-    holder = {}
 
-    def watch(data, stat, event):
-        # kazoo's DataWatch re-registers its one-shot watch after each event, as a ZooKeeper
-        # client must; it is called once at start (event None) and at every change.
-        if event is not None:
-            events.append("%s %s" % (event.type, event.path))
-        if data:
-            holder["id"] = json.loads(data.decode())["brokerid"]
-            if holder["id"] != old:
-                moved.set()
+    def on_event(event):
+        events.append(event)
+        fired.set()
 
-    zk.DataWatch("/controller", watch)
-    if moved.is_set():
+    data, _ = zk.get("/controller", watch=on_event)
+    if json.loads(data.decode())["brokerid"] != old:
         fail("broker %d is not the controller to begin with" % old)
     print("watching", flush=True)
-    if not moved.wait(seconds):
-        fail("the controller did not move from broker %d within %d s (events: %s)" % (old, seconds, events))
-    if not any(e.startswith("DELETED") for e in events):
-        fail("no NodeDeleted event fired for /controller: %s" % events)
-    print(holder["id"])
-    print("events: " + ", ".join(events), file=sys.stderr)
+    if not fired.wait(seconds):
+        fail("the watch on /controller did not fire within %d s" % seconds)
+    print("event: %s %s" % (events[0].type, events[0].path), file=sys.stderr)
+    if events[0].type != "DELETED" or events[0].path != "/controller":
+        fail("the watch on /controller fired with %s" % events[0])
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            new = json.loads(zk.get("/controller")[0].decode())["brokerid"]
+            if new != old:
+                print(new)
+                return
+        except NoNodeError:
+            pass
+        time.sleep(0.1)
+    fail("no other broker became the controller within %d s" % seconds)
 
 
 def srvr(address):

@@ -37,7 +37,7 @@ grep -q '^ephemeralOwner = 0x0$' "$TMP/state.txt" || fail "the partition state i
 zkcli ls /zookeeper | grep -qx '\[config, quota\]' || fail "zkCli.sh ls /zookeeper does not show ZooKeeper's system znodes"
 
 # Watches: zkCli.sh in interactive mode (commands on its standard input) leaves `get -w`'s watch,
-# kazoo a DataWatch; then the controller's broker dies.
+# kazoo a one-shot watch (get with a watcher); then the controller's broker dies.
 mkfifo "$TMP/zkcli.in"
 "$ZKCLI" -server "$ZK" <"$TMP/zkcli.in" >"$TMP/zkcli-watch.log" 2>&1 &
 CHILD_PIDS+=($!)
