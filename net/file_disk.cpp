@@ -102,7 +102,10 @@ Result<uint64_t> FileDisk::append(const std::string& path, ByteView data) {
   if (end < 0) return os_error("seek", full(path), errno);
   size_t done = 0;
   while (done < data.size()) {
-    ssize_t n = ::pwrite(*fd, data.data() + done, data.size() - done, end + static_cast<off_t>(done));
+    // At most up to the next kAppendWindowBytes boundary of the file per call (see the header).
+    const uint64_t at = static_cast<uint64_t>(end) + done;
+    const size_t window = static_cast<size_t>(kAppendWindowBytes - at % kAppendWindowBytes);
+    ssize_t n = ::pwrite(*fd, data.data() + done, std::min(window, data.size() - done), static_cast<off_t>(at));
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;

@@ -19,12 +19,11 @@ FrameReader::FrameReader(int32_t max_frame_bytes) : max_frame_bytes_(max_frame_b
 }
 
 std::span<uint8_t> FrameReader::prepare() {
-  if (begin_ == end_) {
-    begin_ = end_ = 0;
-    if (buffer_.size() > kShrinkAboveBytes) Bytes(kReadChunkBytes).swap(buffer_);
-  }
+  prepared_direct_ = direct_active_ && direct_filled_ < direct_.size();
+  if (prepared_direct_) return std::span<uint8_t>(direct_.data() + direct_filled_, direct_.size() - direct_filled_);
+  if (begin_ == end_) begin_ = end_ = 0;
   size_t want = kReadChunkBytes;
-  if (declared_size_ >= 0) {
+  if (declared_size_ >= 0 && !direct_active_) {
     // The whole frame must end up contiguous: make room for the rest of it at once.
     size_t frame_total = kFrameSizeBytes + static_cast<size_t>(declared_size_);
     size_t have = end_ - begin_;
@@ -38,18 +37,32 @@ std::span<uint8_t> FrameReader::prepare() {
     }
     if (buffer_.size() - end_ < want) buffer_.resize(end_ + want);
   }
-  // Bound: one frame of the largest size plus a read chunk.
-  GREGOR_ASSERT(buffer_.size() <= kFrameSizeBytes + static_cast<size_t>(max_frame_bytes_) + 2 * kReadChunkBytes);
+  // Bound: a frame of up to a read chunk (larger ones get their own buffer) plus a read chunk.
+  GREGOR_ASSERT(buffer_.size() <= kBufferBytesMax);
   return std::span<uint8_t>(buffer_.data() + end_, buffer_.size() - end_);
 }
 
 void FrameReader::commit(size_t n) {
+  if (prepared_direct_) {
+    GREGOR_ASSERT(n <= direct_.size() - direct_filled_);
+    direct_filled_ += n;
+    return;
+  }
   GREGOR_ASSERT(n <= buffer_.size() - end_);
   end_ += n;
 }
 
 FrameReader::Outcome FrameReader::next(Bytes* frame) {
   if (failed_ != Outcome::kNeedMore) return failed_;
+  if (direct_active_) {
+    if (direct_filled_ < direct_.size()) return Outcome::kNeedMore;
+    *frame = std::move(direct_);
+    direct_ = Bytes();
+    direct_active_ = prepared_direct_ = false;
+    direct_filled_ = 0;
+    declared_size_ = -1;
+    return Outcome::kFrame;
+  }
   size_t have = end_ - begin_;
   if (have < kFrameSizeBytes) return Outcome::kNeedMore;
   const uint8_t* p = buffer_.data() + begin_;
@@ -59,7 +72,17 @@ FrameReader::Outcome FrameReader::next(Bytes* frame) {
   if (size < 0) return failed_ = Outcome::kNegativeSize;
   if (size > max_frame_bytes_) return failed_ = Outcome::kOversized;
   size_t total = kFrameSizeBytes + static_cast<size_t>(size);
-  if (have < total) return Outcome::kNeedMore;
+  if (have < total) {
+    if (static_cast<size_t>(size) > kReadChunkBytes) {
+      // Everything buffered belongs to this frame: move it to the frame's own buffer, once.
+      direct_.resize(static_cast<size_t>(size));
+      direct_filled_ = have - kFrameSizeBytes;
+      std::memcpy(direct_.data(), p + kFrameSizeBytes, direct_filled_);
+      begin_ = end_;
+      direct_active_ = true;
+    }
+    return Outcome::kNeedMore;
+  }
   frame->assign(p + kFrameSizeBytes, p + total);
   begin_ += total;
   declared_size_ = -1;

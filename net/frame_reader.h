@@ -8,8 +8,13 @@
 // The reader owns one buffer. The socket reads into prepare(), commits what arrived, and next()
 // takes complete frames out in arrival order. A declared size that is negative or larger than the
 // limit (socket.request.max.bytes) is reported as soon as the 4 size bytes are in, before any of
-// the body is buffered, so a hostile size cannot make the node allocate. The buffer never holds
-// more than one frame plus one read chunk, and shrinks back after a large frame.
+// the body is buffered, so a hostile size cannot make the node allocate.
+//
+// Small frames are cut out of the buffer (several may arrive in one read). A frame larger than a
+// read chunk (a produce request or fetch response with big batches) gets a buffer of its own as
+// soon as its size is known: what already arrived is moved there once, and prepare() then offers
+// the rest of that frame, so the socket reads the bulk of it straight into the payload that next()
+// hands out, without a second copy, and the shared buffer never grows past two read chunks.
 //
 // No sockets here: the reader is a pure function of the bytes fed to it, tested as such.
 //
@@ -34,14 +39,14 @@ void encode_frame_size(uint32_t payload_bytes, uint8_t out[kFrameSizeBytes]);
 class FrameReader {
  public:
   static constexpr size_t kReadChunkBytes = 64 * 1024;
-  // A buffer that grew past this for a large frame is given back once it is empty again.
-  static constexpr size_t kShrinkAboveBytes = 1024 * 1024;
+  // The shared buffer's bound: a frame of up to a read chunk, its size field, and a read chunk.
+  static constexpr size_t kBufferBytesMax = 2 * kReadChunkBytes + kFrameSizeBytes;
 
   // REQUIRES: max_frame_bytes > 0.
   explicit FrameReader(int32_t max_frame_bytes);
 
-  // Free space to read into: at least kReadChunkBytes, and enough for the rest of a frame whose
-  // size is known. Valid until the next call of any other method.
+  // Free space to read into: at least kReadChunkBytes, or, while a large frame is being read into
+  // its own buffer, exactly the rest of that frame. Valid until the next call of any other method.
   std::span<uint8_t> prepare();
   // n bytes were written at the start of the span prepare() returned. REQUIRES: n <= its size.
   void commit(size_t n);
@@ -60,7 +65,7 @@ class FrameReader {
   // kOversized, or kNeedMore with at least 4 bytes buffered); -1 when not yet known.
   int64_t declared_size() const { return declared_size_; }
   // Bytes received and not yet taken out as frames: non-zero at end of stream means a frame was cut.
-  size_t buffered_bytes() const { return end_ - begin_; }
+  size_t buffered_bytes() const { return end_ - begin_ + (direct_active_ ? kFrameSizeBytes + direct_filled_ : 0); }
   size_t capacity_bytes() const { return buffer_.size(); }
 
  private:
@@ -69,6 +74,12 @@ class FrameReader {
   size_t begin_ = 0;  // first unconsumed byte
   size_t end_ = 0;    // one past the last received byte
   int64_t declared_size_ = -1;
+  // A large frame being read into its own buffer: direct_ has its full size, direct_filled_ bytes
+  // of it arrived. It precedes whatever is in buffer_.
+  bool direct_active_ = false;
+  bool prepared_direct_ = false;  // the span prepare() last returned lies in direct_
+  Bytes direct_;
+  size_t direct_filled_ = 0;
   Outcome failed_ = Outcome::kNeedMore;  // kNegativeSize / kOversized once the stream is broken
 };
 

@@ -8,7 +8,7 @@ Time steady_time_since(SteadyClock::time_point epoch) {
   return Time{std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - epoch).count()};
 }
 
-TimerQueue::TimerQueue(asio::io_context& io, SteadyClock::time_point epoch) : timer_(io), epoch_(epoch) {}
+TimerQueue::TimerQueue(asio::io_context& io, SteadyClock::time_point epoch) : io_(io), timer_(io), epoch_(epoch) {}
 
 TimerQueue::~TimerQueue() { clear(); }
 
@@ -17,7 +17,10 @@ TimerId TimerQueue::add(Time deadline, std::function<void()> fn) {
   uint64_t id = next_id_++;
   queue_.emplace(std::pair{deadline.us, id}, std::move(fn));
   deadline_of_.emplace(id, deadline.us);
-  if (!armed_for_ || deadline.us < *armed_for_) arm();
+  if (deadline.us <= now().us)
+    post_run();
+  else if (!armed_for_ || deadline.us < *armed_for_)
+    arm_at(deadline.us);
   return TimerId{id};
 }
 
@@ -35,30 +38,48 @@ void TimerQueue::clear() {
   deadline_of_.clear();
   armed_for_.reset();
   timer_.cancel();
+  // A posted run finds the queue empty.
 }
 
-void TimerQueue::arm() {
-  if (queue_.empty()) {
-    if (armed_for_) timer_.cancel();
-    armed_for_.reset();
-    return;
-  }
-  int64_t deadline = queue_.begin()->first.first;
-  if (armed_for_ && *armed_for_ == deadline) return;
-  armed_for_ = deadline;
+void TimerQueue::arm_at(int64_t deadline_us) {
+  armed_for_ = deadline_us;
   // expires_at cancels the wait under way; its handler sees operation_aborted and does nothing.
-  timer_.expires_at(epoch_ + std::chrono::microseconds(deadline));
+  timer_.expires_at(epoch_ + std::chrono::microseconds(deadline_us));
   std::weak_ptr<int> alive = alive_;
   timer_.async_wait([this, alive](const boost::system::error_code& ec) {
     if (ec == asio::error::operation_aborted || alive.expired()) return;
-    fire();
+    armed_for_.reset();
+    run_due();
   });
 }
 
-void TimerQueue::fire() {
-  armed_for_.reset();
+void TimerQueue::post_run() {
+  if (run_posted_) return;
+  run_posted_ = true;
   std::weak_ptr<int> alive = alive_;
-  int64_t now_us = now().us;
+  asio::post(io_, [this, alive] {
+    if (alive.expired()) return;
+    run_posted_ = false;
+    run_due();
+  });
+}
+
+void TimerQueue::schedule_next() {
+  if (queue_.empty()) {
+    if (armed_for_) timer_.cancel();  // no stale wait keeps the loop busy
+    armed_for_.reset();
+    return;
+  }
+  const int64_t next = queue_.begin()->first.first;
+  if (next <= now().us) return post_run();
+  // Armed for a later deadline (or none): wait for this one. Armed for an earlier one (a cancelled
+  // timer's): that wake-up finds nothing due and comes back here.
+  if (!armed_for_ || next < *armed_for_) arm_at(next);
+}
+
+void TimerQueue::run_due() {
+  std::weak_ptr<int> alive = alive_;
+  const int64_t now_us = now().us;
   for (int fired = 0; fired < kFireBatchMax && !queue_.empty(); fired++) {
     auto it = queue_.begin();
     if (it->first.first > now_us) break;
@@ -68,7 +89,7 @@ void TimerQueue::fire() {
     fn();
     if (alive.expired()) return;  // the callback destroyed the queue's owner
   }
-  arm();
+  schedule_next();
 }
 
 }  // namespace gregor::net

@@ -74,8 +74,68 @@ TEST_CASE("FrameReader: frames of every size come out whole and in order, howeve
     REQUIRE(r.frames.size() == payloads.size());
     for (size_t i = 0; i < payloads.size(); i++) CHECK(r.frames[i] == payloads[i]);
     CHECK(reader.buffered_bytes() == 0);
-    // The buffer grew for the 200000-byte frame and was given back once it was empty.
-    CHECK(reader.capacity_bytes() <= FrameReader::kShrinkAboveBytes);
+    // The 200000-byte frame was read into a buffer of its own: the shared one never grew for it.
+    CHECK(reader.capacity_bytes() <= FrameReader::kBufferBytesMax);
+  }
+}
+
+TEST_CASE("FrameReader: a large frame is read straight into its own buffer, the rest of it in one offer") {
+  const Bytes big = test::pattern_payload(7, 300000);
+  const Bytes small = to_bytes("after");
+  Bytes stream = framed(big);
+  Bytes tail = framed(small);
+  stream.insert(stream.end(), tail.begin(), tail.end());
+  FrameReader reader(1 << 20);
+  // The size and the first 1000 bytes of the body arrive.
+  std::span<uint8_t> space = reader.prepare();
+  std::memcpy(space.data(), stream.data(), 1004);
+  reader.commit(1004);
+  Bytes frame;
+  REQUIRE(reader.next(&frame) == FrameReader::Outcome::kNeedMore);
+  CHECK(reader.buffered_bytes() == 1004);
+  // The next offer is exactly the rest of the frame: the socket reads into the payload itself.
+  space = reader.prepare();
+  REQUIRE(space.size() == big.size() - 1000);
+  std::memcpy(space.data(), stream.data() + 1004, 5000);  // a short read
+  reader.commit(5000);
+  CHECK(reader.next(&frame) == FrameReader::Outcome::kNeedMore);
+  CHECK(reader.buffered_bytes() == 6004);
+  space = reader.prepare();
+  REQUIRE(space.size() == big.size() - 6000);
+  std::memcpy(space.data(), stream.data() + 6004, space.size());
+  reader.commit(space.size());
+  REQUIRE(reader.next(&frame) == FrameReader::Outcome::kFrame);
+  CHECK(frame == big);
+  CHECK(reader.buffered_bytes() == 0);
+  // Then the shared buffer again, for the frame behind it.
+  FeedResult rest = feed(reader, tail, {3});
+  REQUIRE(rest.frames.size() == 1);
+  CHECK(rest.frames[0] == small);
+  CHECK(reader.capacity_bytes() <= FrameReader::kBufferBytesMax);
+}
+
+TEST_CASE("FrameReader: large and small frames cut at random come out as FrameDecoder cuts them") {
+  Rng rng(20261203);
+  for (int round = 0; round < 40; round++) {
+    Bytes stream;
+    int frames = static_cast<int>(rng.range(1, 8));
+    for (int i = 0; i < frames; i++) {
+      size_t size = rng.chance(0.5) ? static_cast<size_t>(rng.range(60000, 300000)) : static_cast<size_t>(rng.range(0, 2000));
+      Bytes f = framed(test::pattern_payload(static_cast<uint64_t>(round * 10 + i), size));
+      stream.insert(stream.end(), f.begin(), f.end());
+    }
+    const bool cut = rng.chance(0.3);
+    if (cut) stream.resize(static_cast<size_t>(rng.range(0, static_cast<int64_t>(stream.size()))));
+    protocol::FrameDecoder decoder(1 << 20);
+    decoder.feed(as_view(stream));
+    std::vector<Bytes> expected;
+    while (auto f = decoder.next()) expected.push_back(*f);
+    FrameReader reader(1 << 20);
+    FeedResult r = feed(reader, stream, {static_cast<size_t>(rng.range(1, 70000)), static_cast<size_t>(rng.range(1, 500))});
+    CHECK(r.last == FrameReader::Outcome::kNeedMore);
+    CHECK(r.frames == expected);
+    CHECK(reader.buffered_bytes() == decoder.buffered_bytes());
+    CHECK(reader.capacity_bytes() <= FrameReader::kBufferBytesMax);
   }
 }
 
