@@ -80,7 +80,10 @@ int bench_sim_loop(uint64_t events) {
 
 int cmd_bench(const Args& args) {
   // bench produce talks to a real cluster and has options of its own.
+  // The real-socket benchmarks talk to a cluster and have options of their own.
   if (!args.empty() && args[0] == "produce") return bench_produce(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "consume") return bench_consume(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "latency") return bench_latency(Args(args.begin() + 1, args.end()));
   po::options_description desc(
       "usage: gregor bench WHAT [options]\n\n"
       "WHAT:\n"
@@ -89,7 +92,9 @@ int cmd_bench(const Args& args) {
       "  log        partition log append/read MiB/s (1 KiB records, 16 KiB batches) vs plain write()/read()\n"
       "  zk         conditional writes/s through the zk server: simulated disk, and real files with fdatasync\n"
       "  e2e        records per wall s through produce -> replicate -> consume: the cluster workload + a 2-member group\n"
-      "  produce    a real-socket cluster: records/s, MB/s, latency (gregor bench produce --help)\n\n"
+      "  produce    a real-socket cluster: records/s, MB/s, latency per record and per batch (bench produce --help)\n"
+      "  consume    a real-socket cluster: records/s and MB/s read from a topic (bench consume --help)\n"
+      "  latency    a real-socket cluster: end-to-end latency, send to poll, at a rate (bench latency --help)\n\n"
       "options");
   std::string what;
   uint64_t events = 2'000'000;

@@ -37,6 +37,9 @@ int cmd_groups(const Args& args);
 int cmd_configs(const Args& args);
 // gregor bench produce (app/bench_produce.cpp): a producer against a real-socket cluster.
 int bench_produce(const Args& args);
+// gregor bench consume / latency (app/bench_consume.cpp): a consumer, and produce -> consume.
+int bench_consume(const Args& args);
+int bench_latency(const Args& args);
 int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall = nullptr);
 // gregor bench e2e (app/bench_e2e.cpp): produce -> replicate -> consume through a 2-member group.
 int bench_e2e(double simulated_seconds, double rate, bool with_checkers);

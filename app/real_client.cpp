@@ -85,6 +85,7 @@ std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, c
   config.log_sink = [](const std::string& line) {
     if (std::getenv("GREGOR_CLIENT_LOG")) std::cerr << line << "\n";
   };
+  s->base_config_ = config;
   uint64_t seed = static_cast<uint64_t>(::getpid()) ^ static_cast<uint64_t>(net::SteadyClock::now().time_since_epoch().count());
   config.seed = seed;
   s->world_ = std::make_unique<net::AsioWorld>(s->data_root_, seed);
@@ -118,6 +119,47 @@ ClientNode& ClientSession::node() {
   auto* n = world_->node_as<ClientNode>(NodeId{kClientNodeId});
   GREGOR_ASSERT(n != nullptr);
   return *n;
+}
+
+ClientNode& ClientSession::add_client(int index, const std::string& name,
+                                      std::function<void(ClientNode&, const std::vector<NodeId>&)> setup) {
+  GREGOR_ASSERT(index >= 1 && index <= kExtraClientsMax);
+  net::NodeConfig config = base_config_;
+  config.id = NodeId{kClientNodeId + index};
+  config.name = name;
+  config.data_dir = data_root_ + "/client-" + std::to_string(index);
+  world_->add_node(config, [setup, ids = bootstrap_](Runtime& rt) {
+    auto node = std::make_unique<ClientNode>(rt);
+    setup(*node, ids);
+    return node;
+  });
+  world_->start(config.id);
+  return client(index);
+}
+
+ClientNode& ClientSession::client(int index) {
+  auto* n = world_->node_as<ClientNode>(NodeId{kClientNodeId + index});
+  GREGOR_ASSERT(n != nullptr);
+  return *n;
+}
+
+bool assign_whole_topic(ClientSession& session, client::Consumer& consumer, const std::string& topic, Duration timeout) {
+  consumer.metadata().add_topic(topic);
+  consumer.metadata().request_update();
+  const Time deadline = session.rt().now() + timeout;
+  while (!consumer.metadata().partitions(topic) && session.rt().now() < deadline && !session.interrupted()) {
+    session.run_until([&] { return consumer.metadata().partitions(topic) != nullptr; }, Duration::millis(500));
+    if (!consumer.metadata().partitions(topic)) consumer.metadata().request_update();
+  }
+  const auto* parts = consumer.metadata().partitions(topic);
+  if (!parts) {
+    std::cerr << "gregor " << session.command() << ": topic '" << topic << "' not found\n";
+    return false;
+  }
+  std::vector<client::TopicPartition> tps;
+  for (int32_t p = 0; p < static_cast<int32_t>(parts->size()); p++) tps.push_back({topic, p});
+  consumer.assign(tps);
+  return true;
 }
 
 bool ClientSession::run_until(const std::function<bool()>& done, Duration timeout) {

@@ -63,8 +63,16 @@ class ClientSession {
 
   ClientNode& node();
   Runtime& rt() { return node().rt(); }
+  // A second client node in the same loop and on the same clock (its own connections to the same
+  // bootstrap servers), e.g. the consumer of an end-to-end latency measurement. index 1.. picks its
+  // id; setup as for open(). REQUIRES: index in [1, kExtraClientsMax], not used yet.
+  static constexpr int kExtraClientsMax = 8;
+  ClientNode& add_client(int index, const std::string& name,
+                         std::function<void(ClientNode&, const std::vector<NodeId>& bootstrap)> setup);
+  ClientNode& client(int index);  // REQUIRES: added
   net::asio::io_context& io() { return world_->io(); }
   const std::vector<NodeId>& bootstrap() const { return bootstrap_; }
+  const std::string& command() const { return command_; }
   // Runs the loop until done() (true), the timeout (false) or a signal (false, interrupted()).
   bool run_until(const std::function<bool()>& done, Duration timeout);
   bool interrupted() const { return *interrupted_; }
@@ -77,6 +85,7 @@ class ClientSession {
   ClientSession() = default;
   std::string command_;
   std::string data_root_;
+  net::NodeConfig base_config_;  // the first node's; extra clients differ in id, name and data dir
   std::unique_ptr<net::AsioWorld> world_;
   std::vector<NodeId> bootstrap_;
   std::shared_ptr<bool> interrupted_ = std::make_shared<bool>(false);
@@ -106,6 +115,10 @@ std::optional<Response> call(ClientSession& session, NodeId to, const Request& r
   session.run_until([&] { return *answered; }, timeout + Duration::seconds(1));
   return *result;
 }
+
+// Assigns every partition of `topic` to `consumer` by hand (no group), once Metadata names them.
+// False, with a message on stderr, when the topic is not found within the timeout.
+bool assign_whole_topic(ClientSession& session, client::Consumer& consumer, const std::string& topic, Duration timeout);
 
 // "k=v" strings (--config / --property) into a map; false with a message for a malformed one.
 bool parse_key_values(const std::string& command, const std::vector<std::string>& items,
