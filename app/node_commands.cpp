@@ -76,18 +76,21 @@ int cmd_zk(const Args& args) {
 
 int cmd_broker(const Args& args) {
   po::options_description desc(
-      "usage: gregor broker --id N --listen HOST:PORT --zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]\n"
-      "                     --data-dir DIR [--config key=value ...]\n\n"
+      "usage: gregor broker --id N --listen HOST:PORT [--advertised HOST:PORT]\n"
+      "                     --zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT] --data-dir DIR [--config key=value ...]\n\n"
       "Runs one Kafka broker on real sockets until Ctrl-C or SIGTERM. Stock Kafka clients (kcat,\n"
       "kafkajs) can connect to it. Its logs go under DIR, fsynced; a restart recovers them.\n"
       "--zookeeper-connect is Kafka's zookeeper.connect: Gregor's `gregor zk` or an Apache ZooKeeper\n"
       "ensemble (the broker fails over between its servers; a chroot is created if missing).\n"
+      "--advertised is the address clients and other brokers are told to use (advertised.listeners),\n"
+      "--listen's by default; with --listen 0.0.0.0:PORT it is required.\n"
       "--config takes Kafka's broker keys (min.insync.replicas=2, num.partitions=3, ...).\n\noptions");
   int32_t id = 0;
-  std::string listen, zk, data_dir;
+  std::string listen, advertised, zk, data_dir;
   std::vector<std::string> configs;
   desc.add_options()("help,h", "show this help")("id", po::value<int32_t>(&id)->required(), "broker.id (> 0)")(
-      "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (also advertised to clients)")(
+      "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (0.0.0.0: every interface)")(
+      "advertised", po::value<std::string>(&advertised), "HOST:PORT others reach it at (default: --listen's)")(
       "zookeeper-connect", po::value<std::string>(&zk),
       "zookeeper.connect: HOST:PORT[,HOST:PORT...][/CHROOT] of the zk servers")(
       "zk", po::value<std::string>(&zk), "the same as --zookeeper-connect (older spelling)")(
@@ -121,6 +124,19 @@ int cmd_broker(const Args& args) {
   config.name = "broker-" + std::to_string(id);
   config.data_dir = data_dir;
   if (!listen_address("broker", listen, config)) return 2;
+  net::PeerAddress advertise{config.listen_host, config.listen_port};
+  if (!advertised.empty()) {
+    auto a = net::parse_peer_address(advertised);
+    if (!a) {
+      std::cerr << "gregor broker: --advertised: " << a.status().message() << "\n";
+      return 2;
+    }
+    advertise = *a;
+  } else if (advertise.host == "0.0.0.0" || advertise.host == "::") {
+    std::cerr << "gregor broker: --listen " << listen << " is every interface: say with --advertised HOST:PORT where "
+              << "clients and other brokers reach this one\n";
+    return 2;
+  }
 
   broker::BrokerConfig bc;
   bc.broker_id = id;
@@ -130,8 +146,8 @@ int cmd_broker(const Args& args) {
     bc.zookeeper_servers.push_back(server);
   }
   bc.zookeeper_chroot = connect->chroot;
-  bc.advertised_host = config.listen_host;
-  bc.advertised_port = config.listen_port;
+  bc.advertised_host = advertise.host;
+  bc.advertised_port = advertise.port;
   if (Status s = bc.apply(settings); !s) {
     std::cerr << "gregor broker: --config: " << s.message() << "\n";
     return 2;
