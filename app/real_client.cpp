@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "net/process_memory.h"
 #include "net/transport_config.h"
 
 namespace gregor::app {
@@ -90,6 +91,7 @@ std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, c
   config.seed = seed;
   s->world_ = std::make_unique<net::AsioWorld>(s->data_root_, seed);
   std::signal(SIGPIPE, SIG_IGN);
+  net::keep_freed_memory();
   s->world_->add_node(config, [setup, ids = s->bootstrap_](Runtime& rt) {
     auto node = std::make_unique<ClientNode>(rt);
     setup(*node, ids);

@@ -172,7 +172,11 @@ TimerId AsioRuntime::after(Duration d, std::function<void()> fn) {
 
 void AsioRuntime::cancel(TimerId id) { timers_.cancel(id); }
 
-bool AsioRuntime::send(NodeId to, Bytes frame) {
+bool AsioRuntime::send(NodeId to, Bytes frame) { return send_frame(to, std::move(frame), Bytes()); }
+
+bool AsioRuntime::send_gather(NodeId to, Bytes head, Bytes body) { return send_frame(to, std::move(head), std::move(body)); }
+
+bool AsioRuntime::send_frame(NodeId to, Bytes frame, Bytes body) {
   auto refuse = [this] {
     stats_.sends_refused++;
     return false;
@@ -180,6 +184,7 @@ bool AsioRuntime::send(NodeId to, Bytes frame) {
   if (!started_ || stopped_) return refuse();
   if (to == config_.id || to.value == -config_.id.value) {
     // The loopback connection: a request to self arrives from -self, its reply from self.
+    frame.insert(frame.end(), body.begin(), body.end());
     if (loopback_queued_bytes_ + frame.size() > config_.transport.send_queue_bytes_max) return refuse();
     loopback_queued_bytes_ += frame.size();
     stats_.frames_sent++;
@@ -210,7 +215,7 @@ bool AsioRuntime::send(NodeId to, Bytes frame) {
     }
     connection = peer.connection;
   }
-  if (!connection->send(std::move(frame))) return refuse();
+  if (!connection->send(std::move(frame), std::move(body))) return refuse();
   stats_.frames_sent++;
   return true;
 }

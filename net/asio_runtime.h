@@ -152,6 +152,8 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   TimerId after(Duration d, std::function<void()> fn) override;
   void cancel(TimerId id) override;
   bool send(NodeId to, Bytes frame) override;
+  // One frame, head then body, written with one gathering write (no join in memory).
+  bool send_gather(NodeId to, Bytes head, Bytes body) override;
   // Closes an accepted connection (negative id) or this node's outbound one to a peer; on_disconnect
   // follows on a later turn, as for any end. The loopback connection cannot be closed.
   void close_connection(NodeId peer) override;
@@ -180,6 +182,8 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   void on_accepted(const boost::system::error_code& ec, tcp::socket socket);
   Duration reconnect_backoff(int failures);
   std::shared_ptr<Connection> new_connection(tcp::socket socket, NodeId id);
+  // send and send_gather: body may be empty.
+  bool send_frame(NodeId to, Bytes head, Bytes body);
   // Runs fn on a later turn of the loop, unless the runtime stopped meanwhile.
   void defer(std::function<void()> fn);
 

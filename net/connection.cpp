@@ -83,20 +83,22 @@ void Connection::opened() {
   write_more();
 }
 
-bool Connection::send(Bytes payload) {
+bool Connection::send(Bytes payload, Bytes tail) {
   if (state_ == State::kClosed) return false;
-  if (payload.size() > static_cast<size_t>(INT32_MAX)) return false;
+  const size_t payload_bytes = payload.size() + tail.size();
+  if (payload_bytes > static_cast<size_t>(INT32_MAX)) return false;
   if (queue_.size() + 1 > config_.send_queue_frames_max ||
-      queued_bytes_ + kFrameSizeBytes + payload.size() > config_.send_queue_bytes_max) {
+      queued_bytes_ + kFrameSizeBytes + payload_bytes > config_.send_queue_bytes_max) {
     close("send queue full (" + std::to_string(queue_.size()) + " frames, " + std::to_string(queued_bytes_) +
               " bytes queued): the peer does not read fast enough",
           CloseKind::kError);
     return false;
   }
   Outgoing& out = queue_.emplace_back();
-  encode_frame_size(static_cast<uint32_t>(payload.size()), out.size);
-  queued_bytes_ += kFrameSizeBytes + payload.size();
+  encode_frame_size(static_cast<uint32_t>(payload_bytes), out.size);
   out.payload = std::move(payload);
+  out.tail = std::move(tail);
+  queued_bytes_ += out.bytes();
   write_more();
   return true;
 }
@@ -109,6 +111,7 @@ void Connection::write_more() {
     if (frames == kGatherFramesMax) break;
     write_buffers_.push_back(asio::buffer(out.size, kFrameSizeBytes));
     if (!out.payload.empty()) write_buffers_.push_back(asio::buffer(out.payload));
+    if (!out.tail.empty()) write_buffers_.push_back(asio::buffer(out.tail));
     frames++;
   }
   writing_ = true;
@@ -129,7 +132,7 @@ void Connection::on_written(const boost::system::error_code& ec, size_t frames) 
   if (ec) return close("write failed: " + ec.message(), CloseKind::kError);
   GREGOR_ASSERT(frames <= queue_.size());
   for (size_t i = 0; i < frames; i++) {
-    queued_bytes_ -= kFrameSizeBytes + queue_.front().payload.size();
+    queued_bytes_ -= queue_.front().bytes();
     queue_.pop_front();
   }
   write_more();

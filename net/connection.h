@@ -69,7 +69,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // queue (the connection is then closed), or when the payload is too large for the int32 size
   // field (the frame is refused and the connection stays). The sender does not apply
   // socket.request.max.bytes: that is the receiver's limit, and the receiver enforces it.
-  bool send(Bytes payload);
+  bool send(Bytes payload) { return send(std::move(payload), Bytes()); }
+  // One frame whose payload is head followed by tail, written without joining them.
+  bool send(Bytes head, Bytes tail);
 
   // Closes at once: queued frames are dropped, the owner hears on_connection_closed(reason).
   void close(const std::string& reason, CloseKind kind);
@@ -90,6 +92,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   struct Outgoing {
     uint8_t size[kFrameSizeBytes];
     Bytes payload;
+    Bytes tail;  // the rest of the payload (send(head, tail)), often empty
+    size_t bytes() const { return kFrameSizeBytes + payload.size() + tail.size(); }
   };
   static constexpr size_t kGatherFramesMax = 64;  // frames per async_write
 

@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include "net/process_memory.h"
+
 namespace gregor::net {
 
 int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) {
@@ -13,6 +15,7 @@ int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) 
   // A write to a socket the peer has closed must be an error code, not a process-killing signal
   // (Asio already sends with MSG_NOSIGNAL on Linux; this covers every other path).
   std::signal(SIGPIPE, SIG_IGN);
+  keep_freed_memory();
 
   asio::io_context io(1);  // concurrency hint: exactly one thread runs it
   AsioRuntime runtime(io, std::move(config));

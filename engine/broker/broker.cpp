@@ -331,8 +331,7 @@ void Broker::respond_raw(const Request& req, Bytes body, int16_t header_version)
   ByteWriter w;
   protocol::ResponseHeader h{req.header.correlation_id};
   h.encode(w, header_version);
-  w.raw(as_view(body));
-  rt_.send(req.from, w.take());
+  rt_.send_gather(req.from, w.take(), std::move(body));  // the body is not copied behind the header
   finish(req.from);
 }
 

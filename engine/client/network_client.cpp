@@ -20,8 +20,8 @@ void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body,
   h.client_id = client_id_;
   ByteWriter w;
   h.encode(w);
-  w.raw(as_view(body));
-  if (in_flight(to) >= kMaxInFlightPerPeer || !rt_.send(to, w.take())) {
+  // Header and body leave as one frame without the body being copied behind the header.
+  if (in_flight(to) >= kMaxInFlightPerPeer || !rt_.send_gather(to, w.take(), std::move(body))) {
     // Report asynchronously, so a caller never re-enters itself from inside send.
     rt_.after(Duration{0}, [cb = std::move(cb)] { cb(ErrorCode::NETWORK_EXCEPTION, nullptr); });
     return;

@@ -54,6 +54,14 @@ class Runtime {
   // breaks later (peer crash, partition) drops what is in flight and is reported by
   // Node::on_disconnect.
   virtual bool send(NodeId to, Bytes frame) = 0;
+  // Sends one frame made of head followed by body, exactly as send(to, head + body) would: the
+  // receiver sees one frame. A runtime that writes to a socket hands both to the kernel in one
+  // gathering write (writev), so a large body (a Fetch response's records, a Produce request's
+  // batches) is not copied behind its small header first; the simulator joins them.
+  virtual bool send_gather(NodeId to, Bytes head, Bytes body) {
+    head.insert(head.end(), body.begin(), body.end());
+    return send(to, std::move(head));
+  }
 
   // Where node `id` listens, as a node learns it (from Metadata or from its configuration). The real
   // runtime connects there on the next send(id); the simulator, where every node is reachable by

@@ -44,6 +44,42 @@ TEST_CASE("Transport: frames of varied sizes arrive whole and in order, and echo
   CHECK(world.runtime(kB).stats().connections_accepted == 1);
 }
 
+TEST_CASE("Transport: send_gather is one frame, head then body, in order with plain sends; also to self") {
+  test::TempDir dir;
+  AsioWorld world(dir.path());
+  auto a = std::make_shared<RecorderLog>();
+  world.add_node(test::node_config(1, /*listen=*/false), test::recorder(a, false));
+  world.add_node(test::node_config(2), [](Runtime& rt) { return std::make_unique<net::EchoNode>(rt); });
+  world.start_all();
+  std::vector<Bytes> expected;
+  Rng rng(11);
+  for (uint64_t i = 0; i < 60; i++) {
+    Bytes head = test::pattern_payload(i, static_cast<size_t>(rng.range(0, 40)));
+    Bytes body = test::pattern_payload(1000 + i, i % 7 == 0 ? 0 : static_cast<size_t>(rng.range(0, 300000)));
+    Bytes joined = head;
+    joined.insert(joined.end(), body.begin(), body.end());
+    expected.push_back(joined);
+    if (i % 3 == 0)
+      REQUIRE(world.runtime(kA).send(kB, joined));
+    else
+      REQUIRE(world.runtime(kA).send_gather(kB, std::move(head), std::move(body)));
+  }
+  // To self: the loopback connection joins them.
+  REQUIRE(world.runtime(kA).send_gather(kA, to_bytes("he"), to_bytes("llo")));
+  REQUIRE(world.run_until([&] { return a->messages.size() == expected.size() + 1; }, kWait));
+  size_t echoed = 0;
+  for (const auto& m : a->messages) {
+    if (m.from == kB) {
+      REQUIRE(echoed < expected.size());
+      CHECK(m.frame == expected[echoed++]);
+    } else {
+      CHECK(m.from == NodeId{-1});
+      CHECK(m.frame == to_bytes("hello"));
+    }
+  }
+  CHECK(echoed == expected.size());
+}
+
 TEST_CASE("Transport: an inbound connection has a negative id of its own, and replies go back on it") {
   test::TempDir dir;
   AsioWorld world(dir.path());
