@@ -88,13 +88,36 @@ int bench_produce(const Args& args) {
   Bytes value(static_cast<size_t>(record_size));
   for (size_t i = 0; i < value.size(); i++) value[i] = static_cast<uint8_t>('a' + i % 26);
 
-  LatencyStats per_record, per_batch;
-  per_record.reserve(static_cast<size_t>(records));
-  int64_t sent = 0, acked = 0, failed = 0;
-  protocol::ErrorCode first_error = protocol::ErrorCode::NONE;
-  // Batch boundaries: the loop turn (one handler) and the partition of the last callback.
-  uint64_t turn = 0, batch_turn = UINT64_MAX;
-  int32_t batch_partition = -1;
+  // What the callbacks count. They capture only a pointer to it and the send time, so that
+  // std::function keeps them inline instead of allocating one per record.
+  struct Tally {
+    Runtime* clock = nullptr;
+    LatencyStats per_record, per_batch;
+    int64_t acked = 0, failed = 0;
+    protocol::ErrorCode first_error = protocol::ErrorCode::NONE;
+    // Batch boundaries: the loop turn (one handler) and the partition of the last callback.
+    uint64_t turn = 0, batch_turn = UINT64_MAX;
+    int32_t batch_partition = -1;
+    void on_ack(Time t0, const client::RecordMetadata& md) {
+      if (md.error != protocol::ErrorCode::NONE) {
+        if (failed++ == 0) first_error = md.error;
+        return;
+      }
+      acked++;
+      const Duration latency = clock->now() - t0;
+      per_record.add(latency.us);
+      if (turn != batch_turn || md.partition != batch_partition) {
+        batch_turn = turn;
+        batch_partition = md.partition;
+        per_batch.add(latency.us);  // the first callback of a batch is its oldest record
+      }
+    }
+  } tally;
+  tally.clock = &session->rt();
+  tally.per_record.reserve(static_cast<size_t>(records));
+  int64_t sent = 0;
+  const int64_t& acked = tally.acked;
+  const int64_t& failed = tally.failed;
   const Time start = session->rt().now();
   const auto wall_start = std::chrono::steady_clock::now();
   // Records the throttle allows by now.
@@ -110,20 +133,7 @@ int bench_produce(const Args& args) {
       r.value = value;
       const Time t0 = session->rt().now();
       sent++;
-      producer.send(std::move(r), [&, t0](const client::RecordMetadata& md) {
-        if (md.error != protocol::ErrorCode::NONE) {
-          if (failed++ == 0) first_error = md.error;
-          return;
-        }
-        acked++;
-        const Duration latency = session->rt().now() - t0;
-        per_record.add(latency.us);
-        if (turn != batch_turn || md.partition != batch_partition) {
-          batch_turn = turn;
-          batch_partition = md.partition;
-          per_batch.add(latency.us);  // the first callback of a batch is its oldest record
-        }
-      });
+      producer.send(std::move(r), [t = &tally, t0](const client::RecordMetadata& md) { t->on_ack(t0, md); });
     }
   };
   const Time deadline = start + kRunTimeMax;
@@ -140,7 +150,7 @@ int bench_produce(const Args& args) {
     // when its condition already holds).
     session->run_until(
         [&] {
-          turn++;
+          tally.turn++;
           return acked + failed == records || ((throughput <= 0 || full) && sent < records && producer.pending() < kPendingMax / 2);
         },
         wait);
@@ -154,13 +164,13 @@ int bench_produce(const Args& args) {
   const double mb = rate * static_cast<double>(record_size) / (1024.0 * 1024.0);
   std::printf("%lld records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, "
               "%.2f ms 50th, %.2f ms 99th, %.2f ms 99.9th.\n",
-              static_cast<long long>(acked), rate, mb, per_record.avg_ms(), per_record.max_ms(), per_record.percentile_ms(0.50),
-              per_record.percentile_ms(0.99), per_record.percentile_ms(0.999));
-  if (!per_batch.empty())
-    std::printf("per acknowledged batch: %zu batches, %.1f records each, %s\n", per_batch.count(),
-                static_cast<double>(acked) / static_cast<double>(per_batch.count()), per_batch.summary().c_str());
+              static_cast<long long>(acked), rate, mb, tally.per_record.avg_ms(), tally.per_record.max_ms(),
+              tally.per_record.percentile_ms(0.50), tally.per_record.percentile_ms(0.99), tally.per_record.percentile_ms(0.999));
+  if (!tally.per_batch.empty())
+    std::printf("per acknowledged batch: %zu batches, %.1f records each, %s\n", tally.per_batch.count(),
+                static_cast<double>(acked) / static_cast<double>(tally.per_batch.count()), tally.per_batch.summary().c_str());
   if (failed > 0) {
-    std::printf("%lld records failed (first error %s)\n", static_cast<long long>(failed), protocol::error_name(first_error));
+    std::printf("%lld records failed (first error %s)\n", static_cast<long long>(failed), protocol::error_name(tally.first_error));
     return 1;
   }
   return 0;
