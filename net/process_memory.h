@@ -12,8 +12,8 @@
 
 namespace gregor::net {
 
-// Call once at the start of a process (run_node, the client commands). Idempotent; a no-op where
-// the C library is not glibc.
-void keep_freed_memory();
+// Call once at the start of a process (run_node, the client commands). Idempotent. True when the
+// C library took the settings; false where it is not glibc (nothing changes then).
+bool keep_freed_memory();
 
 }  // namespace gregor::net

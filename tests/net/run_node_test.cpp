@@ -1,8 +1,12 @@
 // run_node: one node as a process, stopped by SIGTERM or a run-time limit; its exit codes.
 #include <catch2/catch.hpp>
 
-#include <csignal>
+#include <unistd.h>
 
+#include <csignal>
+#include <cstdlib>
+
+#include "net/process_memory.h"
 #include "net/run_node.h"
 #include "net_test_util.h"
 
@@ -86,4 +90,27 @@ TEST_CASE("run_node: exit code 2 for a bad config, 1 when the port is taken") {
   busy.listen_port = taken.local_endpoint().port();
   CHECK(net::run_node(busy, test::recorder(log, false)) == 1);
   CHECK(log->started == 0);  // the node was never built
+}
+
+// Regression: the settings were once compiled out (the glibc test came before any glibc header),
+// and brokers went on trimming their heap and faulting its pages back in on every large request.
+TEST_CASE("keep_freed_memory: large buffers come from the heap and stay with the process after free") {
+#if defined(__GLIBC__)
+  REQUIRE(net::keep_freed_memory());
+  void* small = std::malloc(64);
+  constexpr size_t kLarge = 8 << 20;  // above glibc's default mmap threshold (128 KiB .. 32 MiB)
+  auto* large = static_cast<char*>(std::malloc(kLarge));
+  REQUIRE(large != nullptr);
+  for (size_t i = 0; i < kLarge; i += 4096) large[i] = 1;
+  char* top_before = static_cast<char*>(::sbrk(0));
+  // From the brk heap (between a small heap block and the break), not a mapping of its own.
+  CHECK(large > static_cast<char*>(small));
+  CHECK(large + kLarge <= top_before);
+  std::free(large);
+  CHECK(static_cast<char*>(::sbrk(0)) == top_before);  // not trimmed
+  std::free(small);
+#else
+  WARN("not glibc: keep_freed_memory does nothing here");
+  CHECK_FALSE(net::keep_freed_memory());
+#endif
 }
