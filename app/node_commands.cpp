@@ -148,6 +148,16 @@ int cmd_broker(const Args& args) {
   bc.zookeeper_chroot = connect->chroot;
   bc.advertised_host = advertise.host;
   bc.advertised_port = advertise.port;
+  // The socket buffer keys are the transport's (net/transport_config.h), not the broker logic's.
+  for (const char* key : {"socket.send.buffer.bytes", "socket.receive.buffer.bytes"}) {
+    auto it = settings.find(key);
+    if (it == settings.end()) continue;
+    if (Status s = config.transport.set(it->first, it->second); !s) {
+      std::cerr << "gregor broker: --config: " << s.message() << "\n";
+      return 2;
+    }
+    settings.erase(it);
+  }
   if (Status s = bc.apply(settings); !s) {
     std::cerr << "gregor broker: --config: " << s.message() << "\n";
     return 2;

@@ -79,6 +79,9 @@ void Connection::opened() {
   // Kafka disables Nagle on every socket: requests and responses are small and latency-bound.
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
+  if (config_.socket_send_buffer_bytes > 0) socket_.set_option(asio::socket_base::send_buffer_size(config_.socket_send_buffer_bytes), ec);
+  if (config_.socket_receive_buffer_bytes > 0)
+    socket_.set_option(asio::socket_base::receive_buffer_size(config_.socket_receive_buffer_bytes), ec);
   read_more();
   write_more();
 }

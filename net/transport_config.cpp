@@ -32,6 +32,8 @@ Status TransportConfig::set(std::string_view key, std::string_view value) {
   if (key == "reconnect.backoff.max.ms") return assign(reconnect_backoff_max_ms, 0, INT64_MAX / 1000);
   if (key == "socket.connection.setup.timeout.ms") return assign(socket_connection_setup_timeout_ms, 1, INT64_MAX / 1000);
   if (key == "max.connections") return assign(max_connections, 0, kInt32Max);
+  if (key == "socket.send.buffer.bytes") return assign(socket_send_buffer_bytes, -1, kInt32Max);
+  if (key == "socket.receive.buffer.bytes") return assign(socket_receive_buffer_bytes, -1, kInt32Max);
   if (key == "gregor.send.queue.bytes.max") return assign(send_queue_bytes_max, 1, INT64_MAX);
   if (key == "gregor.send.queue.frames.max") return assign(send_queue_frames_max, 1, INT64_MAX);
   return Status::error(StatusCode::kInvalidArgument, "unknown transport setting: " + std::string(key));
@@ -44,6 +46,8 @@ Status TransportConfig::validate() const {
   if (reconnect_backoff_max_ms < reconnect_backoff_ms) return bad("reconnect.backoff.max.ms must be >= reconnect.backoff.ms");
   if (socket_connection_setup_timeout_ms <= 0) return bad("socket.connection.setup.timeout.ms must be positive");
   if (max_connections < 0) return bad("max.connections must not be negative");
+  if (socket_send_buffer_bytes < -1 || socket_receive_buffer_bytes < -1)
+    return bad("socket.send.buffer.bytes and socket.receive.buffer.bytes are -1 (the OS's choice) or a size");
   if (send_queue_bytes_max == 0 || send_queue_frames_max == 0) return bad("the send queue limits must be positive");
   return Status::ok();
 }

@@ -30,6 +30,13 @@ struct TransportConfig {
   int64_t socket_connection_setup_timeout_ms = 10000;
   // max.connections: inbound connections beyond this are accepted and closed at once.
   int32_t max_connections = 2147483647;
+  // socket.send.buffer.bytes / socket.receive.buffer.bytes: SO_SNDBUF and SO_RCVBUF of every
+  // connection, set when it opens; -1 leaves the operating system's choice (on Linux, buffers that
+  // grow with the connection's needs, up to net.ipv4.tcp_wmem / tcp_rmem). Kafka's brokers default
+  // to 102400; Gregor defaults to -1, which on loopback lets a large batch or fetch go out in one
+  // write instead of several wake-ups of the reader (bench/produce_vs_iperf.sh measures both).
+  int32_t socket_send_buffer_bytes = -1;
+  int32_t socket_receive_buffer_bytes = -1;
   // Gregor's own: what one connection may hold queued for writing (frames handed to send() and
   // not yet written to the socket). Exceeding either closes the connection (a peer that does not
   // read cannot make a node run out of memory).

@@ -223,6 +223,13 @@ TEST_CASE("TransportConfig: Kafka's keys and defaults") {
   CHECK(c.set("socket.request.max.bytes", "12x").code() == StatusCode::kInvalidArgument);
   CHECK(c.set("no.such.key", "1").code() == StatusCode::kInvalidArgument);
   CHECK(c.socket_request_max_bytes == 2048);  // failed sets changed nothing
+  // Socket buffers: -1 (the OS's choice) by default, sizes as Kafka spells the keys.
+  CHECK(c.socket_send_buffer_bytes == -1);
+  CHECK(c.socket_receive_buffer_bytes == -1);
+  CHECK(c.set("socket.send.buffer.bytes", "102400").is_ok());
+  CHECK(c.set("socket.receive.buffer.bytes", "-1").is_ok());
+  CHECK(c.socket_send_buffer_bytes == 102400);
+  CHECK(c.set("socket.receive.buffer.bytes", "-2").code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("parse_peer_address: host:port and [v6]:port") {

@@ -44,6 +44,28 @@ TEST_CASE("Transport: frames of varied sizes arrive whole and in order, and echo
   CHECK(world.runtime(kB).stats().connections_accepted == 1);
 }
 
+TEST_CASE("Transport: with socket buffers of 64 KiB (socket.send/receive.buffer.bytes) large frames still arrive whole") {
+  test::TempDir dir;
+  AsioWorld world(dir.path());
+  auto a = std::make_shared<RecorderLog>();
+  net::NodeConfig ca = test::node_config(1, /*listen=*/false);
+  net::NodeConfig cb = test::node_config(2);
+  for (net::NodeConfig* c : {&ca, &cb}) {
+    REQUIRE(c->transport.set("socket.send.buffer.bytes", "65536").is_ok());
+    REQUIRE(c->transport.set("socket.receive.buffer.bytes", "65536").is_ok());
+  }
+  world.add_node(ca, test::recorder(a, false));
+  world.add_node(cb, [](Runtime& rt) { return std::make_unique<net::EchoNode>(rt); });
+  world.start_all();
+  std::vector<Bytes> sent;
+  for (uint64_t i = 0; i < 6; i++) {
+    sent.push_back(test::pattern_payload(i, i % 2 ? 1000 : 700000));
+    REQUIRE(world.runtime(kA).send(kB, sent.back()));
+  }
+  REQUIRE(world.run_until([&] { return a->messages.size() == sent.size(); }, kWait));
+  for (size_t i = 0; i < sent.size(); i++) CHECK(a->messages[i].frame == sent[i]);
+}
+
 TEST_CASE("Transport: send_gather is one frame, head then body, in order with plain sends; also to self") {
   test::TempDir dir;
   AsioWorld world(dir.path());
