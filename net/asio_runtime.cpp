@@ -176,7 +176,7 @@ bool AsioRuntime::send(NodeId to, Bytes frame) { return send_frame(to, std::move
 
 bool AsioRuntime::send_gather(NodeId to, Bytes head, Bytes body) { return send_frame(to, std::move(head), std::move(body)); }
 
-bool AsioRuntime::send_frame(NodeId to, Bytes frame, Bytes body) {
+bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
   auto refuse = [this] {
     stats_.sends_refused++;
     return false;
@@ -184,6 +184,7 @@ bool AsioRuntime::send_frame(NodeId to, Bytes frame, Bytes body) {
   if (!started_ || stopped_) return refuse();
   if (to == config_.id || to.value == -config_.id.value) {
     // The loopback connection: a request to self arrives from -self, its reply from self.
+    Bytes frame = std::move(head);
     frame.insert(frame.end(), body.begin(), body.end());
     if (loopback_queued_bytes_ + frame.size() > config_.transport.send_queue_bytes_max) return refuse();
     loopback_queued_bytes_ += frame.size();
@@ -215,7 +216,7 @@ bool AsioRuntime::send_frame(NodeId to, Bytes frame, Bytes body) {
     }
     connection = peer.connection;
   }
-  if (!connection->send(std::move(frame), std::move(body))) return refuse();
+  if (!connection->send(std::move(head), std::move(body))) return refuse();
   stats_.frames_sent++;
   return true;
 }

@@ -9,8 +9,9 @@
 // Contract:
 // - Frames are read in order and passed up one at a time, in arrival order. A negative or
 //   oversized size (socket.request.max.bytes), a read error or end of stream closes the connection.
-// - send() queues a frame; frames are written in send order by one chain of async writes that
-//   gathers several queued frames per write. Frames sent while an outbound connect is under way
+// - send() queues a frame (one buffer, or two: a head and a tail written after it without being
+//   joined in memory); frames are written in send order by one chain of async writes that
+//   gathers several queued frames per write (writev). Frames sent while an outbound connect is under way
 //   wait in the same queue. The queue is bounded (bytes and frames); exceeding it closes the
 //   connection.
 // - Closing drops whatever is queued and tells the owner once (on_connection_closed), with the
