@@ -21,15 +21,15 @@ using Records = std::optional<Bytes>;
 
 namespace codec {
 
-inline void put_records(ByteWriter& w, const Records& records, bool flexible, bool nullable, const char* what) {
+GREGOR_CODEC_INLINE void put_records(ByteWriter& w, const Records& records, bool flexible, bool nullable, const char* what) {
   put_nullable_bytes(w, records, flexible, nullable, what);
 }
-inline Records get_records(ByteReader& r, bool flexible, bool nullable) {
+GREGOR_CODEC_INLINE Records get_records(ByteReader& r, bool flexible, bool nullable) {
   return get_nullable_bytes(r, flexible, nullable);
 }
-inline size_t records_size(const Records& records, bool flexible) { return nullable_bytes_size(records, flexible); }
+GREGOR_CODEC_INLINE size_t records_size(const Records& records, bool flexible) { return nullable_bytes_size(records, flexible); }
 // The bytes a Records holds (0 for null), for size estimates.
-inline size_t records_bytes(const Records& records) { return records ? records->size() : 0; }
+GREGOR_CODEC_INLINE size_t records_bytes(const Records& records) { return records ? records->size() : 0; }
 
 }  // namespace codec
 

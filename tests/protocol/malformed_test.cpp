@@ -106,6 +106,26 @@ TEST_CASE("hostile flexible encodings: compact lengths, tag sections, overlong v
   CHECK(decode_body<ApiVersionsRequest>(as_view(unhex("01 01 01 05 02 abcd")), 3).is_ok());
 }
 
+TEST_CASE("hostile compact counts, lengths and tag sections inside nested structs") {
+  // Metadata v12 request: a compact topic count of 2^32-2; a topic name running past the end.
+  CHECK_FALSE(decode_body<MetadataRequest>(as_view(unhex("ffffffff0f 00 01 00")), 12).is_ok());
+  CHECK_FALSE(decode_body<MetadataRequest>(as_view(unhex("02 00000000000000000000000000000000 7f 61 00 | 00 01 00")), 12).is_ok());
+  CHECK(decode_body<MetadataRequest>(as_view(unhex("02 00000000000000000000000000000000 02 61 00 | 00 01 00")), 12).is_ok());
+  // Produce v9: compact records longer than the bytes left; a null topic name (not nullable).
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex("00 ffff 00007530 02 03 7431 02 00000000 7f 0102 00 00 00")), 9).is_ok());
+  CHECK_FALSE(decode_body<ProduceRequest>(as_view(unhex("00 ffff 00007530 02 00 02 00000000 00 00 00 00")), 9).is_ok());
+  CHECK(decode_body<ProduceRequest>(as_view(unhex("00 ffff 00007530 02 03 7431 02 00000000 00 00 00 00")), 9).is_ok());
+  // A partition's tag section claiming 2^31 fields, and one whose field runs past the end.
+  const std::string head = "00000000 0000 00000000 | 02 02 74 | 02 |"
+                           "00000000 0000 0000000000000005 0000000000000005 0000000000000000 | 00 ffffffff 00 |";
+  CHECK(decode_body<FetchResponse>(as_view(unhex(head + "00 | 00 | 00")), 12).is_ok());
+  CHECK_FALSE(decode_body<FetchResponse>(as_view(unhex(head + "ffffffff07 | 00 | 00")), 12).is_ok());
+  CHECK_FALSE(decode_body<FetchResponse>(as_view(unhex(head + "01 09 7f 00 | 00 | 00")), 12).is_ok());
+  // A v4 Fetch response whose partition count could not fit in the bytes left (each partition
+  // takes at least 30 bytes at v4) fails cleanly.
+  CHECK_FALSE(decode_body<FetchResponse>(as_view(unhex("00000000 00000001 0001 74 00000004" + std::string(100 * 2, '0'))), 4).is_ok());
+}
+
 TEST_CASE("random mutations of valid messages never crash a decoder") {
   Rng rng = Rng::derive(20240601, "protocol-fuzz");
   int decoded = 0, rejected = 0, messages = 0;
