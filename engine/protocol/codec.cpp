@@ -82,6 +82,26 @@ bool get_tagged_field(ByteReader& r, uint32_t& tag, ByteView& data) {
   return r.ok();
 }
 
+void put_unknown_tags(ByteWriter& w, const TaggedFields& fields) {
+  GREGOR_ASSERT(fields.size() < 0x7fffffff);
+  w.uvarint(static_cast<uint32_t>(fields.size()));
+  put_unknown_tags_below(w, fields, 0, UINT64_MAX);
+}
+
+void get_unknown_tags(ByteReader& r, TaggedFields& fields) {
+  uint32_t count = get_tag_count(r);
+  for (uint32_t i = 0; i < count && r.ok(); i++) {
+    uint32_t tag = 0;
+    ByteView data;
+    if (!get_tagged_field(r, tag, data)) return;
+    fields.push_back(RawTaggedField{tag, Bytes(data.begin(), data.end())});
+  }
+}
+
+size_t unknown_tags_section_size(const TaggedFields& fields) {
+  return uvarint_size(fields.size()) + unknown_tags_size(fields);
+}
+
 void skip_tagged_fields(ByteReader& r) {
   uint32_t count = get_tag_count(r);
   for (uint32_t i = 0; i < count && r.ok(); i++) {

@@ -189,6 +189,11 @@ size_t unknown_tags_size(const TaggedFields& fields);
 uint32_t get_tag_count(ByteReader& r);
 // Reads one field's tag and a view of its data; false (and the reader failed) when malformed.
 bool get_tagged_field(ByteReader& r, uint32_t& tag, ByteView& data);
+// A whole tag section of a struct without known tags: the unknown fields, kept as read.
+void put_unknown_tags(ByteWriter& w, const TaggedFields& fields);
+void get_unknown_tags(ByteReader& r, TaggedFields& fields);
+size_t unknown_tags_section_size(const TaggedFields& fields);
+
 // Skips a whole tag section (request and response headers, whose tags Gregor does not keep).
 void skip_tagged_fields(ByteReader& r);
 // A known tagged field is decoded from its own bytes and must use all of them.

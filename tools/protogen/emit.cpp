@@ -398,7 +398,9 @@ void emit_encode(Code& c, const Scope& scope, const StructDef& s, const std::str
     }
     c.close();
   }
-  if (s.has_tagged_section) {
+  if (s.has_tagged_section && tagged_fields(s).empty()) {
+    c.line("if (flexible) codec::put_unknown_tags(w, unknown_tagged_fields);");
+  } else if (s.has_tagged_section) {
     c.open("if (flexible) {");
     std::vector<const Field*> tagged = tagged_fields(s);
     c.line("uint32_t tag_count_ = static_cast<uint32_t>(unknown_tagged_fields.size());");
@@ -476,7 +478,9 @@ void emit_decode(Code& c, const Scope& scope, const StructDef& s, const std::str
     }
     c.close();
   }
-  if (s.has_tagged_section) {
+  if (s.has_tagged_section && tagged_fields(s).empty()) {
+    c.line("if (flexible) codec::get_unknown_tags(r, unknown_tagged_fields);");
+  } else if (s.has_tagged_section) {
     std::vector<const Field*> tagged = tagged_fields(s);
     c.open("if (flexible) {");
     c.line("uint32_t tag_count_ = codec::get_tag_count(r);");
@@ -556,7 +560,9 @@ void emit_size(Code& c, const Scope& scope, const StructDef& s, const std::strin
     }
     c.close();
   }
-  if (s.has_tagged_section) {
+  if (s.has_tagged_section && tagged_fields(s).empty()) {
+    c.line("if (flexible) size_ += codec::unknown_tags_section_size(unknown_tagged_fields);");
+  } else if (s.has_tagged_section) {
     std::vector<const Field*> tagged = tagged_fields(s);
     c.open("if (flexible) {");
     c.line("uint32_t tag_count_ = static_cast<uint32_t>(unknown_tagged_fields.size());");
