@@ -359,45 +359,59 @@ std::string flatten_cond(const Field& f, const Scope& scope) {
   return range_cond(Versions{0, f.flatten_below - 1}, f.versions.intersect(domain_of(scope.api)));
 }
 
+
+// Emits `if (<versions>) { emit(field) }` for each field of `fields` that is not tagged, exists in
+// some version and is not `skip`, in wire order.
+template <typename Emit>
+void for_each_wire_field(Code& c, const Scope& scope, const std::vector<Field>& fields, const Field* skip,
+                         Emit&& emit) {
+  Versions domain = domain_of(scope.api);
+  for (const Field& f : fields) {
+    if (f.tag >= 0 || &f == skip) continue;
+    std::string cond = range_cond(f.versions, domain);
+    if (cond == "false") continue;
+    c.open(cond == "true" ? "{" : "if (" + cond + ") {");
+    emit(f);
+    c.close();
+  }
+}
+
+// For a flattened field, `if (<ungrouped versions>) { flat() } else { grouped() }`; for any other
+// field, grouped() alone.
+template <typename Flat, typename Grouped>
+void flattened_or_not(Code& c, const Scope& scope, const Field& f, Flat&& flat, Grouped&& grouped) {
+  if (f.flatten_below < 0) return grouped();
+  c.open("if (" + flatten_cond(f, scope) + ") {");
+  flat();
+  c.middle("} else {");
+  grouped();
+  c.close();
+}
+
 void emit_encode(Code& c, const Scope& scope, const StructDef& s, const std::string& qualified) {
   c.open("void " + qualified + "::encode_to(ByteWriter& w, int16_t version, bool flexible) const {");
   c.line("(void)version;");
   c.line("(void)flexible;");
   Versions domain = domain_of(scope.api);
-  for (const Field& f : s.fields) {
-    if (f.tag >= 0) continue;
-    std::string cond = range_cond(f.versions, domain);
-    if (cond == "false") continue;
-    FieldCode fc(scope, f);
-    c.open(cond == "true" ? "{" : "if (" + cond + ") {");
-    if (f.flatten_below >= 0) {
-      const Field& via = via_field(f);
-      Scope inner{scope.api, f.struct_name};
-      c.open("if (" + flatten_cond(f, scope) + ") {");
-      c.line("size_t flat_count_ = 0;");
-      c.line("for (const auto& group_ : " + f.name + ") flat_count_ += group_." + via.name + ".size();");
-      c.line("codec::put_length(w, flat_count_, flexible);");
-      c.open("for (const auto& group_ : " + f.name + ") {");
-      c.open("for (const auto& element_ : group_." + via.name + ") {");
-      for (const Field& g : f.def->fields) {
-        if (&g == &via || g.tag >= 0) continue;
-        std::string gcond = range_cond(g.versions, domain);
-        if (gcond == "false") continue;
-        c.open(gcond == "true" ? "{" : "if (" + gcond + ") {");
-        FieldCode(inner, g).put(c, "group_." + g.name);
-        c.close();
-      }
-      FieldCode(inner, via).put_element(c, "element_", true);
-      c.close();
-      c.close();
-      c.middle("} else {");
-      fc.put(c, f.name);
-      c.close();
-    } else {
-      fc.put(c, f.name);
-    }
-    c.close();
-  }
+  for_each_wire_field(c, scope, s.fields, nullptr, [&](const Field& f) {
+    flattened_or_not(
+        c, scope, f,
+        [&] {
+          const Field& via = via_field(f);
+          Scope inner{scope.api, f.struct_name};
+          c.line("size_t flat_count_ = 0;");
+          c.line("for (const auto& group_ : " + f.name + ") flat_count_ += group_." + via.name + ".size();");
+          c.line("codec::put_length(w, flat_count_, flexible);");
+          c.open("for (const auto& group_ : " + f.name + ") {");
+          c.open("for (const auto& element_ : group_." + via.name + ") {");
+          for_each_wire_field(c, inner, f.def->fields, &via,
+                              [&](const Field& g) { FieldCode(inner, g).put(c, "group_." + g.name); });
+          FieldCode(inner, via).put_element(c, "element_", true);
+          c.close();
+          c.close();
+        },
+        [&] { FieldCode(scope, f).put(c, f.name); });
+  });
   if (s.has_tagged_section && tagged_fields(s).empty()) {
     c.line("if (flexible) codec::put_unknown_tags(w, unknown_tagged_fields);");
   } else if (s.has_tagged_section) {
@@ -435,49 +449,30 @@ void emit_decode(Code& c, const Scope& scope, const StructDef& s, const std::str
   c.line("(void)version;");
   c.line("(void)flexible;");
   Versions domain = domain_of(scope.api);
-  for (const Field& f : s.fields) {
-    if (f.tag >= 0) continue;
-    std::string cond = range_cond(f.versions, domain);
-    if (cond == "false") continue;
-    FieldCode fc(scope, f);
-    c.open(cond == "true" ? "{" : "if (" + cond + ") {");
-    if (f.flatten_below >= 0) {
-      const Field& via = via_field(f);
-      Scope inner{scope.api, f.struct_name};
-      std::string min_size;
-      std::vector<const Field*> keys;
-      for (const Field& g : f.def->fields) {
-        if (&g == &via || g.tag >= 0) continue;
-        keys.push_back(&g);
-      }
-      c.open("if (" + flatten_cond(f, scope) + ") {");
-      c.line("size_t element_min_ = " + min_size_of_element(via) + ";");
-      for (const Field* g : keys) {
-        c.line(wrap_if(range_cond(g->versions, domain)) + "element_min_ += " + min_size_of(*g, false) + ";");
-      }
-      c.line("int32_t flat_count_ = codec::get_length(r, flexible, false, element_min_);");
-      c.open("for (int32_t flat_index_ = 0; flat_index_ < flat_count_ && r.ok(); flat_index_++) {");
-      c.line(f.struct_name + " key_;");
-      for (const Field* g : keys) {
-        std::string gcond = range_cond(g->versions, domain);
-        if (gcond == "false") continue;
-        c.open(gcond == "true" ? "{" : "if (" + gcond + ") {");
-        FieldCode(inner, *g).get(c, "key_." + g->name, "r");
-        c.close();
-      }
-      std::string same = "!" + f.name + ".empty()";
-      for (const Field* g : keys) same += " && " + f.name + ".back()." + g->name + " == key_." + g->name;
-      c.line("if (!(" + same + ")) " + f.name + ".push_back(std::move(key_));");
-      FieldCode(inner, via).get_element(c, f.name + ".back()." + via.name, "r", true, true);
-      c.close();
-      c.middle("} else {");
-      fc.get(c, f.name, "r");
-      c.close();
-    } else {
-      fc.get(c, f.name, "r");
-    }
-    c.close();
-  }
+  for_each_wire_field(c, scope, s.fields, nullptr, [&](const Field& f) {
+    flattened_or_not(
+        c, scope, f,
+        [&] {
+          const Field& via = via_field(f);
+          Scope inner{scope.api, f.struct_name};
+          c.line("size_t element_min_ = " + min_size_of_element(via) + ";");
+          std::string same = "!" + f.name + ".empty()";
+          for (const Field& g : f.def->fields) {
+            if (&g == &via || g.tag >= 0) continue;
+            c.line(wrap_if(range_cond(g.versions, domain)) + "element_min_ += " + min_size_of(g, false) + ";");
+            same += " && " + f.name + ".back()." + g.name + " == key_." + g.name;
+          }
+          c.line("int32_t flat_count_ = codec::get_length(r, flexible, false, element_min_);");
+          c.open("for (int32_t flat_index_ = 0; flat_index_ < flat_count_ && r.ok(); flat_index_++) {");
+          c.line(f.struct_name + " key_;");
+          for_each_wire_field(c, inner, f.def->fields, &via,
+                              [&](const Field& g) { FieldCode(inner, g).get(c, "key_." + g.name, "r"); });
+          c.line("if (!(" + same + ")) " + f.name + ".push_back(std::move(key_));");
+          FieldCode(inner, via).get_element(c, f.name + ".back()." + via.name, "r", true, true);
+          c.close();
+        },
+        [&] { FieldCode(scope, f).get(c, f.name, "r"); });
+  });
   if (s.has_tagged_section && tagged_fields(s).empty()) {
     c.line("if (flexible) codec::get_unknown_tags(r, unknown_tagged_fields);");
   } else if (s.has_tagged_section) {
@@ -521,45 +516,30 @@ void emit_size(Code& c, const Scope& scope, const StructDef& s, const std::strin
   c.line("(void)flexible;");
   c.line("size_t size_ = 0;");
   Versions domain = domain_of(scope.api);
-  for (const Field& f : s.fields) {
-    if (f.tag >= 0) continue;
-    std::string cond = range_cond(f.versions, domain);
-    if (cond == "false") continue;
-    FieldCode fc(scope, f);
-    c.open(cond == "true" ? "{" : "if (" + cond + ") {");
-    if (f.flatten_below >= 0) {
-      const Field& via = via_field(f);
-      Scope inner{scope.api, f.struct_name};
-      c.open("if (" + flatten_cond(f, scope) + ") {");
-      c.line("size_t flat_count_ = 0;");
-      c.open("for (const auto& group_ : " + f.name + ") {");
-      c.line("size_t key_size_ = 0;");
-      for (const Field& g : f.def->fields) {
-        if (&g == &via || g.tag >= 0) continue;
-        std::string gcond = range_cond(g.versions, domain);
-        if (gcond == "false") continue;
-        c.open(gcond == "true" ? "{" : "if (" + gcond + ") {");
-        FieldCode(inner, g).size(c, "group_." + g.name, "key_size_");
-        c.close();
-      }
-      c.line("flat_count_ += group_." + via.name + ".size();");
-      c.line("size_ += key_size_ * group_." + via.name + ".size();");
-      if (is_fixed_size(via.kind)) {
-        c.line("size_ += group_." + via.name + ".size() * " + std::to_string(fixed_size(via.kind)) + ";");
-      } else {
-        c.line("for (const auto& element_ : group_." + via.name + ") size_ += " +
-               FieldCode(inner, via).size_element("element_", true) + ";");
-      }
-      c.close();
-      c.line("size_ += codec::length_size(flat_count_, flexible);");
-      c.middle("} else {");
-      fc.size(c, f.name, "size_");
-      c.close();
-    } else {
-      fc.size(c, f.name, "size_");
-    }
-    c.close();
-  }
+  for_each_wire_field(c, scope, s.fields, nullptr, [&](const Field& f) {
+    flattened_or_not(
+        c, scope, f,
+        [&] {
+          const Field& via = via_field(f);
+          Scope inner{scope.api, f.struct_name};
+          c.line("size_t flat_count_ = 0;");
+          c.open("for (const auto& group_ : " + f.name + ") {");
+          c.line("size_t key_size_ = 0;");
+          for_each_wire_field(c, inner, f.def->fields, &via,
+                              [&](const Field& g) { FieldCode(inner, g).size(c, "group_." + g.name, "key_size_"); });
+          c.line("flat_count_ += group_." + via.name + ".size();");
+          c.line("size_ += key_size_ * group_." + via.name + ".size();");
+          if (is_fixed_size(via.kind)) {
+            c.line("size_ += group_." + via.name + ".size() * " + std::to_string(fixed_size(via.kind)) + ";");
+          } else {
+            c.line("for (const auto& element_ : group_." + via.name + ") size_ += " +
+                   FieldCode(inner, via).size_element("element_", true) + ";");
+          }
+          c.close();
+          c.line("size_ += codec::length_size(flat_count_, flexible);");
+        },
+        [&] { FieldCode(scope, f).size(c, f.name, "size_"); });
+  });
   if (s.has_tagged_section && tagged_fields(s).empty()) {
     c.line("if (flexible) size_ += codec::unknown_tags_section_size(unknown_tagged_fields);");
   } else if (s.has_tagged_section) {
