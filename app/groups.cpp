@@ -130,7 +130,8 @@ int cmd_groups(const Args& args) {
         if (p.partition_index != key.second || p.leader_id < 0) continue;
         auto& req = by_leader[p.leader_id];
         if (req.topics.empty() || req.topics.back().name != key.first) req.topics.push_back({key.first, {}});
-        req.topics.back().partitions.push_back({key.second, protocol::kListOffsetsLatestTimestamp});
+        req.topics.back().partitions.push_back(
+            {.partition_index = key.second, .timestamp = protocol::kListOffsetsLatestTimestamp});
       }
     }
   }

@@ -175,7 +175,7 @@ std::optional<protocol::MetadataResponse> ClientSession::metadata(std::optional<
   protocol::MetadataRequest req;
   if (topics) {
     req.topics.emplace();
-    for (const auto& t : *topics) req.topics->push_back({t});
+    for (const auto& t : *topics) req.topics->push_back({.name = t});
   }
   req.allow_auto_topic_creation = false;
   // Shared with the callbacks: one may run after this function gave up and returned.

@@ -145,16 +145,17 @@ int describe(ClientSession& session, const protocol::MetadataResponse& md, const
     return 1;
   }
   std::vector<std::string> names;
-  for (const auto* t : topics) names.push_back(t->name);
+  for (const auto* t : topics) names.push_back(t->name.value_or(""));
   auto configs = non_default_configs(session, md, names);
   for (const auto* t : topics) {
+    const std::string name = t->name.value_or("");
     auto parts = t->partitions;
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.partition_index < b.partition_index; });
     size_t rf = parts.empty() ? 0 : parts[0].replica_nodes.size();
-    std::cout << "Topic: " << t->name << "\tPartitionCount: " << parts.size() << "\tReplicationFactor: " << rf
-              << "\tConfigs: " << configs[t->name] << "\n";
+    std::cout << "Topic: " << name << "\tPartitionCount: " << parts.size() << "\tReplicationFactor: " << rf
+              << "\tConfigs: " << configs[name] << "\n";
     for (const auto& p : parts)
-      std::cout << "\tTopic: " << t->name << "\tPartition: " << p.partition_index << "\tLeader: "
+      std::cout << "\tTopic: " << name << "\tPartition: " << p.partition_index << "\tLeader: "
                 << (p.leader_id < 0 ? std::string("none") : std::to_string(p.leader_id)) << "\tReplicas: "
                 << join_ids(p.replica_nodes) << "\tIsr: " << join_ids(p.isr_nodes) << "\n";
   }
@@ -214,7 +215,7 @@ int cmd_topics(const Args& args) {
   }
   if (list_flag) {
     std::vector<std::string> names;
-    for (const auto& t : md->topics) names.push_back(t.name);
+    for (const auto& t : md->topics) names.push_back(t.name.value_or(""));
     std::sort(names.begin(), names.end());
     for (const auto& n : names) std::cout << n << "\n";
     return 0;

@@ -46,7 +46,7 @@ void Broker::handle_metadata(const Request& req, ByteReader& r) {
     resp.brokers.push_back({config_.broker_id, config_.advertised_host, config_.advertised_port, std::nullopt});
   std::vector<std::string> names;
   if (decoded->topics) {
-    for (const auto& t : *decoded->topics) names.push_back(t.name);
+    for (const auto& t : *decoded->topics) names.push_back(t.name.value_or(""));
   } else {
     names = metadata_.topics();
   }
@@ -138,7 +138,7 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
   }
   auto resp = std::make_shared<protocol::CreateTopicsResponse>();
   if (!controller_.is_active()) {
-    for (const auto& t : decoded->topics) resp->topics.push_back({t.name, ErrorCode::NOT_CONTROLLER, std::nullopt});
+    for (const auto& t : decoded->topics) resp->topics.push_back({.name = t.name, .error_code = ErrorCode::NOT_CONTROLLER});
     return respond(req, *resp);
   }
   const bool validate_only = decoded->validate_only;
@@ -147,7 +147,7 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
       decoded->topics,
       [this, resp, validate_only, timeout_ms](const protocol::CreateTopicsRequest::CreatableTopic& t, std::function<void()> next) {
         auto fail = [&](ErrorCode code, std::string msg) {
-          resp->topics.push_back({t.name, code, std::move(msg)});
+          resp->topics.push_back({.name = t.name, .error_code = code, .error_message = std::move(msg)});
           next();
         };
         if (!valid_topic_name(t.name)) return fail(ErrorCode::INVALID_TOPIC_EXCEPTION, "Topic name '" + t.name + "' is illegal");
@@ -170,7 +170,9 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
         create_topic(t.name, partitions, rf, configs,
                      [this, resp, name = t.name, partitions, timeout_ms, next](ErrorCode code, std::string msg) {
                        if (code != ErrorCode::NONE || timeout_ms <= 0) {
-                         resp->topics.push_back({name, code, msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
+                         resp->topics.push_back({.name = name,
+                                                 .error_code = code,
+                                                 .error_message = msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
                          return next();
                        }
                        // Kafka answers once this broker's metadata knows a leader for every partition,
@@ -182,11 +184,12 @@ void Broker::handle_create_topics(const Request& req, ByteReader& r) {
                        };
                        when_metadata(ready, Duration::millis(timeout_ms), [resp, name, timeout_ms, next](bool timed_out) {
                          if (timed_out)
-                           resp->topics.push_back({name, ErrorCode::REQUEST_TIMED_OUT,
-                                                   "Topic '" + name + "' was created but its leaders were not known within " +
-                                                       std::to_string(timeout_ms) + " ms."});
+                           resp->topics.push_back({.name = name,
+                                                   .error_code = ErrorCode::REQUEST_TIMED_OUT,
+                                                   .error_message = "Topic '" + name + "' was created but its leaders were not known within " +
+                                                                    std::to_string(timeout_ms) + " ms."});
                          else
-                           resp->topics.push_back({name, ErrorCode::NONE, std::nullopt});
+                           resp->topics.push_back({.name = name, .error_code = ErrorCode::NONE});
                          next();
                        });
                      });
@@ -230,19 +233,21 @@ void Broker::handle_delete_topics(const Request& req, ByteReader& r) {
   }
   auto resp = std::make_shared<protocol::DeleteTopicsResponse>();
   if (!controller_.is_active()) {
-    for (const auto& t : decoded->topic_names) resp->responses.push_back({t, ErrorCode::NOT_CONTROLLER});
+    for (const auto& t : decoded->topic_names) resp->responses.push_back({.name = t, .error_code = ErrorCode::NOT_CONTROLLER});
     return respond(req, *resp);
   }
   sequentially<std::string>(
       decoded->topic_names,
       [this, resp](const std::string& t, std::function<void()> next) {
         if (!metadata_.has_topic(t)) {
-          resp->responses.push_back({t, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
+          resp->responses.push_back({.name = t, .error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
           return next();
         }
         zk_.create(zk_paths::delete_topic(t), {}, CreateMode::kPersistent, [resp, t, next](ZkError err, std::string) {
-          resp->responses.push_back({t, err == ZkError::kOk || err == ZkError::kNodeExists ? ErrorCode::NONE
-                                                                                             : ErrorCode::UNKNOWN_SERVER_ERROR});
+          resp->responses.push_back({.name = t,
+                                     .error_code = err == ZkError::kOk || err == ZkError::kNodeExists
+                                                       ? ErrorCode::NONE
+                                                       : ErrorCode::UNKNOWN_SERVER_ERROR});
           next();
         });
       },

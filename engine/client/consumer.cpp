@@ -264,7 +264,7 @@ void Consumer::reset_positions(const std::vector<TopicPartition>& tps) {
     for (const auto& tp : list) {
       parts_[tp].resetting = true;
       if (req.topics.empty() || req.topics.back().name != tp.topic) req.topics.push_back({tp.topic, {}});
-      req.topics.back().partitions.push_back({tp.partition, timestamp});
+      req.topics.back().partitions.push_back({.partition_index = tp.partition, .timestamp = timestamp});
     }
     net_.send(NodeId{leader}, req, kListOffsetsVersion, Duration::millis(config_.request_timeout_ms),
               [this, list, reason](ErrorCode transport, ByteReader* body) {

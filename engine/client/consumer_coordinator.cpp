@@ -246,7 +246,7 @@ void ConsumerCoordinator::on_join_response(ByteReader* body, ErrorCode transport
   }
   generation_ = resp->generation_id;
   member_id_ = resp->member_id;
-  protocol_name_ = resp->protocol_name;
+  protocol_name_ = resp->protocol_name.value_or("");
   const bool leader = resp->leader == resp->member_id;
   rt_.emit("consumer_join", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_},
                              {"leader", resp->leader}, {"protocol", protocol_name_}, {"is_leader", leader}});
@@ -443,7 +443,8 @@ void ConsumerCoordinator::commit_attempt(std::shared_ptr<PendingCommit> c) {
   req.member_id = c->member_id;
   for (const auto& [tp, offset] : c->offsets) {
     if (req.topics.empty() || req.topics.back().name != tp.topic) req.topics.push_back({tp.topic, {}});
-    req.topics.back().partitions.push_back({tp.partition, offset, std::string()});
+    req.topics.back().partitions.push_back(
+        {.partition_index = tp.partition, .committed_offset = offset, .committed_metadata = std::string()});
   }
   net_.send(NodeId{*coordinator_}, req, kOffsetCommitVersion, Duration::millis(config_.request_timeout_ms),
             [this, c, fail](ErrorCode transport, ByteReader* body) {

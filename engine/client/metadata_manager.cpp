@@ -44,7 +44,7 @@ void MetadataManager::send() {
   again_ = false;
   protocol::MetadataRequest req;
   std::vector<protocol::MetadataRequest::MetadataRequestTopic> topics;
-  for (const auto& t : wanted_) topics.push_back({t});
+  for (const auto& t : wanted_) topics.push_back({.name = t});
   req.topics = topics;
   req.allow_auto_topic_creation = allow_auto_topic_creation_;
   NodeId to = any_broker();
@@ -78,7 +78,7 @@ void MetadataManager::send() {
         parts[static_cast<size_t>(p.partition_index)] = PartitionInfo{p.leader_id, p.replica_nodes, p.isr_nodes, p.error_code};
         if (p.leader_id < 0) incomplete = true;
       }
-      topics_[t.name] = std::move(parts);
+      topics_[t.name.value_or("")] = std::move(parts);
     }
     updates_++;
     if (listener_) listener_();

@@ -128,7 +128,12 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
       for (const auto& t : *req.topics) {
         protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
         rt.name = t.name;
-        for (int32_t p : t.partition_indexes) rt.partitions.push_back({p, -1, std::string(), version < 2 ? status : ErrorCode::NONE});
+        for (int32_t p : t.partition_indexes) {
+          rt.partitions.push_back({.partition_index = p,
+                                   .committed_offset = -1,
+                                   .metadata = std::string(),
+                                   .error_code = version < 2 ? status : ErrorCode::NONE});
+        }
         resp.topics.push_back(std::move(rt));
       }
     return resp;
@@ -139,7 +144,8 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
       protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
       rt.name = t.name;
       for (int32_t p : t.partition_indexes) {
-        protocol::OffsetFetchResponse::OffsetFetchResponsePartition rp{p, -1, std::string(), ErrorCode::NONE};
+        protocol::OffsetFetchResponse::OffsetFetchResponsePartition rp{
+            .partition_index = p, .committed_offset = -1, .metadata = std::string()};
         if (g) {
           auto it = g->offsets.find(broker::TopicPartition{t.name, p});
           if (it != g->offsets.end()) {
@@ -154,7 +160,8 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
   } else if (g) {
     for (const auto& [tp, c] : g->offsets) {
       if (resp.topics.empty() || resp.topics.back().name != tp.topic) resp.topics.push_back({tp.topic, {}});
-      resp.topics.back().partitions.push_back({tp.partition, c.offset, c.metadata, ErrorCode::NONE});
+      resp.topics.back().partitions.push_back(
+          {.partition_index = tp.partition, .committed_offset = c.offset, .metadata = c.metadata});
     }
   }
   return resp;

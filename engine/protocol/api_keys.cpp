@@ -1,5 +1,7 @@
 #include "engine/protocol/api_keys.h"
 
+#include "engine/protocol/api_specs.h"
+
 namespace gregor::protocol {
 
 const char* api_name(ApiKey key) {
@@ -97,36 +99,9 @@ const char* api_name(ApiKey key) {
 }
 
 std::optional<int16_t> first_flexible_version(ApiKey key) {
-  // From the "flexibleVersions" of each API's message JSON in apache/kafka.
-  switch (key) {
-    case ApiKey::PRODUCE: return 9;
-    case ApiKey::FETCH: return 12;
-    case ApiKey::LIST_OFFSETS: return 6;
-    case ApiKey::METADATA: return 9;
-    case ApiKey::LEADER_AND_ISR: return 4;
-    case ApiKey::STOP_REPLICA: return 2;
-    case ApiKey::UPDATE_METADATA: return 6;
-    case ApiKey::CONTROLLED_SHUTDOWN: return 3;
-    case ApiKey::OFFSET_COMMIT: return 8;
-    case ApiKey::OFFSET_FETCH: return 6;
-    case ApiKey::FIND_COORDINATOR: return 3;
-    case ApiKey::JOIN_GROUP: return 6;
-    case ApiKey::HEARTBEAT: return 4;
-    case ApiKey::LEAVE_GROUP: return 4;
-    case ApiKey::SYNC_GROUP: return 4;
-    case ApiKey::DESCRIBE_GROUPS: return 5;
-    case ApiKey::LIST_GROUPS: return 3;
-    case ApiKey::API_VERSIONS: return 3;
-    case ApiKey::CREATE_TOPICS: return 5;
-    case ApiKey::DELETE_TOPICS: return 4;
-    case ApiKey::DELETE_RECORDS: return 2;
-    case ApiKey::INIT_PRODUCER_ID: return 2;
-    case ApiKey::OFFSET_FOR_LEADER_EPOCH: return 4;
-    case ApiKey::DESCRIBE_CONFIGS: return 4;
-    case ApiKey::ALTER_CONFIGS: return 2;
-    case ApiKey::INCREMENTAL_ALTER_CONFIGS: return 1;
-    default: return std::nullopt;  // SaslHandshake (never flexible) and APIs Gregor does not know
-  }
+  const ApiSpec* spec = find_api_spec(key);
+  if (spec == nullptr || spec->first_flexible_version < 0) return std::nullopt;
+  return spec->first_flexible_version;
 }
 
 bool is_flexible_version(ApiKey key, int16_t version) {

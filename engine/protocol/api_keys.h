@@ -107,8 +107,9 @@ enum class ApiKey : int16_t {
 const char* api_name(ApiKey key);
 
 // The first version of the API that uses KIP-482 flexible encoding (compact strings and arrays,
-// tagged fields, request header v2 / response header v1), for the APIs Gregor knows (keys 0-23).
-// nullopt for an API whose versions are never flexible (SaslHandshake) or that Gregor does not know.
+// tagged fields, request header v2 / response header v1), from the message specs (api_specs.h).
+// nullopt for an API whose versions are never flexible (SaslHandshake, OffsetDelete) or that
+// Gregor's codec does not describe.
 std::optional<int16_t> first_flexible_version(ApiKey key);
 
 // True when (key, version) uses flexible encoding. False for APIs Gregor does not know.

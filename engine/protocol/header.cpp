@@ -1,6 +1,6 @@
 #include "engine/protocol/header.h"
 
-#include "engine/protocol/wire.h"
+#include "engine/protocol/codec.h"
 
 namespace gregor::protocol {
 
@@ -19,8 +19,8 @@ void RequestHeader::encode(ByteWriter& w) const {
   w.i16(static_cast<int16_t>(api_key));
   w.i16(api_version);
   w.i32(correlation_id);
-  if (header_version >= 1) write_nullable_string(w, client_id);
-  if (header_version >= 2) write_empty_tagged_fields(w);
+  if (header_version >= 1) codec::put_nullable_string(w, client_id, /*flexible=*/false, true, "client_id");
+  if (header_version >= 2) w.uvarint(0);  // no tagged fields
 }
 
 Result<RequestHeader> RequestHeader::decode(ByteReader& r) {
@@ -29,8 +29,8 @@ Result<RequestHeader> RequestHeader::decode(ByteReader& r) {
   h.api_version = r.i16();
   h.correlation_id = r.i32();
   int16_t header_version = request_header_version(h.api_key, h.api_version);
-  if (header_version >= 1) h.client_id = read_nullable_string(r);
-  if (header_version >= 2) skip_tagged_fields(r);
+  if (header_version >= 1) h.client_id = codec::get_nullable_string(r, /*flexible=*/false, true);
+  if (header_version >= 2) codec::skip_tagged_fields(r);
   if (!r.ok()) return Status::error(StatusCode::kCorruption, "malformed request header");
   return h;
 }
@@ -38,13 +38,13 @@ Result<RequestHeader> RequestHeader::decode(ByteReader& r) {
 void ResponseHeader::encode(ByteWriter& w, int16_t header_version) const {
   GREGOR_ASSERT(header_version == 0 || header_version == 1);
   w.i32(correlation_id);
-  if (header_version >= 1) write_empty_tagged_fields(w);
+  if (header_version >= 1) w.uvarint(0);  // no tagged fields
 }
 
 Result<ResponseHeader> ResponseHeader::decode(ByteReader& r, int16_t header_version) {
   ResponseHeader h;
   h.correlation_id = r.i32();
-  if (header_version >= 1) skip_tagged_fields(r);
+  if (header_version >= 1) codec::skip_tagged_fields(r);
   if (!r.ok()) return Status::error(StatusCode::kCorruption, "malformed response header");
   return h;
 }

@@ -24,26 +24,22 @@
 
 namespace gregor::protocol {
 
-// A writer with room for the whole message when the body can tell its size in advance (the
-// messages that carry records: ProduceRequest, FetchResponse). Growing a vector by doubling to
-// hundreds of kilobytes costs far more than the copying (each step is a fresh block whose pages
-// fault in); one reservation avoids it.
+// A writer with room for the whole message: the body's exact encoded size (computed from the
+// message, so growing a vector by doubling to hundreds of kilobytes, each step a fresh block whose
+// pages fault in, never happens for the messages that carry records) plus the header's at most.
 template <typename Message>
-ByteWriter writer_for(const Message& body) {
-  if constexpr (requires { body.encoded_size_hint(); }) {
-    Bytes buffer;
-    buffer.reserve(64 + body.encoded_size_hint());
-    return ByteWriter(std::move(buffer));
-  } else {
-    return ByteWriter();
-  }
+ByteWriter writer_for(const Message& body, int16_t version, const std::optional<std::string>& client_id) {
+  Bytes buffer;
+  buffer.reserve(16 + (client_id ? client_id->size() : 0) + body.encoded_size(version));
+  return ByteWriter(std::move(buffer));
 }
 
-// REQUIRES: header.api_key == Request::kApiKey and a version the codec implements.
+// REQUIRES: header.api_key == Request::kApiKey and a version of the API (Request::kMinVersion to
+// kMaxVersion: Kafka 3.9's range, whatever the broker advertises).
 template <typename Request>
 Bytes encode_request(const RequestHeader& header, const Request& body) {
   GREGOR_ASSERT(header.api_key == Request::kApiKey);
-  ByteWriter w = writer_for(body);
+  ByteWriter w = writer_for(body, header.api_version, header.client_id);
   header.encode(w);
   body.encode(w, header.api_version);
   return w.take();
@@ -54,7 +50,7 @@ Bytes encode_request(const RequestHeader& header, const Request& body) {
 template <typename Response>
 Bytes encode_response(const RequestHeader& request_header, const Response& body) {
   GREGOR_ASSERT(request_header.api_key == Response::kApiKey);
-  ByteWriter w = writer_for(body);
+  ByteWriter w = writer_for(body, request_header.api_version, std::nullopt);
   ResponseHeader{request_header.correlation_id}.encode(
       w, response_header_version(Response::kApiKey, request_header.api_version));
   body.encode(w, request_header.api_version);

@@ -82,7 +82,7 @@ TEST_CASE("a controller is elected and a topic is created with leaders on live b
   // Metadata from any broker shows the topic with 6 partitions, 3 replicas and a full ISR.
   f.sim.run_for(Duration::seconds(1));
   protocol::MetadataRequest mreq;
-  mreq.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{"orders"}};
+  mreq.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = "orders"}};
   auto m = f.call<protocol::MetadataRequest, protocol::MetadataResponse>(2, mreq, 4);
   REQUIRE(m);
   REQUIRE(m->topics.size() == 1);

@@ -170,7 +170,9 @@ TEST_CASE("join, sync, heartbeat, commit and fetch follow Kafka's state machine 
   commit.group_id = "g";
   commit.generation_id = 0;
   commit.member_id = member;
-  commit.topics.push_back({"orders", {{0, 17, std::nullopt}, {3, 5, std::string("m")}}});
+  commit.topics.push_back({"orders",
+                           {{.partition_index = 0, .committed_offset = 17, .committed_metadata = std::nullopt},
+                            {.partition_index = 3, .committed_offset = 5, .committed_metadata = std::string("m")}}});
   auto refused = f.call<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse>(c, commit, 5);
   REQUIRE(refused);
   CHECK(refused->topics[0].partitions[0].error_code == ErrorCode::ILLEGAL_GENERATION);
@@ -221,7 +223,7 @@ TEST_CASE("join, sync, heartbeat, commit and fetch follow Kafka's state machine 
   // A member of no group may still commit with generation -1 (a "simple" consumer) once it is empty.
   commit.generation_id = -1;
   commit.member_id = "";
-  commit.topics = {{"orders", {{1, 3, std::nullopt}}}};
+  commit.topics = {{"orders", {{.partition_index = 1, .committed_offset = 3, .committed_metadata = std::nullopt}}}};
   CHECK(f.call<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse>(c, commit, 5)->topics[0].partitions[0].error_code ==
         ErrorCode::NONE);
   f.require_checkers_pass();
@@ -258,7 +260,8 @@ TEST_CASE("a second member makes the group rebalance; a silent member is removed
   commit.group_id = "g";
   commit.generation_id = a->generation_id;
   commit.member_id = a->member_id;
-  commit.topics.push_back({"orders", {{0, 9, std::nullopt}}});
+  commit.topics.push_back(
+      {"orders", {{.partition_index = 0, .committed_offset = 9, .committed_metadata = std::nullopt}}});
   CHECK(f.call<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse>(c, commit, 5)->topics[0].partitions[0].error_code ==
         ErrorCode::NONE);
   // A rejoins; both get generation 2, the leader (A, the first to join) with both members' metadata.
@@ -304,7 +307,9 @@ TEST_CASE("coordinator failover: the new leader of the offsets partition reloads
   commit.group_id = "g";
   commit.generation_id = joined->generation_id;
   commit.member_id = joined->member_id;
-  commit.topics.push_back({"orders", {{0, 100, std::nullopt}, {5, 555, std::nullopt}}});
+  commit.topics.push_back({"orders",
+                           {{.partition_index = 0, .committed_offset = 100, .committed_metadata = std::nullopt},
+                            {.partition_index = 5, .committed_offset = 555, .committed_metadata = std::nullopt}}});
   REQUIRE(f.call<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse>(c, commit, 5)->topics[0].partitions[0].error_code ==
           ErrorCode::NONE);
 

@@ -53,7 +53,7 @@ Bytes plausible_request(Rng& rng, int32_t correlation_id) {
   switch (rng.uniform(4)) {
     case 0: {
       protocol::MetadataRequest m;
-      if (rng.uniform(2)) m.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{"fuzz"}};
+      if (rng.uniform(2)) m.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = "fuzz"}};
       m.encode(body, 4);
       return with_header(protocol::ApiKey::METADATA, 4, correlation_id, body.take());
     }

@@ -48,12 +48,15 @@ TEST_CASE("protocol codec throughput", "[.bench]") {
   measure("Produce v7 request, 1 partition x 100 B", small, 7, 500000);
 
   FetchRequest fetch;
-  fetch.topics.push_back({"t1", {}});
-  for (int p = 0; p < 16; p++) fetch.topics[0].partitions.push_back({p, 0, 1000, -1, 1048576});
+  fetch.topics.push_back({.topic = "t1"});
+  for (int p = 0; p < 16; p++) {
+    fetch.topics[0].partitions.push_back(
+        {.partition = p, .current_leader_epoch = 0, .fetch_offset = 1000, .partition_max_bytes = 1048576});
+  }
   measure("Fetch v11 request, 16 partitions", fetch, 11, 500000);
 
   FetchResponse fetched;
-  fetched.responses.push_back({"t1", {}});
+  fetched.responses.push_back({.topic = "t1"});
   for (int p = 0; p < 16; p++) {
     FetchResponse::PartitionData data;
     data.partition_index = p;
@@ -68,7 +71,9 @@ TEST_CASE("protocol codec throughput", "[.bench]") {
   for (int t = 0; t < 100; t++) {
     MetadataResponse::MetadataResponseTopic topic;
     topic.name = "topic-" + std::to_string(t);
-    for (int p = 0; p < 10; p++) topic.partitions.push_back({ErrorCode::NONE, p, 1, {1, 2, 3}, {1, 2, 3}});
+    for (int p = 0; p < 10; p++) {
+      topic.partitions.push_back({.partition_index = p, .leader_id = 1, .replica_nodes = {1, 2, 3}, .isr_nodes = {1, 2, 3}});
+    }
     metadata.topics.push_back(std::move(topic));
   }
   measure("Metadata v4 response, 100 topics x 10 partitions", metadata, 4, 5000);

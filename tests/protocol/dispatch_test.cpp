@@ -36,7 +36,9 @@ TEST_CASE("an ApiVersions request of an unsupported version gets the KIP-511 rep
   REQUIRE(back.is_ok());
   CHECK(back->error_code == ErrorCode::UNSUPPORTED_VERSION);
   REQUIRE(back->api_keys.size() == 1);
-  CHECK(back->api_keys[0] == ApiVersionRange{ApiKey::API_VERSIONS, 0, 3});
+  CHECK(back->api_keys[0].api_key == ApiKey::API_VERSIONS);
+  CHECK(back->api_keys[0].min_version == 0);
+  CHECK(back->api_keys[0].max_version == 3);
   // Every ApiVersions layout starts with the error code after the correlation id, so a client that
   // parses the reply with the parser of the version it asked for still sees UNSUPPORTED_VERSION.
   CHECK(hex(ByteView(reply.data(), 6)) == "0000000b0023");
@@ -87,7 +89,7 @@ TEST_CASE("the body view points into the payload, right after the header") {
 TEST_CASE("decode_response checks the header version of its api") {
   RequestHeader h{ApiKey::LIST_OFFSETS, 2, 77, "c"};
   ListOffsetsResponse m;
-  m.topics = {{"t", {{0, ErrorCode::NONE, -1, 9}}}};
+  m.topics = {{"t", {{.partition_index = 0, .timestamp = -1, .offset = 9}}}};
   Bytes reply = encode_response(h, m);
   CHECK(hex(ByteView(reply.data(), 4)) == "0000004d");
   Result<ListOffsetsResponse> back = decode_response<ListOffsetsResponse>(as_view(reply), 2);

@@ -35,14 +35,14 @@ FetchRequest fetch_request(int16_t v) {
   m.min_bytes = 1;
   m.max_bytes = 52428800;
   m.isolation_level = 1;
-  FetchRequest::FetchPartition p{3, -1, 100, -1, 1048576};
+  FetchRequest::FetchPartition p{.partition = 3, .fetch_offset = 100, .partition_max_bytes = 1048576};
   if (v >= 9) p.current_leader_epoch = 4;
   if (v >= 5) p.log_start_offset = 10;
-  m.topics = {{"t1", {p, FetchRequest::FetchPartition{0, -1, 0, -1, 65536}}}};
+  m.topics = {{.topic = "t1", .partitions = {p, FetchRequest::FetchPartition{.partition = 0, .partition_max_bytes = 65536}}}};
   if (v >= 7) {
     m.session_id = 77;
     m.session_epoch = 3;
-    m.forgotten_topics_data = {{"old", {1, 2}}};
+    m.forgotten_topics_data = {{.topic = "old", .partitions = {1, 2}}};
   }
   if (v >= 11) m.rack_id = "rack-a";
   return m;
@@ -72,7 +72,7 @@ FetchResponse fetch_response(int16_t v) {
     p1.log_start_offset = 0;
   }
   if (v >= 11) p0.preferred_read_replica = 3;
-  m.responses = {{"t1", {p0, p1}}};
+  m.responses = {{.topic = "t1", .partitions = {p0, p1}}};
   return m;
 }
 
@@ -80,20 +80,24 @@ ListOffsetsRequest list_offsets_request(int16_t v) {
   ListOffsetsRequest m;
   m.replica_id = -1;
   if (v >= 2) m.isolation_level = 1;
-  m.topics = {{"t1", {{0, kListOffsetsEarliestTimestamp}, {1, 1700000000000}}}};
+  m.topics = {{"t1",
+               {{.partition_index = 0, .timestamp = kListOffsetsEarliestTimestamp},
+                {.partition_index = 1, .timestamp = 1700000000000}}}};
   return m;
 }
 
 ListOffsetsResponse list_offsets_response(int16_t v) {
   ListOffsetsResponse m;
   if (v >= 2) m.throttle_time_ms = 2;
-  m.topics = {{"t1", {{0, ErrorCode::NONE, -1, 17}, {1, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, -1, -1}}}};
+  m.topics = {{"t1",
+               {{.partition_index = 0, .timestamp = -1, .offset = 17},
+                {.partition_index = 1, .error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}}}};
   return m;
 }
 
 MetadataRequest metadata_request(int16_t v) {
   MetadataRequest m;
-  m.topics = std::vector<MetadataRequest::MetadataRequestTopic>{{"t1"}, {"t2"}};
+  m.topics = std::vector<MetadataRequest::MetadataRequestTopic>{{.name = "t1"}, {.name = "t2"}};
   if (v >= 4) m.allow_auto_topic_creation = false;
   return m;
 }
@@ -107,8 +111,8 @@ MetadataResponse metadata_response(int16_t v) {
   MetadataResponse::MetadataResponseTopic t1;
   t1.name = "t1";
   t1.is_internal = true;
-  t1.partitions = {{ErrorCode::NONE, 0, 1, {1, 2}, {1, 2}},
-                   {ErrorCode::LEADER_NOT_AVAILABLE, 1, -1, {2, 1}, {}}};
+  t1.partitions = {{.partition_index = 0, .leader_id = 1, .replica_nodes = {1, 2}, .isr_nodes = {1, 2}},
+                   {.error_code = ErrorCode::LEADER_NOT_AVAILABLE, .partition_index = 1, .leader_id = -1, .replica_nodes = {2, 1}}};
   MetadataResponse::MetadataResponseTopic t2;
   t2.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
   t2.name = "missing";
@@ -140,7 +144,7 @@ LeaderAndIsrRequest leader_and_isr_request(int16_t v) {
   if (v >= 1) p1.is_new = true;
   LeaderAndIsrRequest::LeaderAndIsrPartitionState q0 = p0;
   q0.partition_index = 4;
-  m.topic_states = {{"t1", {p0, p1}}, {"t2", {q0}}};
+  m.topic_states = {{.topic_name = "t1", .partition_states = {p0, p1}}, {.topic_name = "t2", .partition_states = {q0}}};
   m.live_leaders = {{2, "127.0.0.1", 19093}, {3, "127.0.0.1", 19094}};
   return m;
 }
@@ -185,12 +189,16 @@ UpdateMetadataRequest update_metadata_request(int16_t v) {
   if (v >= 4) p.offline_replicas = {3};
   UpdateMetadataRequest::UpdateMetadataPartitionState p1 = p;
   p1.partition_index = 1;
-  m.topic_states = {{"t1", {p, p1}}, {"t2", {p}}};
+  m.topic_states = {{.topic_name = "t1", .partition_states = {p, p1}}, {.topic_name = "t2", .partition_states = {p}}};
   UpdateMetadataRequest::UpdateMetadataEndpoint e{19092, "127.0.0.1", "", kSecurityProtocolPlaintext};
   if (v >= 3) e.listener = "PLAINTEXT";
-  UpdateMetadataRequest::UpdateMetadataBroker b1{1, {e}, std::nullopt};
-  UpdateMetadataRequest::UpdateMetadataBroker b2{2, {e}, std::nullopt};
+  UpdateMetadataRequest::UpdateMetadataBroker b1{.id = 1, .endpoints = {e}};
+  UpdateMetadataRequest::UpdateMetadataBroker b2{.id = 2, .endpoints = {e}};
   b2.endpoints[0].port = 19093;
+  if (v == 0) {  // one host and port per broker, no endpoints
+    b1 = {.id = 1, .v0_host = "127.0.0.1", .v0_port = 19092};
+    b2 = {.id = 2, .v0_host = "127.0.0.1", .v0_port = 19093};
+  }
   if (v >= 1) {
     UpdateMetadataRequest::UpdateMetadataEndpoint e2 = e;
     e2.port = 29093;
@@ -228,7 +236,9 @@ OffsetCommitRequest offset_commit_request(int16_t v) {
   m.generation_id = 4;
   m.member_id = "rdkafka-1";
   if (v <= 4) m.retention_time_ms = 86400000;
-  m.topics = {{"t1", {{0, 10, "meta"}, {1, 20, std::nullopt}}}};
+  m.topics = {{"t1",
+               {{.partition_index = 0, .committed_offset = 10, .committed_metadata = "meta"},
+                {.partition_index = 1, .committed_offset = 20, .committed_metadata = std::nullopt}}}};
   return m;
 }
 
@@ -249,8 +259,13 @@ OffsetFetchRequest offset_fetch_request(int16_t) {
 OffsetFetchResponse offset_fetch_response(int16_t v) {
   OffsetFetchResponse m;
   if (v >= 3) m.throttle_time_ms = 6;
-  m.topics = {{"t1", {{0, 10, "meta", ErrorCode::NONE}, {1, -1, "", ErrorCode::NONE},
-                      {2, -1, std::nullopt, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}}}};
+  m.topics = {{"t1",
+               {{.partition_index = 0, .committed_offset = 10, .metadata = "meta"},
+                {.partition_index = 1, .committed_offset = -1, .metadata = ""},
+                {.partition_index = 2,
+                 .committed_offset = -1,
+                 .metadata = std::nullopt,
+                 .error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}}}};
   if (v >= 2) m.error_code = ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
   return m;
 }
@@ -422,8 +437,8 @@ CreateTopicsRequest create_topics_request(int16_t v) {
 CreateTopicsResponse create_topics_response(int16_t v) {
   CreateTopicsResponse m;
   if (v >= 2) m.throttle_time_ms = 15;
-  CreateTopicsResponse::CreatableTopicResult ok{"t1", ErrorCode::NONE, std::nullopt};
-  CreateTopicsResponse::CreatableTopicResult exists{"t2", ErrorCode::TOPIC_ALREADY_EXISTS, std::nullopt};
+  CreateTopicsResponse::CreatableTopicResult ok{.name = "t1", .error_code = ErrorCode::NONE};
+  CreateTopicsResponse::CreatableTopicResult exists{.name = "t2", .error_code = ErrorCode::TOPIC_ALREADY_EXISTS};
   if (v >= 1) exists.error_message = "Topic 't2' already exists.";
   m.topics = {ok, exists};
   return m;
@@ -439,7 +454,8 @@ DeleteTopicsRequest delete_topics_request(int16_t) {
 DeleteTopicsResponse delete_topics_response(int16_t v) {
   DeleteTopicsResponse m;
   if (v >= 1) m.throttle_time_ms = 16;
-  m.responses = {{"t1", ErrorCode::NONE}, {"t2", ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}};
+  m.responses = {{.name = "t1", .error_code = ErrorCode::NONE},
+                 {.name = "t2", .error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}};
   return m;
 }
 
