@@ -224,7 +224,7 @@ int cmd_cluster(const Args& args) {
   bool ready = false;
   {
     auto session = ClientSession::open("cluster", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-      n.net = std::make_unique<client::NetworkClient>(n.rt(), "gregor-cluster");
+      n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-cluster");
     });
     if (!session) {
       stop_all(children);

@@ -193,7 +193,7 @@ int cmd_configs(const Args& args) {
     return 2;
   }
   std::vector<std::pair<std::string, std::string>> add;
-  std::vector<std::string> remove = broker::split_config_list(delete_config);
+  std::vector<std::string> remove = split_config_list(delete_config);
   if (alter_flag) {
     if (entity_type != "topics") {
       std::cerr << "gregor configs: broker configs are static in Gregor (gregor broker --config k=v); --alter takes topics\n";
@@ -210,7 +210,7 @@ int cmd_configs(const Args& args) {
     }
   }
   auto session = ClientSession::open("configs", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<client::NetworkClient>(n.rt(), "gregor-configs");
+    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-configs");
   });
   if (!session) return 2;
   if (alter_flag) return alter(*session, entity_name, add, remove);

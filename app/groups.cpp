@@ -11,7 +11,7 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/list_offsets.h"
@@ -55,7 +55,7 @@ int cmd_groups(const Args& args) {
     return 2;
   }
   auto session = ClientSession::open("groups", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<client::NetworkClient>(n.rt(), "gregor-groups");
+    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-groups");
   });
   if (!session) return 2;
   auto md = session->metadata(std::nullopt, Duration::seconds(30));
@@ -109,7 +109,7 @@ int cmd_groups(const Args& args) {
       row.current = std::to_string(p.committed_offset);
     }
   for (const auto& m : g.members) {
-    auto a = client::decode_assignment(as_view(m.member_assignment));
+    auto a = protocol::decode_assignment(as_view(m.member_assignment));
     if (!a) continue;
     for (const auto& [topic, parts] : a->partitions)
       for (int32_t p : parts) {

@@ -158,7 +158,7 @@ bool assign_whole_topic(ClientSession& session, client::Consumer& consumer, cons
     std::cerr << "gregor " << session.command() << ": topic '" << topic << "' not found\n";
     return false;
   }
-  std::vector<client::TopicPartition> tps;
+  std::vector<TopicPartition> tps;
   for (int32_t p = 0; p < static_cast<int32_t>(parts->size()); p++) tps.push_back({topic, p});
   consumer.assign(tps);
   return true;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 #include "engine/client/consumer.h"
 #include "engine/client/producer.h"
 #include "engine/core/runtime.h"
@@ -45,7 +45,7 @@ class ClientNode final : public Node {
 
   Runtime& rt() { return rt_; }
   // At most one of these is set by the command, before start.
-  std::unique_ptr<client::NetworkClient> net;
+  std::unique_ptr<protocol::NetworkClient> net;
   std::unique_ptr<client::Producer> producer;
   std::unique_ptr<client::Consumer> consumer;
 

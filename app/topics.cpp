@@ -201,7 +201,7 @@ int cmd_topics(const Args& args) {
   std::map<std::string, std::string> config_map;
   if (!parse_key_values("topics", configs, config_map)) return 2;
   auto session = ClientSession::open("topics", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<client::NetworkClient>(n.rt(), "gregor-topics");
+    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-topics");
   });
   if (!session) return 2;
   if (create_flag)

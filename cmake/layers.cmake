@@ -1,6 +1,7 @@
 # Layers and their include roots.
 #
-# Every layer folder (engine/, sim/, trace/, net/, gui/, app/) is one library target. Sources include
+# Every layer folder (each folder of engine/, and sim/, trace/, net/, gui/, app/) is one library
+# target. Sources include
 # each other as "engine/core/types.h", "sim/world.h", ... but a target does not see the repository
 # root: each layer gets an include root of its own in the build tree holding only a link to its
 # folder, and a target sees only the roots of the layers it links. So an include against the layer
@@ -17,8 +18,12 @@ target_compile_options(gregor_flags INTERFACE
 )
 
 function(gregor_layer target folder)
-  set(root "${CMAKE_BINARY_DIR}/include-roots/${folder}")
-  file(MAKE_DIRECTORY "${root}")
+  # The root is named after the folder ("engine/core" -> include-roots/engine-core) and holds the
+  # folder's path, with a link at its end: include-roots/engine-core/engine/core -> engine/core.
+  string(REPLACE "/" "-" root_name "${folder}")
+  set(root "${CMAKE_BINARY_DIR}/include-roots/${root_name}")
+  get_filename_component(parent "${root}/${folder}" DIRECTORY)
+  file(MAKE_DIRECTORY "${parent}")
   if(NOT EXISTS "${root}/${folder}")
     file(CREATE_LINK "${CMAKE_SOURCE_DIR}/${folder}" "${root}/${folder}" SYMBOLIC)
   endif()
@@ -26,7 +31,7 @@ function(gregor_layer target folder)
   if(NOT srcs)
     # A layer whose folder holds no source yet still gets a library, so the targets above it link
     # the same way before and after it grows.
-    set(srcs "${CMAKE_BINARY_DIR}/include-roots/${folder}.empty.cpp")
+    set(srcs "${CMAKE_BINARY_DIR}/include-roots/${root_name}.empty.cpp")
     file(WRITE "${srcs}" "// ${folder}/ has no sources yet\n")
   endif()
   add_library(${target} STATIC ${srcs})

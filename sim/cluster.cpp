@@ -68,7 +68,7 @@ bool Cluster::ready() {
   return c && broker(*c)->controller().live_brokers().size() == static_cast<size_t>(spec_.brokers);
 }
 
-std::optional<int32_t> Cluster::leader(const broker::TopicPartition& tp) {
+std::optional<int32_t> Cluster::leader(const TopicPartition& tp) {
   auto c = controller();
   if (!c) return std::nullopt;
   const auto& parts = broker(*c)->controller().partitions();
@@ -79,11 +79,11 @@ std::optional<int32_t> Cluster::leader(const broker::TopicPartition& tp) {
 
 bool Cluster::topic_ready(const std::string& topic, int partitions) {
   for (int p = 0; p < partitions; p++) {
-    auto l = leader(broker::TopicPartition{topic, p});
+    auto l = leader(TopicPartition{topic, p});
     if (!l || *l < 0) return false;
     broker::Broker* b = broker(*l);
     if (!b) return false;
-    broker::Partition* part = b->partition(broker::TopicPartition{topic, p});
+    broker::Partition* part = b->partition(TopicPartition{topic, p});
     if (!part || !part->is_leader()) return false;
   }
   return true;

@@ -48,7 +48,7 @@ class Cluster {
   // True once a controller runs and knows every broker as live.
   bool ready();
   // The leader of a partition as the controller last wrote it (-1 offline, nullopt unknown).
-  std::optional<int32_t> leader(const broker::TopicPartition& tp);
+  std::optional<int32_t> leader(const TopicPartition& tp);
   // True once every partition of `topic` has a live leader that believes it leads.
   bool topic_ready(const std::string& topic, int partitions);
 

@@ -18,18 +18,6 @@ using protocol::ApiKey;
 using protocol::ErrorCode;
 
 namespace {
-log::LogConfig log_config_of(const TopicConfig& tc) {
-  log::LogConfig lc;
-  lc.segment_bytes = tc.segment_bytes;
-  lc.segment_ms = tc.segment_ms;
-  lc.index_interval_bytes = tc.index_interval_bytes;
-  lc.flush_messages = tc.flush_messages;
-  lc.flush_ms = tc.flush_ms;
-  lc.retention_ms = tc.retention_ms;
-  lc.retention_bytes = tc.retention_bytes;
-  return lc;
-}
-
 constexpr int kControlledShutdownMaxRetries = 3;            // controlled.shutdown.max.retries
 constexpr int64_t kControlledShutdownRetryBackoffMs = 5000;  // controlled.shutdown.retry.backoff.ms
 constexpr int64_t kRetentionCheckIntervalMs = 300000;        // log.retention.check.interval.ms
@@ -52,7 +40,11 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       controller_(rt, config_, zk_, net_),
       fetcher_(rt, config_, net_, [this](const TopicPartition& tp) { return partition(tp); }),
       producer_ids_(rt, config_.broker_id, zk_),
-      group_coordinator_(rt, config_, metadata_, group_coordinator_hooks()) {}
+      group_host_(rt, metadata_, [this](const TopicPartition& tp) { return partition(tp); },
+                  [this](int32_t partitions, int32_t rf, std::function<void(ErrorCode)> done) {
+                    create_offsets_topic(partitions, rf, std::move(done));
+                  }),
+      group_coordinator_(rt, config_, group_host_) {}
 
 Broker::~Broker() = default;
 
@@ -209,7 +201,7 @@ void Broker::reload_topic_config(const std::string& topic, std::function<void()>
       topic_configs_[topic] = tc;
       for (auto& [tp, p] : partitions_) {
         if (tp.topic != topic) continue;
-        Status u = p->update_config(tc, log_config_of(tc));
+        Status u = p->update_config(tc, tc.log_config());
         if (!u.is_ok()) rt_.log("topic " + topic + ": " + u.to_string());
       }
       std::string text;
@@ -344,7 +336,7 @@ Partition* Broker::get_or_create_partition(const TopicPartition& tp) {
   TopicConfig tc = config_.topic_defaults;
   auto cit = topic_configs_.find(tp.topic);
   if (cit != topic_configs_.end()) tc = cit->second;
-  const log::LogConfig lc = log_config_of(tc);
+  const log::LogConfig lc = tc.log_config();
   log::RecoveryReport report;
   auto lg = log::Log::load(rt_.disk(), tp.str(), lc, rt_.now(), &report);
   if (!lg) {

@@ -24,11 +24,12 @@
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/controller.h"
+#include "engine/broker/group_host.h"
 #include "engine/broker/metadata_cache.h"
 #include "engine/broker/partition.h"
 #include "engine/broker/producer_id_manager.h"
 #include "engine/broker/replica_fetcher.h"
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 #include "engine/coord/zk_client.h"
 #include "engine/group/group_coordinator.h"
 #include "engine/protocol/fetch.h"
@@ -157,7 +158,7 @@ class Broker final : public Node, public PartitionOwner {
   void handle_describe_configs(const Request& req, ByteReader& r);
   void handle_alter_configs(const Request& req, ByteReader& r);
   void handle_incremental_alter_configs(const Request& req, ByteReader& r);
-  group::GroupCoordinator::Hooks group_coordinator_hooks();
+  void create_offsets_topic(int32_t partitions, int32_t replication_factor, std::function<void(ErrorCode)> done);
 
   // Purgatory.
   void schedule_delayed_check();
@@ -180,7 +181,7 @@ class Broker final : public Node, public PartitionOwner {
   Runtime& rt_;
   BrokerConfig config_;
   coord::ZkClient zk_;
-  client::NetworkClient net_;
+  protocol::NetworkClient net_;
   Controller controller_;
   MetadataCache metadata_;
   ReplicaFetcher fetcher_;
@@ -205,6 +206,7 @@ class Broker final : public Node, public PartitionOwner {
   bool shutting_down_ = false;
   int32_t highest_controller_epoch_ = 0;
   ProducerIdManager producer_ids_;
+  GroupHost group_host_;
   group::GroupCoordinator group_coordinator_;
 };
 

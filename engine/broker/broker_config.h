@@ -1,9 +1,10 @@
 // BrokerConfig: a broker's configuration, with Kafka's keys and Kafka's defaults.
 //
 // Scenario files, `gregor broker --config k=v` and tests all set configuration as Kafka spells it;
-// from_map rejects unknown keys and malformed values with a message naming the key, so a typo in
+// apply rejects unknown keys and malformed values with a message naming the key, so a typo in
 // a scenario is an error, not a silently ignored setting. Topic-level overrides (min.insync.replicas,
-// unclean.leader.election.enable, segment.bytes, retention.ms, ...) use the same keys.
+// unclean.leader.election.enable, segment.bytes, retention.ms, ...) use the same keys
+// (engine/broker/topic_config.h).
 //
 // Gregor's own switches, for teaching, are prefixed as Kafka's are not:
 //   replication.truncation = leader-epoch (default; KIP-101 with KIP-279's epoch lookup, Kafka 2.0+)
@@ -18,42 +19,19 @@
 #include <string>
 #include <vector>
 
+#include "engine/broker/topic_config.h"
+#include "engine/core/config_def.h"
 #include "engine/core/status.h"
 #include "engine/core/types.h"
+#include "engine/group/group_config.h"
 
 namespace gregor::broker {
 
 enum class TruncationMode { kLeaderEpoch, kLeaderEpochKip101, kHighWatermark };
 
-// Settings that a topic may override (Kafka's topic-level configs).
-struct TopicConfig {
-  int32_t min_insync_replicas = 1;
-  bool unclean_leader_election_enable = false;
-  int64_t segment_bytes = 1073741824;
-  int64_t segment_ms = 604800000;
-  int64_t retention_ms = 604800000;
-  int64_t retention_bytes = -1;
-  int64_t flush_messages = INT64_MAX;
-  int64_t flush_ms = INT64_MAX;
-  int32_t index_interval_bytes = 4096;
-  int32_t max_message_bytes = 1048588;
-
-  // Applies k=v pairs (topic-level keys) on top of this.
-  Status apply(const std::map<std::string, std::string>& overrides);
-  // The non-default settings, as kafka-topics --describe prints them in "Configs:".
-  std::map<std::string, std::string> non_defaults() const;
-  // Every topic-level key with its value (DescribeConfigs lists them all).
-  std::map<std::string, std::string> to_map() const;
-  // The broker config that sets a topic key's default (Kafka's synonym: segment.bytes <-
-  // log.segment.bytes); empty for a key Gregor does not know.
-  static std::string broker_synonym(const std::string& topic_key);
-  // The topic key a broker config sets the default of (log.segment.bytes -> segment.bytes), or "".
-  static std::string topic_key_of(const std::string& broker_key);
-  // Keys whose value is a comma-separated list (IncrementalAlterConfigs APPEND / SUBTRACT).
-  static bool is_list_key(const std::string& topic_key) { return topic_key == "cleanup.policy"; }
-};
-
-struct BrokerConfig {
+// The group coordinator's settings (offsets.topic.*, group.*) are broker configs too: they live in
+// group::GroupConfig so that engine/group reads them without knowing the broker.
+struct BrokerConfig : group::GroupConfig {
   int32_t broker_id = 1;
   std::vector<NodeId> zookeeper_servers;  // zk server node ids (zookeeper.connect's host:port list)
   std::string zookeeper_chroot;           // zookeeper.connect's chroot suffix ("/kafka"), or 
@@ -76,30 +54,23 @@ struct BrokerConfig {
   bool controlled_shutdown_enable = true;
   bool auto_leader_rebalance_enable = true;
   int64_t leader_imbalance_check_interval_seconds = 300;
-  int32_t offsets_topic_num_partitions = 50;
-  int16_t offsets_topic_replication_factor = 3;
-  int64_t group_initial_rebalance_delay_ms = 3000;
-  int64_t group_min_session_timeout_ms = 6000;
-  int64_t group_max_session_timeout_ms = 1800000;
-  int64_t offsets_retention_minutes = 10080;
   int64_t transactional_id_expiration_ms = 604800000;
   int32_t socket_request_max_bytes = 104857600;
   TruncationMode replication_truncation = TruncationMode::kLeaderEpoch;
 
   // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it.
+  // Topic-level keys set the topic defaults, under their broker names (log.segment.bytes) or
+  // their topic names (segment.bytes).
   Status apply(const std::map<std::string, std::string>& settings);
-  static bool is_topic_key(const std::string& key);
   // Every broker config Gregor knows with its value, topic defaults under their broker names
   // (log.segment.bytes, ...): what DescribeConfigs answers for a BROKER resource.
   std::map<std::string, std::string> to_map() const;
 };
 
-// A list config's value ("compact,delete") as items and back; empty items are dropped.
-std::vector<std::string> split_config_list(const std::string& value);
-std::string join_config_list(const std::vector<std::string>& items);
-
-// Parsing helpers shared with client configs.
-Result<int64_t> parse_long(const std::string& key, const std::string& value);
-Result<bool> parse_bool(const std::string& key, const std::string& value);
+// The broker's own keys, declared once (engine/core/config_def.h). Broker configs are static in
+// Gregor: a broker reads them at start.
+const ConfigDef<BrokerConfig>& broker_config_def();
+// --help text: the broker's keys, then the topic defaults under their broker names.
+std::string broker_config_help();
 
 }  // namespace gregor::broker

@@ -19,14 +19,9 @@ namespace {
 constexpr const char* kOffsetsTopicSegmentBytes = "104857600";
 }  // namespace
 
-group::GroupCoordinator::Hooks Broker::group_coordinator_hooks() {
-  group::GroupCoordinator::Hooks h;
-  h.partition = [this](const TopicPartition& tp) { return partition(tp); };
-  h.create_offsets_topic = [this](int32_t partitions, int32_t rf, std::function<void(ErrorCode)> done) {
-    create_topic(group::kOffsetsTopic, partitions, rf, {{"segment.bytes", kOffsetsTopicSegmentBytes}},
-                 [done](ErrorCode code, std::string) { done(code); });
-  };
-  return h;
+void Broker::create_offsets_topic(int32_t partitions, int32_t rf, std::function<void(ErrorCode)> done) {
+  create_topic(group::kOffsetsTopic, partitions, rf, {{"segment.bytes", kOffsetsTopicSegmentBytes}},
+               [done](ErrorCode code, std::string) { done(code); });
 }
 
 #define GREGOR_DECODE_OR_CLOSE(Type, var)                                  \

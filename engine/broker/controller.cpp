@@ -20,7 +20,7 @@ namespace {
 bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 }  // namespace
 
-Controller::Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, client::NetworkClient& net)
+Controller::Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net)
     : rt_(rt), config_(config), zk_(zk), channel_(rt, net, Duration::millis(config.controller_socket_timeout_ms)) {}
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/controller_channel.h"
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 #include "engine/broker/zk_data.h"
 #include "engine/coord/zk_client.h"
 
@@ -42,7 +42,7 @@ struct ControllerPartition {
 
 class Controller {
  public:
-  Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, client::NetworkClient& net);
+  Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net);
 
   // Tries to become the controller (create the ephemeral /controller). Called at startup, when
   // /controller disappears, and after a new zk session.

@@ -8,13 +8,13 @@
 #include <functional>
 #include <map>
 
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 
 namespace gregor::broker {
 
 class ControllerChannel {
  public:
-  ControllerChannel(Runtime& rt, client::NetworkClient& net, Duration timeout) : rt_(rt), net_(net), timeout_(timeout) {}
+  ControllerChannel(Runtime& rt, protocol::NetworkClient& net, Duration timeout) : rt_(rt), net_(net), timeout_(timeout) {}
 
   template <typename Request>
   void enqueue(int32_t broker, const Request& request, int16_t version) {
@@ -36,7 +36,7 @@ class ControllerChannel {
   void pump(int32_t broker);
 
   Runtime& rt_;
-  client::NetworkClient& net_;
+  protocol::NetworkClient& net_;
   Duration timeout_;
   std::map<int32_t, std::deque<Item>> queues_;
   std::map<int32_t, bool> busy_;

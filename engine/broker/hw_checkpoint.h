@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 #include "engine/core/disk.h"
 #include "engine/core/types.h"
 

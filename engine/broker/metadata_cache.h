@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 
 namespace gregor::broker {
 

@@ -27,7 +27,7 @@
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/producer_state.h"
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 #include "engine/broker/zk_data.h"
 #include "engine/core/runtime.h"
 #include "engine/log/log.h"
@@ -51,6 +51,17 @@ class PartitionOwner {
 };
 
 enum class Role { kNone, kLeader, kFollower };
+
+// The partition state a controller sends in LeaderAndIsr.
+struct PartitionAssignmentState {
+  int32_t controller_epoch = 0;
+  int32_t leader = -1;
+  int32_t leader_epoch = 0;
+  std::vector<int32_t> isr;
+  int32_t zk_version = 0;
+  std::vector<int32_t> replicas;
+  bool is_new = false;
+};
 
 // The leader's view of one follower.
 struct FollowerState {

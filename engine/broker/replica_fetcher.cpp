@@ -10,7 +10,7 @@ namespace gregor::broker {
 
 using protocol::ErrorCode;
 
-ReplicaFetcher::ReplicaFetcher(Runtime& rt, const BrokerConfig& config, client::NetworkClient& net,
+ReplicaFetcher::ReplicaFetcher(Runtime& rt, const BrokerConfig& config, protocol::NetworkClient& net,
                                PartitionLookup lookup)
     : rt_(rt), config_(config), net_(net), lookup_(std::move(lookup)) {}
 

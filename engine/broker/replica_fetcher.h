@@ -16,14 +16,14 @@
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/partition.h"
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 
 namespace gregor::broker {
 
 class ReplicaFetcher {
  public:
   using PartitionLookup = std::function<Partition*(const TopicPartition&)>;
-  ReplicaFetcher(Runtime& rt, const BrokerConfig& config, client::NetworkClient& net, PartitionLookup lookup);
+  ReplicaFetcher(Runtime& rt, const BrokerConfig& config, protocol::NetworkClient& net, PartitionLookup lookup);
 
   void add_partition(const TopicPartition& tp, int32_t leader, int32_t leader_epoch);
   void remove_partition(const TopicPartition& tp);
@@ -50,7 +50,7 @@ class ReplicaFetcher {
 
   Runtime& rt_;
   const BrokerConfig& config_;
-  client::NetworkClient& net_;
+  protocol::NetworkClient& net_;
   PartitionLookup lookup_;
   std::map<TopicPartition, State> parts_;
   std::map<int32_t, Session> sessions_;

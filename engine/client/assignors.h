@@ -24,9 +24,14 @@
 #include <optional>
 #include <string>
 
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 
 namespace gregor::client {
+
+// The embedded consumer protocol (engine/protocol/consumer_protocol.h).
+using protocol::Assignment;
+using protocol::PartitionsByTopic;
+using protocol::Subscription;
 
 enum class RebalanceProtocol { kEager, kCooperative };
 

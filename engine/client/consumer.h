@@ -31,7 +31,7 @@
 #include "engine/client/consumer_config.h"
 #include "engine/client/consumer_coordinator.h"
 #include "engine/client/metadata_manager.h"
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 
 namespace gregor::client {
 

@@ -1,71 +1,64 @@
 #include "engine/client/consumer_config.h"
 
-#include <type_traits>
-
-#include "engine/broker/broker_config.h"
 #include "engine/client/assignors.h"
 
 namespace gregor::client {
 
+const ConfigDef<ConsumerConfig>& consumer_config_def() {
+  static const ConfigDef<ConsumerConfig> def = [] {
+    ConfigDef<ConsumerConfig> d("consumer");
+    d.define("auto.commit.interval.ms", &ConsumerConfig::auto_commit_interval_ms, at_least(1),
+             "How often positions are committed when enable.auto.commit is on.");
+    d.define("auto.offset.reset", &ConsumerConfig::auto_offset_reset, {"earliest", "latest", "none"},
+             "Where to start a partition that has no committed offset (none: fail).");
+    d.define("check.crcs", &ConsumerConfig::check_crcs, "Check the CRC of every fetched batch.");
+    d.define("client.id", &ConsumerConfig::client_id, {}, "The consumer's name in requests and traces.");
+    d.define("default.api.timeout.ms", &ConsumerConfig::default_api_timeout_ms, at_least(1),
+             "How long a commit keeps retrying.");
+    d.define("enable.auto.commit", &ConsumerConfig::enable_auto_commit,
+             "Commit the consumed positions every auto.commit.interval.ms.");
+    d.define("fetch.max.bytes", &ConsumerConfig::fetch_max_bytes, at_least(0), "The most bytes one Fetch response may hold.");
+    d.define("fetch.max.wait.ms", &ConsumerConfig::fetch_max_wait_ms, at_least(0),
+             "How long a broker may hold a Fetch waiting for fetch.min.bytes.");
+    d.define("fetch.min.bytes", &ConsumerConfig::fetch_min_bytes, at_least(0),
+             "The least bytes a broker gathers before it answers a Fetch early.");
+    d.define("group.id", &ConsumerConfig::group_id, {}, "The consumer group to join (empty: assign() only, no commits).");
+    d.define("heartbeat.interval.ms", &ConsumerConfig::heartbeat_interval_ms, at_least(1),
+             "How often a member heartbeats to the group coordinator; below session.timeout.ms.");
+    d.define("max.partition.fetch.bytes", &ConsumerConfig::max_partition_fetch_bytes, at_least(1),
+             "The most bytes fetched of one partition per request.");
+    d.define("max.poll.interval.ms", &ConsumerConfig::max_poll_interval_ms, at_least(1),
+             "A member that does not poll for this long leaves its group; also the rebalance timeout.");
+    d.define("max.poll.records", &ConsumerConfig::max_poll_records, at_least(1), "The most records one poll returns.");
+    d.define("metadata.max.age.ms", &ConsumerConfig::metadata_max_age_ms, at_least(1),
+             "Metadata is refreshed at least this often, even without errors.");
+    d.define_custom(
+        "partition.assignment.strategy", ConfigType::kList, "range, roundrobin, cooperative-sticky",
+        "The assignors this member supports, in preference order; the group uses one every member supports.",
+        ConfigUpdate::kStatic,
+        [](ConsumerConfig& c, const std::string& key, const std::string& value) {
+          std::vector<std::string> names = split_config_list(value);
+          for (const auto& name : names)
+            if (!make_assignor(name))
+              return Status::error(StatusCode::kInvalidArgument, key + ": unknown assignor '" + name + "'");
+          if (names.empty()) return Status::error(StatusCode::kInvalidArgument, key + ": no assignor named");
+          c.partition_assignment_strategy = std::move(names);
+          return Status::ok();
+        },
+        [](const ConsumerConfig& c) { return join_config_list(c.partition_assignment_strategy); });
+    d.define("request.timeout.ms", &ConsumerConfig::request_timeout_ms, at_least(1),
+             "How long the consumer waits for a broker's answer before it retries.");
+    d.define("retry.backoff.ms", &ConsumerConfig::retry_backoff_ms, at_least(0),
+             "How long a failed request waits before it is sent again.");
+    d.define("session.timeout.ms", &ConsumerConfig::session_timeout_ms, at_least(1),
+             "A member that does not heartbeat for this long is removed from its group.");
+    return d;
+  }();
+  return def;
+}
+
 Status ConsumerConfig::apply(const std::map<std::string, std::string>& settings) {
-  for (const auto& [k, v] : settings) {
-    auto num = [&](auto& field, int64_t min) -> Status {
-      auto n = broker::parse_long(k, v);
-      if (!n) return n.status();
-      if (*n < min) return Status::error(StatusCode::kInvalidArgument, k + ": must be at least " + std::to_string(min));
-      field = static_cast<std::remove_reference_t<decltype(field)>>(*n);
-      return Status::ok();
-    };
-    auto flag = [&](bool& field) -> Status {
-      auto b = broker::parse_bool(k, v);
-      if (!b) return b.status();
-      field = *b;
-      return Status::ok();
-    };
-    Status s;
-    if (k == "client.id") client_id = v;
-    else if (k == "group.id") group_id = v;
-    else if (k == "session.timeout.ms") s = num(session_timeout_ms, 1);
-    else if (k == "heartbeat.interval.ms") s = num(heartbeat_interval_ms, 1);
-    else if (k == "max.poll.interval.ms") s = num(max_poll_interval_ms, 1);
-    else if (k == "auto.offset.reset") {
-      if (v != "earliest" && v != "latest" && v != "none")
-        return Status::error(StatusCode::kInvalidArgument, k + ": expected earliest, latest or none, got '" + v + "'");
-      auto_offset_reset = v;
-    } else if (k == "enable.auto.commit") s = flag(enable_auto_commit);
-    else if (k == "auto.commit.interval.ms") s = num(auto_commit_interval_ms, 1);
-    else if (k == "fetch.min.bytes") s = num(fetch_min_bytes, 0);
-    else if (k == "fetch.max.bytes") s = num(fetch_max_bytes, 0);
-    else if (k == "fetch.max.wait.ms") s = num(fetch_max_wait_ms, 0);
-    else if (k == "max.partition.fetch.bytes") s = num(max_partition_fetch_bytes, 1);
-    else if (k == "max.poll.records") s = num(max_poll_records, 1);
-    else if (k == "request.timeout.ms") s = num(request_timeout_ms, 1);
-    else if (k == "default.api.timeout.ms") s = num(default_api_timeout_ms, 1);
-    else if (k == "retry.backoff.ms") s = num(retry_backoff_ms, 0);
-    else if (k == "metadata.max.age.ms") s = num(metadata_max_age_ms, 1);
-    else if (k == "check.crcs") s = flag(check_crcs);
-    else if (k == "partition.assignment.strategy") {
-      std::vector<std::string> names;
-      size_t start = 0;
-      while (start <= v.size()) {
-        size_t comma = v.find(',', start);
-        std::string name = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        while (!name.empty() && name.front() == ' ') name.erase(name.begin());
-        while (!name.empty() && name.back() == ' ') name.pop_back();
-        if (!name.empty()) {
-          if (!make_assignor(name))
-            return Status::error(StatusCode::kInvalidArgument, k + ": unknown assignor '" + name + "'");
-          names.push_back(name);
-        }
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-      if (names.empty()) return Status::error(StatusCode::kInvalidArgument, k + ": no assignor named");
-      partition_assignment_strategy = names;
-    } else
-      return Status::error(StatusCode::kInvalidArgument, "unknown consumer config '" + k + "'");
-    if (!s.is_ok()) return s;
-  }
+  GREGOR_RETURN_IF_ERROR(consumer_config_def().apply(*this, settings));
   if (heartbeat_interval_ms >= session_timeout_ms)
     return Status::error(StatusCode::kInvalidArgument, "heartbeat.interval.ms must be lower than session.timeout.ms");
   return Status::ok();

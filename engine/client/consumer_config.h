@@ -1,4 +1,5 @@
-// ConsumerConfig: a consumer's settings, with Kafka's keys and the Java client's defaults.
+// ConsumerConfig: a consumer's settings, with Kafka's keys and the Java client's defaults, each
+// declared once (consumer_config_def).
 #pragma once
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/config_def.h"
 #include "engine/core/status.h"
 #include "engine/core/types.h"
 
@@ -34,13 +36,11 @@ struct ConsumerConfig {
   // In preference order; the coordinator picks one every member supports.
   std::vector<std::string> partition_assignment_strategy = {"range", "cooperative-sticky"};
 
-  // Kafka's keys: client.id, group.id, session.timeout.ms, heartbeat.interval.ms,
-  // max.poll.interval.ms, auto.offset.reset, enable.auto.commit, auto.commit.interval.ms,
-  // fetch.min.bytes, fetch.max.bytes, fetch.max.wait.ms, max.partition.fetch.bytes,
-  // max.poll.records, request.timeout.ms, default.api.timeout.ms, retry.backoff.ms,
-  // metadata.max.age.ms, check.crcs, partition.assignment.strategy (comma list of range,
-  // roundrobin, cooperative-sticky).
+  // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it, and
+  // heartbeat.interval.ms must stay below session.timeout.ms.
   Status apply(const std::map<std::string, std::string>& settings);
 };
+
+const ConfigDef<ConsumerConfig>& consumer_config_def();
 
 }  // namespace gregor::client

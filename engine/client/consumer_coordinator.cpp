@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 #include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/heartbeat.h"
 #include "engine/protocol/join_group.h"
@@ -201,13 +201,13 @@ void ConsumerCoordinator::send_join() {
   req.session_timeout_ms = static_cast<int32_t>(config_.session_timeout_ms);
   req.rebalance_timeout_ms = static_cast<int32_t>(config_.max_poll_interval_ms);
   req.member_id = member_id_;
-  req.protocol_type = kConsumerProtocolType;
+  req.protocol_type = protocol::kConsumerProtocolType;
   for (const auto& a : assignors_) {
     Subscription s;
     s.topics = topics_;
     s.user_data = a->subscription_user_data(generation_);
     for (const auto& tp : owned_) s.owned_partitions[tp.topic].push_back(tp.partition);
-    req.protocols.push_back({a->name(), encode_subscription(s)});
+    req.protocols.push_back({a->name(), protocol::encode_subscription(s)});
   }
   // A join waits for the whole rebalance: its timeout is the rebalance timeout plus a margin.
   const int64_t timeout_ms = std::max(config_.request_timeout_ms, config_.max_poll_interval_ms + 5000);
@@ -268,7 +268,7 @@ std::vector<protocol::SyncGroupRequest::SyncGroupRequestAssignment> ConsumerCoor
   std::map<std::string, Subscription> subscriptions;
   std::set<std::string> topics;
   for (const auto& m : members) {
-    auto s = decode_subscription(as_view(m.metadata));
+    auto s = protocol::decode_subscription(as_view(m.metadata));
     subscriptions[m.member_id] = s ? *s : Subscription{};
     if (s) topics.insert(s->topics.begin(), s->topics.end());
   }
@@ -279,7 +279,7 @@ std::vector<protocol::SyncGroupRequest::SyncGroupRequestAssignment> ConsumerCoor
     else metadata_.add_topic(t);  // another member's topic: known by the next rebalance
   }
   for (const auto& [member, assignment] : assignor->assign(counts, subscriptions))
-    out.push_back({member, encode_assignment(assignment)});
+    out.push_back({member, protocol::encode_assignment(assignment)});
   return out;
 }
 
@@ -305,7 +305,7 @@ void ConsumerCoordinator::on_sync_response(ByteReader* body, ErrorCode transport
   const ErrorCode code = resp ? resp->error_code : (transport == ErrorCode::NONE ? ErrorCode::NETWORK_EXCEPTION : transport);
   std::optional<Assignment> assignment;
   if (code == ErrorCode::NONE) {
-    auto a = decode_assignment(as_view(resp->assignment));
+    auto a = protocol::decode_assignment(as_view(resp->assignment));
     if (a) assignment = std::move(*a);
   }
   if (!assignment) {

@@ -30,17 +30,16 @@
 #include <string>
 #include <vector>
 
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 #include "engine/client/assignors.h"
 #include "engine/client/consumer_config.h"
 #include "engine/client/metadata_manager.h"
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 #include "engine/protocol/join_group.h"
 #include "engine/protocol/sync_group.h"
 
 namespace gregor::client {
 
-using TopicPartition = broker::TopicPartition;
 using OffsetMap = std::map<TopicPartition, int64_t>;
 
 class ConsumerCoordinator {

@@ -10,9 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 
 namespace gregor::client {
+
+// The Kafka protocol client (engine/protocol/network_client.h) and its vocabulary.
+using protocol::ApiKey;
+using protocol::ErrorCode;
+using protocol::NetworkClient;
 
 struct PartitionInfo {
   int32_t leader = -1;

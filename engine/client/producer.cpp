@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/broker/broker_config.h"
 #include "engine/client/partitioner.h"
 #include "engine/protocol/init_producer_id.h"
 #include "engine/protocol/produce.h"
@@ -27,41 +26,6 @@ size_t record_bytes(const record::Record& r) {
   return n;
 }
 }  // namespace
-
-Status ProducerConfig::apply(const std::map<std::string, std::string>& settings) {
-  for (const auto& [k, v] : settings) {
-    auto num = [&](auto& field, int64_t min) -> Status {
-      auto n = broker::parse_long(k, v);
-      if (!n) return n.status();
-      if (*n < min) return Status::error(StatusCode::kInvalidArgument, k + ": must be at least " + std::to_string(min));
-      field = static_cast<std::remove_reference_t<decltype(field)>>(*n);
-      return Status::ok();
-    };
-    Status s;
-    if (k == "acks") {
-      if (v == "all" || v == "-1") acks = -1;
-      else if (v == "1") acks = 1;
-      else if (v == "0") acks = 0;
-      else return Status::error(StatusCode::kInvalidArgument, "acks: expected all, -1, 0 or 1, got '" + v + "'");
-    } else if (k == "batch.size") s = num(batch_size, 0);
-    else if (k == "linger.ms") s = num(linger_ms, 0);
-    else if (k == "request.timeout.ms") s = num(request_timeout_ms, 1);
-    else if (k == "delivery.timeout.ms") s = num(delivery_timeout_ms, 1);
-    else if (k == "retry.backoff.ms") s = num(retry_backoff_ms, 0);
-    else if (k == "retries") s = num(retries, 0);
-    else if (k == "max.in.flight.requests.per.connection") s = num(max_in_flight_requests_per_connection, 1);
-    else if (k == "metadata.max.age.ms") s = num(metadata_max_age_ms, 1);
-    else if (k == "client.id") client_id = v;
-    else if (k == "enable.idempotence") {
-      auto b = broker::parse_bool(k, v);
-      if (!b) return b.status();
-      enable_idempotence = *b;
-    } else
-      return Status::error(StatusCode::kInvalidArgument, "unknown producer config '" + k + "'");
-    if (!s.is_ok()) return s;
-  }
-  return Status::ok();
-}
 
 struct Producer::Pending {
   ProducerRecord record;
@@ -101,8 +65,12 @@ Producer::Producer(Runtime& rt, ProducerConfig config)
 Producer::~Producer() = default;
 
 const std::vector<std::string>& Producer::reconfigurable_keys() {
-  static const std::vector<std::string> keys = {"acks", "linger.ms", "batch.size", "retry.backoff.ms",
-                                                "request.timeout.ms", "delivery.timeout.ms"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> dynamic;
+    for (const auto& k : producer_config_def().keys())
+      if (k.dynamic()) dynamic.push_back(k.name);
+    return dynamic;
+  }();
   return keys;
 }
 

@@ -34,30 +34,11 @@
 #include <string>
 
 #include "engine/client/metadata_manager.h"
-#include "engine/client/network_client.h"
+#include "engine/client/producer_config.h"
+#include "engine/protocol/network_client.h"
 #include "engine/record/record.h"
 
 namespace gregor::client {
-
-struct ProducerConfig {
-  std::string client_id = "producer";
-  std::vector<NodeId> bootstrap_servers;
-  int16_t acks = -1;  // "all"
-  int32_t batch_size = 16384;
-  int64_t linger_ms = 5;
-  int64_t request_timeout_ms = 30000;
-  int64_t delivery_timeout_ms = 120000;
-  int64_t retry_backoff_ms = 100;
-  int32_t retries = INT32_MAX;
-  int32_t max_in_flight_requests_per_connection = 5;
-  bool enable_idempotence = false;
-  int64_t metadata_max_age_ms = 300000;
-
-  // Kafka's keys: acks (0, 1, -1, all), batch.size, linger.ms, request.timeout.ms,
-  // delivery.timeout.ms, retry.backoff.ms, retries, max.in.flight.requests.per.connection,
-  // enable.idempotence, client.id, metadata.max.age.ms.
-  Status apply(const std::map<std::string, std::string>& settings);
-};
 
 struct ProducerRecord {
   std::string topic;

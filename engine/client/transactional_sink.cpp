@@ -11,13 +11,13 @@ using protocol::ErrorCode;
 
 namespace {
 
-void write_tp(ByteWriter& w, const broker::TopicPartition& tp) {
+void write_tp(ByteWriter& w, const TopicPartition& tp) {
   w.string(tp.topic);
   w.i32(tp.partition);
 }
 
-broker::TopicPartition read_tp(ByteReader& r) {
-  broker::TopicPartition tp;
+TopicPartition read_tp(ByteReader& r) {
+  TopicPartition tp;
   tp.topic = r.string();
   tp.partition = r.i32();
   return tp;
@@ -25,7 +25,7 @@ broker::TopicPartition read_tp(ByteReader& r) {
 
 }  // namespace
 
-Bytes encode_sink_read_offsets(int32_t correlation_id, const std::string& group, const std::vector<broker::TopicPartition>& tps) {
+Bytes encode_sink_read_offsets(int32_t correlation_id, const std::string& group, const std::vector<TopicPartition>& tps) {
   ByteWriter w;
   w.i32(correlation_id);
   w.i8(kSinkReadOffsets);
@@ -62,7 +62,7 @@ void TransactionalSinkNode::start() {
   rt_.emit("sink_start", {{"transactions", transactions_}, {"records", records_stored_}});
 }
 
-int64_t TransactionalSinkNode::next_offset(const std::string& group, const broker::TopicPartition& tp) const {
+int64_t TransactionalSinkNode::next_offset(const std::string& group, const TopicPartition& tp) const {
   auto it = next_offsets_.find({group, tp});
   return it == next_offsets_.end() ? -1 : it->second;
 }
@@ -77,7 +77,7 @@ void TransactionalSinkNode::apply_payload(ByteView payload) {
   (void)r.i32();     // generation
   int32_t n = r.array_count(2 + 4 + 8 + 4);
   for (int32_t i = 0; i < n && r.ok(); i++) {
-    broker::TopicPartition tp = read_tp(r);
+    TopicPartition tp = read_tp(r);
     int64_t next = r.i64();
     int32_t records = r.array_count(8 + 2);
     for (int32_t k = 0; k < records && r.ok(); k++) {
@@ -155,7 +155,7 @@ void TransactionalSinkNode::on_message(NodeId from, Bytes frame) {
 void TransactionalSinkNode::handle_read_offsets(NodeId from, int32_t correlation_id, ByteReader& r) {
   std::string group = r.string();
   int32_t n = r.array_count(2 + 4);
-  std::vector<broker::TopicPartition> tps;
+  std::vector<TopicPartition> tps;
   for (int32_t i = 0; i < n && r.ok(); i++) tps.push_back(read_tp(r));
   if (!r.ok()) return;
   ByteWriter w;

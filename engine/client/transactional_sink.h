@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 #include "engine/core/runtime.h"
 
 namespace gregor::client {
@@ -51,21 +51,21 @@ inline constexpr int8_t kSinkWrite = 2;
 inline constexpr size_t kSinkEntryBytesMax = 64 * 1024 * 1024;
 
 struct SinkPartitionWrite {
-  broker::TopicPartition tp;
+  TopicPartition tp;
   int64_t first_offset = 0;
   int64_t next_offset = 0;
   std::vector<std::pair<int64_t, std::string>> records;  // (offset, id)
 };
 
 struct SinkWriteResult {
-  broker::TopicPartition tp;
+  TopicPartition tp;
   int64_t next_offset = -1;
   int32_t applied = 0;
   bool gap = false;
 };
 
 // Codec shared by the sink and its client.
-Bytes encode_sink_read_offsets(int32_t correlation_id, const std::string& group, const std::vector<broker::TopicPartition>& tps);
+Bytes encode_sink_read_offsets(int32_t correlation_id, const std::string& group, const std::vector<TopicPartition>& tps);
 Bytes encode_sink_write(int32_t correlation_id, const std::string& group, const std::string& member, int32_t generation,
                         const std::vector<SinkPartitionWrite>& writes);
 
@@ -76,7 +76,7 @@ class TransactionalSinkNode final : public Node {
   void on_message(NodeId from, Bytes frame) override;
 
   // The stored next offset of a group's partition (-1: none) and how many records are stored.
-  int64_t next_offset(const std::string& group, const broker::TopicPartition& tp) const;
+  int64_t next_offset(const std::string& group, const TopicPartition& tp) const;
   int64_t records_stored() const { return records_stored_; }
   int64_t transactions() const { return transactions_; }
 
@@ -89,7 +89,7 @@ class TransactionalSinkNode final : public Node {
   void apply_payload(ByteView payload);
 
   Runtime& rt_;
-  std::map<std::pair<std::string, broker::TopicPartition>, int64_t> next_offsets_;
+  std::map<std::pair<std::string, TopicPartition>, int64_t> next_offsets_;
   int64_t records_stored_ = 0;
   int64_t transactions_ = 0;
   bool healthy_ = true;

@@ -11,9 +11,8 @@ namespace gregor::group {
 
 using protocol::ErrorCode;
 
-GroupCoordinator::GroupCoordinator(Runtime& rt, const broker::BrokerConfig& config, const broker::MetadataCache& metadata,
-                                   Hooks hooks)
-    : rt_(rt), config_(config), metadata_(metadata), hooks_(std::move(hooks)) {}
+GroupCoordinator::GroupCoordinator(Runtime& rt, const GroupConfig& config, CoordinatorHost& host)
+    : rt_(rt), config_(config), host_(host) {}
 
 GroupCoordinator::~GroupCoordinator() {
   for (auto& [id, s] : pending_stores_) rt_.cancel(s.timer);
@@ -25,9 +24,8 @@ GroupCoordinator::~GroupCoordinator() {
 }
 
 int32_t GroupCoordinator::offsets_partition_count() const {
-  auto parts = metadata_.topic_partitions(kOffsetsTopic);
-  if (!parts.empty()) return static_cast<int32_t>(parts.size());
-  return config_.offsets_topic_num_partitions;
+  const int32_t n = host_.partition_count(kOffsetsTopic);
+  return n > 0 ? n : config_.offsets_topic_num_partitions;
 }
 
 ErrorCode GroupCoordinator::coordinator_status(const std::string& group_id) const {
@@ -92,31 +90,29 @@ void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& 
   };
   // Transactions are not modelled: there is no transaction coordinator to find.
   if (req.key_type != protocol::kCoordinatorKeyTypeGroup) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  auto parts = metadata_.topic_partitions(kOffsetsTopic);
-  if (parts.empty()) {
+  const int32_t partitions = host_.partition_count(kOffsetsTopic);
+  if (partitions == 0) {
     // As Kafka: the first lookup creates the offsets topic; clients retry until it has leaders.
     // Kafka creates it with offsets.topic.replication.factor replicas, and refuses (the client
     // retries) while fewer brokers are alive than that: "the internal topic creation will fail
     // until the cluster size meets this replication factor requirement".
-    const int32_t live = static_cast<int32_t>(metadata_.brokers().size());
+    const int32_t live = host_.live_broker_count();
     const int32_t rf = config_.offsets_topic_replication_factor;
-    if (!creating_offsets_topic_ && hooks_.create_offsets_topic && live >= rf) {
+    if (!creating_offsets_topic_ && live >= rf) {
       creating_offsets_topic_ = true;
       rt_.emit("offsets_topic_create", {{"partitions", config_.offsets_topic_num_partitions}, {"replication_factor", rf}});
-      hooks_.create_offsets_topic(config_.offsets_topic_num_partitions, rf, [this](ErrorCode) { creating_offsets_topic_ = false; });
+      host_.create_offsets_topic(config_.offsets_topic_num_partitions, rf, [this](ErrorCode) { creating_offsets_topic_ = false; });
     }
     return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
   }
-  const int32_t p = partition_for_group(req.key, static_cast<int32_t>(parts.size()));
-  const broker::PartitionMetadata* pm = metadata_.partition(broker::TopicPartition{kOffsetsTopic, p});
-  if (!pm || pm->leader < 0) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  auto b = metadata_.brokers().find(pm->leader);
-  if (b == metadata_.brokers().end()) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  const int32_t p = partition_for_group(req.key, partitions);
+  const auto leader = host_.partition_leader(TopicPartition{kOffsetsTopic, p});
+  if (!leader) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
   resp.error_code = ErrorCode::NONE;
   resp.error_message = std::nullopt;
-  resp.node_id = pm->leader;
-  resp.host = b->second.host;
-  resp.port = b->second.port;
+  resp.node_id = leader->id;
+  resp.host = leader->host;
+  resp.port = leader->port;
   respond(resp);
 }
 
@@ -174,12 +170,9 @@ void GroupCoordinator::append_records(int32_t partition, const std::vector<recor
   auto later = [this](std::function<void(ErrorCode)> cb, ErrorCode code) {
     rt_.after(Duration{0}, [cb = std::move(cb), code] { cb(code); });
   };
-  const broker::TopicPartition tp{kOffsetsTopic, partition};
-  broker::Partition* p = hooks_.partition(tp);
-  if (!p || !p->is_leader()) return later(std::move(done), ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  const TopicPartition tp{kOffsetsTopic, partition};
   record::BatchBuildOptions options;
-  Bytes batch = record::build_batch(options, records);
-  broker::LeaderAppend a = p->append_as_leader(std::move(batch), -1, rt_.now());
+  OffsetsAppend a = host_.append_as_leader(tp, record::build_batch(options, records));
   if (a.error != ErrorCode::NONE) return later(std::move(done), a.error);
   const uint64_t id = next_store_id_++;
   TimerId timer = rt_.after(Duration::millis(kOffsetCommitTimeoutMs), [this, id] {
@@ -193,7 +186,7 @@ void GroupCoordinator::append_records(int32_t partition, const std::vector<recor
   schedule_store_check();
 }
 
-void GroupCoordinator::on_partition_progress(const broker::TopicPartition& tp) {
+void GroupCoordinator::on_partition_progress(const TopicPartition& tp) {
   if (tp.topic == kOffsetsTopic && !pending_stores_.empty()) schedule_store_check();
 }
 
@@ -213,8 +206,7 @@ void GroupCoordinator::check_stores() {
   for (uint64_t id : ids) {
     auto it = pending_stores_.find(id);
     if (it == pending_stores_.end()) continue;
-    broker::Partition* p = hooks_.partition(it->second.tp);
-    ErrorCode code = p ? p->check_enough_replicas_reach(it->second.required) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    ErrorCode code = host_.check_replicated(it->second.tp, it->second.required);
     if (code == ErrorCode::REQUEST_TIMED_OUT) continue;  // still waiting for the high watermark
     auto cb = std::move(it->second.done);
     rt_.cancel(it->second.timer);
@@ -268,13 +260,12 @@ void GroupCoordinator::store_group(GroupMetadata& g, const std::map<std::string,
 void GroupCoordinator::on_partitions_changed() {
   const int32_t n = std::max(offsets_partition_count(), config_.offsets_topic_num_partitions);
   for (int32_t p = 0; p < n; p++) {
-    broker::Partition* part = hooks_.partition(broker::TopicPartition{kOffsetsTopic, p});
-    const bool leader = part && part->is_leader();
+    const std::optional<int32_t> epoch = host_.local_leader_epoch(TopicPartition{kOffsetsTopic, p});
     auto it = owned_.find(p);
-    if (leader) {
-      if (it != owned_.end() && it->second.leader_epoch == part->leader_epoch()) continue;
+    if (epoch) {
+      if (it != owned_.end() && it->second.leader_epoch == *epoch) continue;
       if (it != owned_.end()) unload_partition(p);
-      load_partition(p, part->leader_epoch());
+      load_partition(p, *epoch);
     } else if (it != owned_.end()) {
       unload_partition(p);
     }

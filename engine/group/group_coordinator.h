@@ -35,10 +35,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/broker/broker_config.h"
-#include "engine/broker/metadata_cache.h"
-#include "engine/broker/partition.h"
 #include "engine/core/runtime.h"
+#include "engine/group/coordinator_host.h"
+#include "engine/group/group_config.h"
 #include "engine/group/group_metadata.h"
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/find_coordinator.h"
@@ -60,16 +59,7 @@ inline constexpr size_t kMembersPerGroupMax = 1000;          // group.max.size
 
 class GroupCoordinator {
  public:
-  // What the coordinator needs from the broker it lives in.
-  struct Hooks {
-    // The local replica of a partition, or nullptr.
-    std::function<broker::Partition*(const broker::TopicPartition&)> partition;
-    // Create __consumer_offsets (through zk, as any topic).
-    std::function<void(int32_t partitions, int32_t replication_factor, std::function<void(protocol::ErrorCode)> done)>
-        create_offsets_topic;
-  };
-
-  GroupCoordinator(Runtime& rt, const broker::BrokerConfig& config, const broker::MetadataCache& metadata, Hooks hooks);
+  GroupCoordinator(Runtime& rt, const GroupConfig& config, CoordinatorHost& host);
   ~GroupCoordinator();
   GroupCoordinator(const GroupCoordinator&) = delete;
   GroupCoordinator& operator=(const GroupCoordinator&) = delete;
@@ -93,7 +83,7 @@ class GroupCoordinator {
   // offsets partitions this broker now leads, unload those it no longer leads.
   void on_partitions_changed();
   // From the broker: a partition's high watermark or log moved (pending stores may complete).
-  void on_partition_progress(const broker::TopicPartition& tp);
+  void on_partition_progress(const TopicPartition& tp);
 
   // Views for tests and the dashboard.
   const GroupMetadata* group(const std::string& group_id) const;
@@ -109,7 +99,7 @@ class GroupCoordinator {
     bool loading = true;
   };
   struct PendingStore {
-    broker::TopicPartition tp;
+    TopicPartition tp;
     Offset required;
     TimerId timer;
     std::function<void(protocol::ErrorCode)> done;
@@ -163,9 +153,8 @@ class GroupCoordinator {
   Status read_offsets_partition(int32_t partition, int64_t* records_read);
 
   Runtime& rt_;
-  const broker::BrokerConfig& config_;
-  const broker::MetadataCache& metadata_;
-  Hooks hooks_;
+  const GroupConfig& config_;
+  CoordinatorHost& host_;
   std::map<int32_t, OwnedPartition> owned_;
   std::map<std::string, std::unique_ptr<GroupMetadata>> groups_;
   std::map<uint64_t, PendingStore> pending_stores_;

@@ -2,7 +2,7 @@
 // rebalance machinery behind them (Kafka's GroupCoordinator.scala, 2.x).
 #include <algorithm>
 
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 #include "engine/group/group_coordinator.h"
 #include "engine/group/offsets_topic.h"
 
@@ -54,9 +54,9 @@ std::string assignment_summary(const GroupMetadata& g, const std::map<std::strin
   std::string out;
   for (const auto& [mid, bytes] : assignment) {
     std::string parts = "?";
-    if (g.protocol_type == std::string(client::kConsumerProtocolType)) {
-      auto a = client::decode_assignment(as_view(bytes));
-      if (a) parts = client::format_partitions(a->partitions);
+    if (g.protocol_type == std::string(protocol::kConsumerProtocolType)) {
+      auto a = protocol::decode_assignment(as_view(bytes));
+      if (a) parts = protocol::format_partitions(a->partitions);
     }
     out += (out.empty() ? "" : ";") + mid + "=" + parts;
   }

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/broker/topic_partition.h"
+#include "engine/core/topic_partition.h"
 #include "engine/core/bytes.h"
 #include "engine/core/types.h"
 #include "engine/protocol/join_group.h"
@@ -74,7 +74,7 @@ struct GroupMetadata {
   std::optional<std::string> leader_id;
   std::map<std::string, MemberMetadata> members;  // by member id
   std::map<std::string, TimerId> pending_members;  // KIP-394: ids handed out, not yet joined
-  std::map<broker::TopicPartition, CommittedOffset> offsets;
+  std::map<TopicPartition, CommittedOffset> offsets;
   // The rebalance in preparation: its timer, and whether it is the initial delay of an empty group
   // (group.initial.rebalance.delay.ms), which waits out its delay even when everyone has joined.
   TimerId join_timer;

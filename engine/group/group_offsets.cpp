@@ -76,7 +76,7 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
 
   auto resp = std::make_shared<protocol::OffsetCommitResponse>(commit_response(req, ErrorCode::NONE));
   std::vector<record::Record> records;
-  std::vector<std::pair<broker::TopicPartition, CommittedOffset>> accepted;
+  std::vector<std::pair<TopicPartition, CommittedOffset>> accepted;
   const int64_t now_ms = rt_.wall_time_ms();
   for (size_t ti = 0; ti < req.topics.size(); ti++)
     for (size_t pi = 0; pi < req.topics[ti].partitions.size(); pi++) {
@@ -92,7 +92,7 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
       r.key = encode_key(OffsetCommitKey{req.group_id, req.topics[ti].name, p.partition_index});
       r.value = encode_value(OffsetCommitValue{c.offset, c.leader_epoch, c.metadata, c.commit_timestamp});
       records.push_back(std::move(r));
-      accepted.emplace_back(broker::TopicPartition{req.topics[ti].name, p.partition_index}, c);
+      accepted.emplace_back(TopicPartition{req.topics[ti].name, p.partition_index}, c);
     }
   if (records.empty()) return respond(*resp);
   const std::string group_id = req.group_id;
@@ -147,7 +147,7 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
         protocol::OffsetFetchResponse::OffsetFetchResponsePartition rp{
             .partition_index = p, .committed_offset = -1, .metadata = std::string()};
         if (g) {
-          auto it = g->offsets.find(broker::TopicPartition{t.name, p});
+          auto it = g->offsets.find(TopicPartition{t.name, p});
           if (it != g->offsets.end()) {
             rp.committed_offset = it->second.offset;
             rp.metadata = it->second.metadata;
@@ -199,16 +199,16 @@ void GroupCoordinator::load_partition(int32_t partition, int32_t leader_epoch) {
 }
 
 Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* records_read) {
-  broker::Partition* p = hooks_.partition(broker::TopicPartition{kOffsetsTopic, partition});
+  log::Log* p = host_.local_log(TopicPartition{kOffsetsTopic, partition});
   if (!p) return Status::error(StatusCode::kNotFound, "no local replica");
   // The latest record per key wins; a tombstone deletes.
-  std::map<std::pair<std::string, broker::TopicPartition>, std::optional<OffsetCommitValue>> offsets;
+  std::map<std::pair<std::string, TopicPartition>, std::optional<OffsetCommitValue>> offsets;
   std::map<std::string, std::optional<GroupMetadataValue>> groups;
   Offset from = p->log_start_offset();
   const Offset end = p->log_end_offset();
   constexpr size_t kReadBytes = 1 << 20;
   while (from < end) {
-    auto read = p->log().read(from, kReadBytes, end);
+    auto read = p->read(from, kReadBytes, end);
     if (!read) return read.status();
     if (read->records.empty()) break;
     auto split = record::split_batches(as_view(read->records), true);
@@ -227,7 +227,7 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
           return decoded.status();
         }
         if (auto* k = std::get_if<OffsetCommitKey>(&decoded->key))
-          offsets[{k->group, broker::TopicPartition{k->topic, k->partition}}] = decoded->offset_value;
+          offsets[{k->group, TopicPartition{k->topic, k->partition}}] = decoded->offset_value;
         else if (auto* gk = std::get_if<GroupMetadataKey>(&decoded->key))
           groups[gk->group] = decoded->group_value;
       }

@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 
+#include "engine/core/config_def.h"
 #include "engine/core/status.h"
 
 namespace gregor::log {
@@ -41,5 +42,8 @@ struct LogConfig {
   // The same ranges, for a config built in code.
   Status validate() const;
 };
+
+// The keys above, declared once (engine/core/config_def.h); topic configs include them.
+const ConfigDef<LogConfig>& log_config_def();
 
 }  // namespace gregor::log

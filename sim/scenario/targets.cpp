@@ -102,7 +102,7 @@ std::string TargetResolver::name_of(NodeId id) const {
 }
 
 std::vector<int32_t> TargetResolver::replicas(const std::string& topic, int32_t partition) const {
-  const broker::TopicPartition tp{topic, partition};
+  const TopicPartition tp{topic, partition};
   if (auto c = cluster_.controller()) {
     const auto& parts = cluster_.broker(*c)->controller().partitions();
     auto it = parts.find(tp);

@@ -10,7 +10,6 @@
 #include "request_client.h"
 
 using namespace gregor;
-using broker::TopicPartition;
 
 namespace {
 

@@ -90,13 +90,13 @@ struct ClusterFixture {
   }
 
   int32_t leader_of(const std::string& topic, int partition) {
-    auto l = cluster.leader(broker::TopicPartition{topic, partition});
+    auto l = cluster.leader(TopicPartition{topic, partition});
     REQUIRE(l);
     return *l;
   }
   broker::Partition* replica(int32_t broker, const std::string& topic, int partition) {
     auto* b = cluster.broker(broker);
-    return b ? b->partition(broker::TopicPartition{topic, partition}) : nullptr;
+    return b ? b->partition(TopicPartition{topic, partition}) : nullptr;
   }
   size_t count(const std::string& kind, int32_t node = -1) const {
     size_t n = 0;

@@ -85,12 +85,12 @@ TEST_CASE("enabling unclean.leader.election.enable elects an offline partition's
   }, Duration::seconds(60)));
   f.sim.run_for(Duration::seconds(5));
   // Clean election is impossible: the only ISR member is down, so the partition stays offline.
-  CHECK(f.cluster.leader(broker::TopicPartition{"u", 0}) == -1);
+  CHECK(f.cluster.leader(TopicPartition{"u", 0}) == -1);
 
   const int32_t controller = *f.cluster.controller();
   REQUIRE(alter(f, controller, "u", {{"unclean.leader.election.enable", "true"}}) == ErrorCode::NONE);
   REQUIRE(f.run_until([&] {
-    auto l = f.cluster.leader(broker::TopicPartition{"u", 0});
+    auto l = f.cluster.leader(TopicPartition{"u", 0});
     return l && *l == second;
   }, Duration::seconds(10)));
   REQUIRE(f.run_until([&] {

@@ -27,7 +27,7 @@ TEST_CASE("a slow follower drops out of the ISR and rejoins when it catches up",
   // The controller propagated both changes: metadata on every broker shows the full ISR again.
   f.sim.run_for(Duration::seconds(1));
   for (int b = 1; b <= 3; b++) {
-    const auto* pm = f.cluster.broker(b)->metadata().partition(broker::TopicPartition{"t", 0});
+    const auto* pm = f.cluster.broker(b)->metadata().partition(TopicPartition{"t", 0});
     REQUIRE(pm);
     CHECK(pm->isr.size() == 3);
   }
@@ -79,7 +79,7 @@ TEST_CASE("a leader partitioned from the controller and zk never acknowledges ac
   CHECK(zombie != ErrorCode::NONE);  // timed out or refused: never acknowledged
   // Meanwhile the controller elected a new leader among the others.
   REQUIRE(f.run_until([&] {
-    auto l = f.cluster.leader(broker::TopicPartition{"t", 0});
+    auto l = f.cluster.leader(TopicPartition{"t", 0});
     return l && *l >= 0 && *l != old_leader && f.cluster.topic_ready("t", 1);
   }));
   const int32_t new_leader = f.leader_of("t", 0);
@@ -134,7 +134,7 @@ bool run_kip101_story(const std::string& truncation, uint64_t seed) {
   // Before A can fetch m2 again (or, with KIP-101, before the leader answers it), B crashes.
   f.sim.crash(NodeId{b});
   REQUIRE(f.run_until([&] {
-    auto l = f.cluster.leader(broker::TopicPartition{"t", 0});
+    auto l = f.cluster.leader(TopicPartition{"t", 0});
     return l && *l == a && f.cluster.topic_ready("t", 1);
   }));
   f.checkers.finish(f.sim.now());

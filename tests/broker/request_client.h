@@ -5,7 +5,7 @@
 #include <functional>
 #include <optional>
 
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 #include "engine/core/runtime.h"
 #include "engine/record/batch_builder.h"
 
@@ -34,7 +34,7 @@ class RequestClient final : public Node {
 
  private:
   Runtime& rt_;
-  client::NetworkClient net_;
+  protocol::NetworkClient net_;
 };
 
 inline Bytes make_batch(const std::string& value, int count = 1) {

@@ -3,7 +3,7 @@
 // list, and a coordinator failover that keeps committed offsets.
 #include <catch2/catch.hpp>
 
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 #include "engine/group/offsets_topic.h"
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/find_coordinator.h"
@@ -58,9 +58,9 @@ protocol::JoinGroupRequest join_request(const std::string& group, const std::str
   req.rebalance_timeout_ms = 10000;
   req.member_id = member;
   req.protocol_type = "consumer";
-  client::Subscription s;
+  protocol::Subscription s;
   s.topics = std::move(topics);
-  req.protocols.push_back({"range", client::encode_subscription(s)});
+  req.protocols.push_back({"range", protocol::encode_subscription(s)});
   return req;
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("FindCoordinator creates __consumer_offsets and points at the leader o
   CHECK(attempts > 1);  // the first answer was COORDINATOR_NOT_AVAILABLE while the topic was made
   CHECK(f.kinds["offsets_topic_create"] >= 1);
   const int32_t p = group::partition_for_group("g1", 4);
-  CHECK(f.cluster.leader(broker::TopicPartition{group::kOffsetsTopic, p}) == coordinator);
+  CHECK(f.cluster.leader(TopicPartition{group::kOffsetsTopic, p}) == coordinator);
   // offsets.topic.num.partitions = 4, replication factor min(3, live brokers) = 3.
   for (int i = 0; i < 4; i++) {
     auto* part = f.cluster.broker(*f.cluster.leader({group::kOffsetsTopic, i}))->partition({group::kOffsetsTopic, i});
@@ -134,17 +134,17 @@ TEST_CASE("join, sync, heartbeat, commit and fetch follow Kafka's state machine 
   CHECK(stranger->error_code == ErrorCode::UNKNOWN_MEMBER_ID);
 
   // Sync with the leader's assignment.
-  client::Assignment a;
+  protocol::Assignment a;
   a.partitions["orders"] = {0, 1, 2, 3, 4, 5};
   protocol::SyncGroupRequest sync;
   sync.group_id = "g";
   sync.generation_id = 1;
   sync.member_id = member;
-  sync.assignments.push_back({member, client::encode_assignment(a)});
+  sync.assignments.push_back({member, protocol::encode_assignment(a)});
   auto synced = f.call<protocol::SyncGroupRequest, protocol::SyncGroupResponse>(c, sync, 3);
   REQUIRE(synced);
   REQUIRE(synced->error_code == ErrorCode::NONE);
-  CHECK(synced->assignment == client::encode_assignment(a));
+  CHECK(synced->assignment == protocol::encode_assignment(a));
   CHECK(f.kinds["group_stable"] == 1);
   sync.generation_id = 0;
   CHECK(f.call<protocol::SyncGroupRequest, protocol::SyncGroupResponse>(c, sync, 3)->error_code == ErrorCode::ILLEGAL_GENERATION);
@@ -202,7 +202,7 @@ TEST_CASE("join, sync, heartbeat, commit and fetch follow Kafka's state machine 
   CHECK(described->groups[0].group_state == "Stable");
   CHECK(described->groups[0].protocol_data == "range");
   REQUIRE(described->groups[0].members.size() == 1);
-  CHECK(described->groups[0].members[0].member_assignment == client::encode_assignment(a));
+  CHECK(described->groups[0].members[0].member_assignment == protocol::encode_assignment(a));
   CHECK(described->groups[1].group_state == "Dead");
   auto listed = f.call<protocol::ListGroupsRequest, protocol::ListGroupsResponse>(c, protocol::ListGroupsRequest{}, 2);
   REQUIRE(listed);
@@ -295,13 +295,13 @@ TEST_CASE("coordinator failover: the new leader of the offsets partition reloads
   auto joined = f.call<protocol::JoinGroupRequest, protocol::JoinGroupResponse>(c, join_request("g", "", {"orders"}), 3);
   REQUIRE(joined);
   REQUIRE(joined->error_code == ErrorCode::NONE);
-  client::Assignment a;
+  protocol::Assignment a;
   a.partitions["orders"] = {0, 1, 2, 3, 4, 5};
   protocol::SyncGroupRequest sync;
   sync.group_id = "g";
   sync.generation_id = joined->generation_id;
   sync.member_id = joined->member_id;
-  sync.assignments.push_back({joined->member_id, client::encode_assignment(a)});
+  sync.assignments.push_back({joined->member_id, protocol::encode_assignment(a)});
   REQUIRE(f.call<protocol::SyncGroupRequest, protocol::SyncGroupResponse>(c, sync, 3)->error_code == ErrorCode::NONE);
   protocol::OffsetCommitRequest commit;
   commit.group_id = "g";

@@ -5,12 +5,13 @@
 
 #include "engine/client/assignors.h"
 #include "engine/client/consumer_config.h"
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 #include "engine/client/partitioner.h"
 #include "engine/group/offsets_topic.h"
 
 using namespace gregor;
 using namespace gregor::client;
+using namespace gregor::protocol;
 
 TEST_CASE("murmur2 matches Kafka's UtilsTest.testMurmur2 known values", "[groups][partitioner]") {
   // org.apache.kafka.common.utils.UtilsTest#testMurmur2.

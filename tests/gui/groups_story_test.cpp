@@ -15,7 +15,7 @@ using namespace gregor;
 
 namespace {
 
-std::string tp_text(const broker::TopicPartition& tp) { return tp.topic + "-" + std::to_string(tp.partition); }
+std::string tp_text(const TopicPartition& tp) { return tp.topic + "-" + std::to_string(tp.partition); }
 
 // Each member the dashboard lists is a running consumer in the simulator with that member id and
 // that assignment; each --describe row's owner is the member assigned the partition.

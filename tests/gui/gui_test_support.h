@@ -62,7 +62,7 @@ inline void check_model_against_simulator(gui::Session& session, const gui::Dash
   }
   for (const auto& p : m.partitions) {
     INFO("partition " << p.topic << "-" << p.partition << " at " << format_time(m.now));
-    const broker::TopicPartition tp{p.topic, p.partition};
+    const TopicPartition tp{p.topic, p.partition};
     auto leader = c.leader(tp);
     if (leader) CHECK(p.leader == *leader);
     if (p.leader < 0) continue;

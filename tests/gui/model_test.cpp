@@ -332,7 +332,7 @@ TEST_CASE("the durability controls change acks and topic configs of the running 
   // ... which every broker applies, as the simulator holds it.
   auto& cluster = session->runner()->cluster();
   for (int32_t b = 1; b <= 3; b++) {
-    auto* r = cluster.broker(b)->partition(broker::TopicPartition{"orders", 0});
+    auto* r = cluster.broker(b)->partition(TopicPartition{"orders", 0});
     REQUIRE(r != nullptr);
     CHECK(r->config().min_insync_replicas == 3);
     CHECK(r->config().unclean_leader_election_enable);

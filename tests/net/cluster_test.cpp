@@ -66,7 +66,7 @@ TEST_CASE("Cluster on real sockets: zk server and three brokers elect a controll
     for (int32_t p = 0; p < 3; p++) {
       int leaders = 0;
       for (NodeId b : kBrokers) {
-        broker::Partition* part = world.node_as<broker::Broker>(b)->partition(broker::TopicPartition{"orders", p});
+        broker::Partition* part = world.node_as<broker::Broker>(b)->partition(TopicPartition{"orders", p});
         if (!part) return false;
         if (part->is_leader()) {
           leaders++;
@@ -96,7 +96,7 @@ TEST_CASE("Cluster on real sockets: zk server and three brokers elect a controll
     int64_t total = 0;
     for (int32_t p = 0; p < 3; p++) {
       std::set<int64_t> ends;
-      for (NodeId b : kBrokers) ends.insert(world.node_as<broker::Broker>(b)->partition(broker::TopicPartition{"orders", p})->log_end_offset().value);
+      for (NodeId b : kBrokers) ends.insert(world.node_as<broker::Broker>(b)->partition(TopicPartition{"orders", p})->log_end_offset().value);
       if (ends.size() != 1) return false;
       total += *ends.begin();
     }

@@ -1,8 +1,8 @@
-#include "engine/client/consumer_protocol.h"
+#include "engine/protocol/consumer_protocol.h"
 
 #include <algorithm>
 
-namespace gregor::client {
+namespace gregor::protocol {
 
 namespace {
 constexpr int16_t kSubscriptionVersion = 1;
@@ -99,4 +99,4 @@ size_t count_partitions(const PartitionsByTopic& p) {
   return n;
 }
 
-}  // namespace gregor::client
+}  // namespace gregor::protocol

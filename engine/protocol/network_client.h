@@ -20,10 +20,8 @@
 #include "engine/protocol/errors.h"
 #include "engine/protocol/header.h"
 
-namespace gregor::client {
+namespace gregor::protocol {
 
-using protocol::ApiKey;
-using protocol::ErrorCode;
 
 class NetworkClient {
  public:
@@ -69,4 +67,4 @@ class NetworkClient {
   std::map<int32_t, Pending> pending_;  // by correlation id
 };
 
-}  // namespace gregor::client
+}  // namespace gregor::protocol

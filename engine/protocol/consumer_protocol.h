@@ -22,7 +22,7 @@
 #include "engine/core/bytes.h"
 #include "engine/core/status.h"
 
-namespace gregor::client {
+namespace gregor::protocol {
 
 inline constexpr const char* kConsumerProtocolType = "consumer";
 
@@ -50,4 +50,4 @@ Result<Assignment> decode_assignment(ByteView data);
 std::string format_partitions(const PartitionsByTopic& p);
 size_t count_partitions(const PartitionsByTopic& p);
 
-}  // namespace gregor::client
+}  // namespace gregor::protocol

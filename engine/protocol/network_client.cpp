@@ -1,8 +1,8 @@
-#include "engine/client/network_client.h"
+#include "engine/protocol/network_client.h"
 
 #include <vector>
 
-namespace gregor::client {
+namespace gregor::protocol {
 
 NetworkClient::~NetworkClient() {
   for (auto& [id, p] : pending_) rt_.cancel(p.timer);
@@ -13,7 +13,7 @@ void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body,
   GREGOR_ASSERT(to.value > 0);
   int32_t correlation_id = next_correlation_id_++;
   if (next_correlation_id_ == INT32_MAX) next_correlation_id_ = 1;
-  protocol::RequestHeader h;
+  RequestHeader h;
   h.api_key = key;
   h.api_version = version;
   h.correlation_id = correlation_id;
@@ -53,7 +53,7 @@ void NetworkClient::on_message(NodeId from, const Bytes& frame) {
     return;
   }
   ByteReader r(as_view(frame));
-  auto header = protocol::ResponseHeader::decode(r, protocol::response_header_version(it->second.key, it->second.version));
+  auto header = ResponseHeader::decode(r, protocol::response_header_version(it->second.key, it->second.version));
   if (!header) {
     complete(correlation_id, ErrorCode::NETWORK_EXCEPTION, nullptr);
     return;
@@ -79,4 +79,4 @@ void NetworkClient::fail_all() {
   while (!pending_.empty()) complete(pending_.begin()->first, ErrorCode::NETWORK_EXCEPTION, nullptr);
 }
 
-}  // namespace gregor::client
+}  // namespace gregor::protocol

@@ -1,13 +1,13 @@
 // TopicPartition: the name of one partition ("orders-0"), ordered so maps of partitions iterate
-// deterministically.
+// deterministically. Every layer that names partitions (broker, group coordinator, clients) uses
+// this one type.
 #pragma once
 
 #include <compare>
 #include <cstdint>
 #include <string>
-#include <vector>
 
-namespace gregor::broker {
+namespace gregor {
 
 struct TopicPartition {
   std::string topic;
@@ -17,15 +17,4 @@ struct TopicPartition {
   std::string str() const { return topic + "-" + std::to_string(partition); }
 };
 
-// The partition state a controller sends in LeaderAndIsr.
-struct PartitionAssignmentState {
-  int32_t controller_epoch = 0;
-  int32_t leader = -1;
-  int32_t leader_epoch = 0;
-  std::vector<int32_t> isr;
-  int32_t zk_version = 0;
-  std::vector<int32_t> replicas;
-  bool is_new = false;
-};
-
-}  // namespace gregor::broker
+}  // namespace gregor

@@ -1,0 +1,40 @@
+#include "engine/broker/group_host.h"
+
+namespace gregor::broker {
+
+int32_t GroupHost::partition_count(const std::string& topic) const {
+  return static_cast<int32_t>(metadata_.topic_partitions(topic).size());
+}
+
+std::optional<group::BrokerAddress> GroupHost::partition_leader(const TopicPartition& tp) const {
+  const PartitionMetadata* pm = metadata_.partition(tp);
+  if (!pm || pm->leader < 0) return std::nullopt;
+  auto b = metadata_.brokers().find(pm->leader);
+  if (b == metadata_.brokers().end()) return std::nullopt;
+  return group::BrokerAddress{pm->leader, b->second.host, b->second.port};
+}
+
+std::optional<int32_t> GroupHost::local_leader_epoch(const TopicPartition& tp) const {
+  const Partition* p = lookup_(tp);
+  if (!p || !p->is_leader()) return std::nullopt;
+  return p->leader_epoch();
+}
+
+group::OffsetsAppend GroupHost::append_as_leader(const TopicPartition& tp, Bytes batch) {
+  Partition* p = lookup_(tp);
+  if (!p || !p->is_leader()) return {ErrorCode::NOT_LEADER_OR_FOLLOWER, Offset{-1}};
+  LeaderAppend a = p->append_as_leader(std::move(batch), -1, rt_.now());
+  return {a.error, a.last_offset};
+}
+
+ErrorCode GroupHost::check_replicated(const TopicPartition& tp, Offset required) const {
+  const Partition* p = lookup_(tp);
+  return p ? p->check_enough_replicas_reach(required) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
+}
+
+log::Log* GroupHost::local_log(const TopicPartition& tp) {
+  Partition* p = lookup_(tp);
+  return p ? &p->log() : nullptr;
+}
+
+}  // namespace gregor::broker

@@ -1,0 +1,37 @@
+// ProducerConfig: a producer's settings, with Kafka's keys and the Java client's defaults, each
+// declared once (producer_config_def). The dynamic ones may change in a running producer
+// (Producer::reconfigure: a scenario's set-config, the dashboard).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/core/config_def.h"
+#include "engine/core/status.h"
+#include "engine/core/types.h"
+
+namespace gregor::client {
+
+struct ProducerConfig {
+  std::string client_id = "producer";
+  std::vector<NodeId> bootstrap_servers;
+  int16_t acks = -1;  // "all"
+  int32_t batch_size = 16384;
+  int64_t linger_ms = 5;
+  int64_t request_timeout_ms = 30000;
+  int64_t delivery_timeout_ms = 120000;
+  int64_t retry_backoff_ms = 100;
+  int32_t retries = INT32_MAX;
+  int32_t max_in_flight_requests_per_connection = 5;
+  bool enable_idempotence = false;
+  int64_t metadata_max_age_ms = 300000;
+
+  // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it.
+  Status apply(const std::map<std::string, std::string>& settings);
+};
+
+const ConfigDef<ProducerConfig>& producer_config_def();
+
+}  // namespace gregor::client
