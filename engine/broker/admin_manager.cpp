@@ -1,0 +1,174 @@
+#include "engine/broker/admin_manager.h"
+
+#include <algorithm>
+
+namespace gregor::broker {
+
+using coord::CreateMode;
+using coord::ZkError;
+using protocol::ErrorCode;
+
+namespace {
+constexpr size_t kTopicNameLengthMax = 249;  // Kafka's Topic.MAX_NAME_LENGTH
+
+std::string zk_failure(ZkError e) { return std::string("zk: ") + coord::zk_error_name(e); }
+}  // namespace
+
+bool valid_topic_name(const std::string& t) {
+  if (t.empty() || t.size() > kTopicNameLengthMax || t == "." || t == "..") return false;
+  return std::all_of(t.begin(), t.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  });
+}
+
+AdminManager::~AdminManager() {
+  for (auto& [id, w] : metadata_waits_) rt_.cancel(w.timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topics.
+
+void AdminManager::create_topic(const std::string& name, int32_t num_partitions, int32_t replication_factor,
+                                const std::map<std::string, std::string>& configs, Done done) {
+  std::vector<int32_t> brokers;
+  if (controller_.is_active())
+    for (const auto& [id, reg] : controller_.live_brokers()) brokers.push_back(id);
+  else
+    for (const auto& [id, b] : metadata_.brokers()) brokers.push_back(id);
+  if (brokers.empty()) brokers.push_back(config_.broker_id);
+  const int32_t n = static_cast<int32_t>(brokers.size());
+  if (replication_factor < 1 || replication_factor > n)
+    return done(ErrorCode::INVALID_REPLICATION_FACTOR,
+                "replication factor " + std::to_string(replication_factor) + " is larger than the " +
+                    std::to_string(n) + " available brokers");
+  // Kafka's rack-unaware assignment: a random start, replicas shifted per round of brokers.
+  std::map<int32_t, std::vector<int32_t>> assignment;
+  const int32_t start_index = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
+  int32_t next_shift = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
+  for (int32_t p = 0; p < num_partitions; p++) {
+    if (p > 0 && p % n == 0) next_shift++;
+    const int32_t first = (p + start_index) % n;
+    std::vector<int32_t> replicas{brokers[static_cast<size_t>(first)]};
+    for (int32_t j = 0; j < replication_factor - 1; j++) {
+      int32_t shift = 1 + (next_shift + j) % (n - 1);
+      replicas.push_back(brokers[static_cast<size_t>((first + shift) % n)]);
+    }
+    assignment[p] = replicas;
+  }
+  create_topic_with_assignment(name, assignment, configs, std::move(done));
+}
+
+void AdminManager::create_topic_with_assignment(const std::string& name,
+                                                const std::map<int32_t, std::vector<int32_t>>& assignment,
+                                                const std::map<std::string, std::string>& configs, Done done) {
+  TopicAssignment a;
+  a.partitions = assignment;
+  a.topic_id = random_uuid(rt_.rng());  // Kafka 2.8+ names every new topic with an id
+  // The config first, then the assignment (whose creation the controller watches).
+  zk_.create(zk_paths::topic_config(name), encode_topic_config(configs), CreateMode::kPersistent,
+             [this, name, a, done](ZkError err, std::string) {
+               if (err != ZkError::kOk && err != ZkError::kNodeExists) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(err));
+               zk_.create(zk_paths::topic(name), a.encode(), CreateMode::kPersistent, [done, name](ZkError e2, std::string) {
+                 if (e2 == ZkError::kOk) return done(ErrorCode::NONE, "");
+                 if (e2 == ZkError::kNodeExists) return done(ErrorCode::TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
+                 done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(e2));
+               });
+             });
+}
+
+void AdminManager::request_deletion(const std::string& topic, std::function<void(ErrorCode)> done) {
+  zk_.create(zk_paths::delete_topic(topic), {}, CreateMode::kPersistent, [done](ZkError err, std::string) {
+    done(err == ZkError::kOk || err == ZkError::kNodeExists ? ErrorCode::NONE : ErrorCode::UNKNOWN_SERVER_ERROR);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topic configs.
+
+void AdminManager::read_topic_config(
+    const std::string& topic, std::function<void(ErrorCode, std::string, std::map<std::string, std::string>)> done) {
+  zk_.get_data(zk_paths::topic_config(topic), false, [topic, done](ZkError err, Bytes data, coord::Stat) {
+    if (err == ZkError::kNoNode) return done(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + topic + "' does not exist.", {});
+    if (err != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(err), {});
+    auto overrides = decode_topic_config(as_view(data));
+    if (!overrides) return done(ErrorCode::UNKNOWN_SERVER_ERROR, overrides.status().to_string(), {});
+    done(ErrorCode::NONE, "", std::move(*overrides));
+  });
+}
+
+void AdminManager::alter_topic_config(const std::string& topic,
+                                      const std::map<std::string, std::optional<std::string>>& changes, Done done) {
+  edit_topic_config(
+      topic,
+      [changes](std::map<std::string, std::string>& overrides) {
+        for (const auto& [k, v] : changes) {
+          if (v)
+            overrides[k] = *v;
+          else
+            overrides.erase(k);
+        }
+        return Status::ok();
+      },
+      /*validate_only=*/false, std::move(done));
+}
+
+void AdminManager::edit_topic_config(const std::string& topic, TopicConfigEdit edit, bool validate_only, Done done) {
+  const std::string path = zk_paths::topic_config(topic);
+  zk_.get_data(path, false, [this, topic, edit, validate_only, path, done](ZkError err, Bytes data, coord::Stat stat) {
+    if (err == ZkError::kNoNode) return done(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic '" + topic + "' does not exist.");
+    if (err != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(err));
+    auto current = decode_topic_config(as_view(data));
+    if (!current) return done(ErrorCode::UNKNOWN_SERVER_ERROR, current.status().to_string());
+    std::map<std::string, std::string> merged = *current;
+    Status edited = edit(merged);
+    if (!edited.is_ok()) return done(ErrorCode::INVALID_CONFIG, edited.message());
+    TopicConfig check = config_.topic_defaults;
+    Status valid = check.apply(merged);
+    if (!valid.is_ok()) return done(ErrorCode::INVALID_CONFIG, valid.message());
+    if (validate_only) return done(ErrorCode::NONE, "");
+    zk_.set_data(path, encode_topic_config(merged), stat.version, [this, topic, edit, done](ZkError e2, coord::Stat) {
+      // Someone else altered it meanwhile: edit theirs.
+      if (e2 == ZkError::kBadVersion) return edit_topic_config(topic, edit, false, done);
+      if (e2 != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(e2));
+      zk_.create(zk_paths::config_change_prefix(), encode_config_change("topics/" + topic), CreateMode::kPersistentSequential,
+                 [done](ZkError e3, std::string) {
+                   if (e3 != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(e3));
+                   done(ErrorCode::NONE, "");
+                 });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting for metadata.
+
+void AdminManager::when_metadata(std::function<bool()> ready, Duration timeout, std::function<void(bool)> done) {
+  if (ready()) return done(false);
+  const uint64_t id = next_wait_id_++;
+  auto& w = metadata_waits_[id];
+  w.ready = std::move(ready);
+  w.done = std::move(done);
+  w.timer = rt_.after(timeout, [this, id] {
+    auto it = metadata_waits_.find(id);
+    if (it == metadata_waits_.end()) return;
+    auto finished = std::move(it->second.done);
+    metadata_waits_.erase(it);
+    finished(true);
+  });
+}
+
+void AdminManager::on_metadata_update() {
+  std::vector<std::function<void(bool)>> ready;
+  for (auto it = metadata_waits_.begin(); it != metadata_waits_.end();) {
+    if (it->second.ready()) {
+      rt_.cancel(it->second.timer);
+      ready.push_back(std::move(it->second.done));
+      it = metadata_waits_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& done : ready) done(false);
+}
+
+}  // namespace gregor::broker

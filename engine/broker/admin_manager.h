@@ -1,0 +1,82 @@
+// AdminManager: topic administration through zk, as any broker of the ZooKeeper era does it
+// (Kafka's ZkAdminManager): creating a topic writes its config and assignment (the controller's
+// watch does the rest), deleting one writes /admin/delete_topics/T, and a config change writes
+// /config/topics/T and the notification every broker applies (engine/broker/config_change_listener.h).
+//
+// It also holds the requests that wait for this broker's metadata to catch up (Kafka's
+// DelayedCreatePartitions): CreateTopics answers once the new topic's leaders are known here.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/broker/broker_config.h"
+#include "engine/broker/controller.h"
+#include "engine/broker/metadata_cache.h"
+#include "engine/coord/zk_client.h"
+
+namespace gregor::broker {
+
+// Kafka's rule for topic names: 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..".
+bool valid_topic_name(const std::string& name);
+
+class AdminManager {
+ public:
+  using Done = std::function<void(protocol::ErrorCode, std::string)>;
+  // Edits a topic's overrides as read from zk (a Status error becomes INVALID_CONFIG).
+  using TopicConfigEdit = std::function<Status(std::map<std::string, std::string>& overrides)>;
+
+  AdminManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, const Controller& controller,
+               const MetadataCache& metadata)
+      : rt_(rt), config_(config), zk_(zk), controller_(controller), metadata_(metadata) {}
+  ~AdminManager();
+
+  // Creates a topic with replicas spread over the live brokers as Kafka's AdminUtils does.
+  void create_topic(const std::string& name, int32_t partitions, int32_t replication_factor,
+                    const std::map<std::string, std::string>& configs, Done done);
+  // The same with the placement given by hand (kafka-topics --replica-assignment): partition ->
+  // replica broker ids, the first of each the preferred leader. REQUIRES: partitions 0..n-1.
+  void create_topic_with_assignment(const std::string& name, const std::map<int32_t, std::vector<int32_t>>& assignment,
+                                    const std::map<std::string, std::string>& configs, Done done);
+  // Marks a topic for deletion (the controller deletes it): NONE, or UNKNOWN_SERVER_ERROR.
+  void request_deletion(const std::string& topic, std::function<void(protocol::ErrorCode)> done);
+
+  // A topic's overrides as stored in zk: UNKNOWN_TOPIC_OR_PARTITION when there is no such topic.
+  void read_topic_config(const std::string& topic,
+                         std::function<void(protocol::ErrorCode, std::string, std::map<std::string, std::string>)> done);
+  // kafka-configs --alter --entity-type topics: merges `changes` into /config/topics/T (nullopt
+  // deletes a key) after validating the result, then writes the change notification every broker
+  // applies. UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG or NONE.
+  void alter_topic_config(const std::string& topic, const std::map<std::string, std::optional<std::string>>& changes,
+                          Done done);
+  // The general form (AlterConfigs replaces the overrides, IncrementalAlterConfigs edits them): the
+  // result of `edit` is validated, then written with the znode's version (re-read and re-edited
+  // when someone else wrote meanwhile), unless validate_only.
+  void edit_topic_config(const std::string& topic, TopicConfigEdit edit, bool validate_only, Done done);
+
+  // Calls done(false) once ready() holds after an UpdateMetadata (or at once), or done(true) when
+  // timeout passes first.
+  void when_metadata(std::function<bool()> ready, Duration timeout, std::function<void(bool timed_out)> done);
+  // This broker's metadata changed (UpdateMetadata): the waits whose condition holds complete.
+  void on_metadata_update();
+
+ private:
+  struct MetadataWait {
+    std::function<bool()> ready;
+    std::function<void(bool)> done;
+    TimerId timer;
+  };
+
+  Runtime& rt_;
+  const BrokerConfig& config_;
+  coord::ZkClient& zk_;
+  const Controller& controller_;
+  const MetadataCache& metadata_;
+  std::map<uint64_t, MetadataWait> metadata_waits_;
+  uint64_t next_wait_id_ = 1;
+};
+
+}  // namespace gregor::broker

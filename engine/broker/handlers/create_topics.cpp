@@ -1,0 +1,108 @@
+// CreateTopics (the controller answers; others say NOT_CONTROLLER): each topic is checked (name,
+// partitions, replication factor, configs), then created through zk, and answered once this
+// broker's metadata knows a leader for every new partition, or with REQUEST_TIMED_OUT after
+// timeout_ms (the topic is created either way), as Kafka's DelayedCreatePartitions does.
+#include <algorithm>
+
+#include "engine/broker/async_steps.h"
+#include "engine/broker/request_handler.h"
+#include "engine/protocol/create_topics.h"
+
+namespace gregor::broker {
+
+namespace {
+
+using CreatableTopic = protocol::CreateTopicsRequest::CreatableTopic;
+using Response = protocol::CreateTopicsResponse;
+
+// Why a topic cannot be created as asked, or NONE; `partitions` and `rf` take the defaults.
+ErrorCode check_topic(HandlerContext& ctx, const CreatableTopic& t, int32_t& partitions, int32_t& rf,
+                      std::map<std::string, std::string>& configs, std::string& message) {
+  if (!valid_topic_name(t.name)) {
+    message = "Topic name '" + t.name + "' is illegal";
+    return ErrorCode::INVALID_TOPIC_EXCEPTION;
+  }
+  if (ctx.metadata.has_topic(t.name)) {
+    message = "Topic '" + t.name + "' already exists.";
+    return ErrorCode::TOPIC_ALREADY_EXISTS;
+  }
+  partitions = t.num_partitions == -1 ? ctx.config.num_partitions : t.num_partitions;
+  rf = t.replication_factor == -1 ? ctx.config.default_replication_factor : t.replication_factor;
+  if (partitions < 1) {
+    message = "Number of partitions must be larger than 0.";
+    return ErrorCode::INVALID_PARTITIONS;
+  }
+  if (!t.assignments.empty()) {
+    message = "manual replica assignment is not supported";
+    return ErrorCode::INVALID_REQUEST;
+  }
+  for (const auto& c : t.configs)
+    if (c.value) configs[c.name] = *c.value;
+  TopicConfig check = ctx.config.topic_defaults;
+  Status valid = check.apply(configs);
+  if (!valid.is_ok()) {
+    message = valid.message();
+    return ErrorCode::INVALID_CONFIG;
+  }
+  const size_t live = ctx.controller.live_brokers().size();
+  if (static_cast<size_t>(rf) > live || rf < 1) {
+    message = "Replication factor: " + std::to_string(rf) + " larger than available brokers: " + std::to_string(live) + ".";
+    return ErrorCode::INVALID_REPLICATION_FACTOR;
+  }
+  return ErrorCode::NONE;
+}
+
+// Answers for one created topic once its leaders are known here, or at the timeout.
+void await_leaders(HandlerContext& ctx, std::shared_ptr<Response> resp, const std::string& name, int32_t partitions,
+                   int32_t timeout_ms, std::function<void()> next) {
+  auto ready = [&ctx, name, partitions] {
+    auto parts = ctx.metadata.topic_partitions(name);
+    if (static_cast<int32_t>(parts.size()) < partitions) return false;
+    return std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p.second.leader >= 0; });
+  };
+  ctx.admin.when_metadata(ready, Duration::millis(timeout_ms), [resp, name, timeout_ms, next](bool timed_out) {
+    if (timed_out)
+      resp->topics.push_back({name, ErrorCode::REQUEST_TIMED_OUT,
+                              "Topic '" + name + "' was created but its leaders were not known within " +
+                                  std::to_string(timeout_ms) + " ms."});
+    else
+      resp->topics.push_back({name, ErrorCode::NONE, std::nullopt});
+    next();
+  });
+}
+
+}  // namespace
+
+void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::CreateTopicsRequest request) {
+  auto resp = std::make_shared<Response>();
+  if (!ctx.controller.is_active()) {
+    for (const auto& t : request.topics) resp->topics.push_back({t.name, ErrorCode::NOT_CONTROLLER, std::nullopt});
+    return ctx.channel.respond(req, *resp);
+  }
+  const bool validate_only = request.validate_only;
+  const int32_t timeout_ms = request.timeout_ms;
+  sequentially<CreatableTopic>(
+      request.topics,
+      [&ctx, resp, validate_only, timeout_ms](const CreatableTopic& t, std::function<void()> next) {
+        int32_t partitions = 0, rf = 0;
+        std::map<std::string, std::string> configs;
+        std::string message;
+        const ErrorCode code = check_topic(ctx, t, partitions, rf, configs, message);
+        if (code != ErrorCode::NONE || validate_only) {
+          resp->topics.push_back({t.name, code, std::move(message)});
+          return next();
+        }
+        ctx.admin.create_topic(t.name, partitions, rf, configs,
+                               [&ctx, resp, name = t.name, partitions, timeout_ms, next](ErrorCode created, std::string msg) {
+                                 if (created != ErrorCode::NONE || timeout_ms <= 0) {
+                                   resp->topics.push_back(
+                                       {name, created, msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
+                                   return next();
+                                 }
+                                 await_leaders(ctx, resp, name, partitions, timeout_ms, next);
+                               });
+      },
+      [&ctx, req, resp] { ctx.channel.respond(req, *resp); });
+}
+
+}  // namespace gregor::broker

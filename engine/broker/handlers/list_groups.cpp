@@ -1,0 +1,12 @@
+// ListGroups: the groups this broker coordinates.
+#include "engine/broker/request_handler.h"
+#include "engine/protocol/list_groups.h"
+
+namespace gregor::broker {
+
+void handle_list_groups(HandlerContext& ctx, const Request& req, protocol::ListGroupsRequest request) {
+  (void)request;
+  ctx.channel.respond(req, ctx.groups.list_groups());
+}
+
+}  // namespace gregor::broker

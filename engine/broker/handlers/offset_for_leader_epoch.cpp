@@ -1,0 +1,35 @@
+// OffsetForLeaderEpoch (from followers, KIP-101/279): the leader's end offset for the largest
+// epoch at or below the one asked, fenced by the follower's view of the current leader epoch.
+#include "engine/broker/request_handler.h"
+#include "engine/protocol/offset_for_leader_epoch.h"
+
+namespace gregor::broker {
+
+void handle_offset_for_leader_epoch(HandlerContext& ctx, const Request& req, protocol::OffsetForLeaderEpochRequest request) {
+  protocol::OffsetForLeaderEpochResponse resp;
+  for (const auto& t : request.topics) {
+    protocol::OffsetForLeaderEpochResponse::OffsetForLeaderTopicResult tr;
+    tr.topic = t.topic;
+    for (const auto& op : t.partitions) {
+      protocol::OffsetForLeaderEpochResponse::EpochEndOffset e;
+      e.partition = op.partition;
+      Partition* p = ctx.replicas.partition(TopicPartition{t.topic, op.partition});
+      if (!p || !p->is_leader()) {
+        e.error_code = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+      } else if (op.current_leader_epoch >= 0 && op.current_leader_epoch < p->leader_epoch()) {
+        e.error_code = ErrorCode::FENCED_LEADER_EPOCH;
+      } else if (op.current_leader_epoch > p->leader_epoch()) {
+        e.error_code = ErrorCode::UNKNOWN_LEADER_EPOCH;
+      } else {
+        auto [epoch, end] = p->end_offset_for_epoch(op.leader_epoch);
+        e.leader_epoch = epoch;
+        e.end_offset = end;
+      }
+      tr.partitions.push_back(e);
+    }
+    resp.topics.push_back(std::move(tr));
+  }
+  ctx.channel.respond(req, resp);
+}
+
+}  // namespace gregor::broker

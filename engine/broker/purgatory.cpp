@@ -1,0 +1,66 @@
+#include "engine/broker/purgatory.h"
+
+namespace gregor::broker {
+
+Purgatory::~Purgatory() {
+  for (auto& [id, e] : ops_) rt_.cancel(e.timer);
+}
+
+void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<TopicPartition> keys, Duration timeout) {
+  const uint64_t id = next_id_++;
+  Entry& e = ops_[id];
+  e.op = std::move(op);
+  e.keys = std::move(keys);
+  for (const auto& tp : e.keys) watchers_[tp].insert(id);
+  e.timer = rt_.after(timeout, [this, id] {
+    auto it = ops_.find(id);
+    if (it == ops_.end()) return;
+    std::unique_ptr<DelayedOperation> expired = std::move(it->second.op);
+    it->second.timer = TimerId{0};
+    remove(id);
+    expired->try_complete(true);
+  });
+}
+
+void Purgatory::mark(const TopicPartition& tp) {
+  // With nothing waiting there is nothing to try: an operation that arrives later has been tried
+  // by its caller. Otherwise tp is marked even when nothing watches it yet, for an operation that
+  // starts watching it before the try.
+  if (!ops_.empty()) marked_.insert(tp);
+}
+
+void Purgatory::try_marked() {
+  std::vector<uint64_t> ids;
+  if (all_marked_) {
+    for (const auto& [id, e] : ops_) ids.push_back(id);
+  } else {
+    std::set<uint64_t> unique;
+    for (const auto& tp : marked_) {
+      auto w = watchers_.find(tp);
+      if (w != watchers_.end()) unique.insert(w->second.begin(), w->second.end());
+    }
+    ids.assign(unique.begin(), unique.end());
+  }
+  all_marked_ = false;
+  marked_.clear();
+  for (uint64_t id : ids) {
+    auto it = ops_.find(id);
+    if (it == ops_.end()) continue;  // completed by an earlier one's answer
+    if (!it->second.op->try_complete(false)) continue;
+    rt_.cancel(it->second.timer);
+    it->second.timer = TimerId{0};
+    remove(id);
+  }
+}
+
+void Purgatory::remove(uint64_t id) {
+  auto it = ops_.find(id);
+  for (const auto& tp : it->second.keys) {
+    auto w = watchers_.find(tp);
+    w->second.erase(id);
+    if (w->second.empty()) watchers_.erase(w);
+  }
+  ops_.erase(it);
+}
+
+}  // namespace gregor::broker

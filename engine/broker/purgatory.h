@@ -1,0 +1,64 @@
+// Purgatory: requests waiting for something to happen on partitions (Kafka's
+// DelayedOperationPurgatory): an acks=all produce waits for the high watermark, a long-polling
+// fetch for data. Each waiting operation watches the partitions it depends on. When something
+// changes on a partition the owner marks it (mark); at the next try_marked the operations watching
+// a marked partition try to complete, in the order they arrived. An operation that has not
+// completed when its timeout passes completes then, whatever its state.
+//
+// The owner decides when try_marked runs (engine/broker/replica_manager.h defers it to a fresh
+// event: progress is reported from inside appends, and answers must not re-enter them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "engine/core/runtime.h"
+#include "engine/core/topic_partition.h"
+
+namespace gregor::broker {
+
+class DelayedOperation {
+ public:
+  virtual ~DelayedOperation() = default;
+  // Answers the request and returns true when the operation can complete now; when `expired` it
+  // must complete.
+  virtual bool try_complete(bool expired) = 0;
+};
+
+class Purgatory {
+ public:
+  explicit Purgatory(Runtime& rt) : rt_(rt) {}
+  ~Purgatory();
+  Purgatory(const Purgatory&) = delete;
+  Purgatory& operator=(const Purgatory&) = delete;
+
+  // Watches `op` under `keys` until a try completes it or `timeout` passes. The caller has tried
+  // it once already (Kafka's tryCompleteElseWatch).
+  void watch(std::unique_ptr<DelayedOperation> op, std::vector<TopicPartition> keys, Duration timeout);
+  // Something changed on tp (or on every partition): its watchers try again at the next try_marked.
+  void mark(const TopicPartition& tp);
+  void mark_all() { all_marked_ = true; }
+  // Tries every operation watching a marked partition, in arrival order; clears the marks.
+  void try_marked();
+  size_t waiting() const { return ops_.size(); }
+
+ private:
+  struct Entry {
+    std::unique_ptr<DelayedOperation> op;
+    std::vector<TopicPartition> keys;
+    TimerId timer;
+  };
+  void remove(uint64_t id);
+
+  Runtime& rt_;
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, Entry> ops_;                         // by arrival
+  std::map<TopicPartition, std::set<uint64_t>> watchers_;  // partition -> operations watching it
+  std::set<TopicPartition> marked_;
+  bool all_marked_ = false;
+};
+
+}  // namespace gregor::broker

@@ -1,0 +1,248 @@
+#include "engine/broker/replica_manager.h"
+
+#include <algorithm>
+
+#include "engine/broker/async_steps.h"
+#include "engine/broker/hw_checkpoint.h"
+#include "engine/broker/zk_data.h"
+#include "engine/core/json.h"
+
+namespace gregor::broker {
+
+using coord::CreateMode;
+using coord::ZkError;
+
+namespace {
+constexpr int64_t kRetentionCheckIntervalMs = 300000;  // log.retention.check.interval.ms
+}  // namespace
+
+ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net)
+    : rt_(rt),
+      config_(config),
+      zk_(zk),
+      fetcher_(rt, config, net, [this](const TopicPartition& tp) { return partition(tp); }),
+      produce_purgatory_(rt),
+      fetch_purgatory_(rt) {}
+
+Partition* ReplicaManager::partition(const TopicPartition& tp) {
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? nullptr : it->second.get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Periodic work.
+
+void ReplicaManager::load_checkpoint() {
+  auto hws = read_hw_checkpoint(rt_.disk());
+  if (hws)
+    checkpointed_hw_ = *hws;
+  else
+    rt_.log("ignoring " + std::string(kHwCheckpointFile) + ": " + hws.status().to_string());
+}
+
+void ReplicaManager::start_ticks() {
+  rt_.after(Duration::millis(config_.replica_high_watermark_checkpoint_interval_ms), [this] { checkpoint_high_watermarks(); });
+  rt_.after(Duration::millis(std::max<int64_t>(1, config_.replica_lag_time_max_ms / 2)), [this] { shrink_isr_tick(); });
+  rt_.after(Duration::millis(kRetentionCheckIntervalMs), [this] { retention_tick(); });
+}
+
+void ReplicaManager::checkpoint_high_watermarks() {
+  std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
+  for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
+  Status s = write_hw_checkpoint(rt_.disk(), hws);
+  if (s.is_ok())
+    checkpointed_hw_ = std::move(hws);
+  else
+    rt_.log("high watermark checkpoint failed: " + s.to_string());
+  rt_.after(Duration::millis(config_.replica_high_watermark_checkpoint_interval_ms), [this] { checkpoint_high_watermarks(); });
+}
+
+void ReplicaManager::retention_tick() {
+  for (auto& [tp, p] : partitions_) {
+    auto deleted = p->log().apply_retention(rt_.now());
+    if (deleted && *deleted > 0)
+      rt_.emit("log_retention", {{"topic", tp.topic}, {"partition", tp.partition}, {"segments_deleted", *deleted},
+                                 {"log_start", p->log_start_offset().value}});
+  }
+  rt_.after(Duration::millis(kRetentionCheckIntervalMs), [this] { retention_tick(); });
+}
+
+void ReplicaManager::shrink_isr_tick() {
+  for (auto& [tp, p] : partitions_) p->maybe_shrink_isr(rt_.now());
+  rt_.after(Duration::millis(std::max<int64_t>(1, config_.replica_lag_time_max_ms / 2)), [this] { shrink_isr_tick(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests from the controller.
+
+bool ReplicaManager::accept_controller_epoch(int32_t controller_epoch) {
+  if (controller_epoch < highest_controller_epoch_) return false;
+  highest_controller_epoch_ = controller_epoch;
+  return true;
+}
+
+Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
+  if (Partition* p = partition(tp)) return p;
+  TopicConfig tc = config_.topic_defaults;
+  auto cit = topic_configs_.find(tp.topic);
+  if (cit != topic_configs_.end()) tc = cit->second;
+  log::RecoveryReport report;
+  auto lg = log::Log::load(rt_.disk(), tp.str(), tc.log_config(), rt_.now(), &report);
+  if (!lg) {
+    rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
+    rt_.emit("log_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", lg.status().to_string()}});
+    return nullptr;
+  }
+  auto p = std::make_unique<Partition>(rt_, *this, tp, config_.broker_id, std::move(*lg), tc, config_);
+  auto hw = checkpointed_hw_.find(tp);
+  if (hw != checkpointed_hw_.end()) p->restore_high_watermark(Offset{hw->second});
+  Partition* raw = p.get();
+  partitions_[tp] = std::move(p);
+  return raw;
+}
+
+void ReplicaManager::become_leader_or_follower(std::shared_ptr<const protocol::LeaderAndIsrRequest> request,
+                                               std::function<void(protocol::LeaderAndIsrResponse)> done) {
+  // Topics this broker has not hosted yet: read their config overrides first, so their logs and
+  // partitions open with them (min.insync.replicas, segment.bytes, ...).
+  std::vector<std::string> unknown;
+  for (const auto& ts : request->topic_states)
+    if (!topic_configs_.count(ts.topic_name)) unknown.push_back(ts.topic_name);
+  sequentially<std::string>(
+      unknown,
+      [this](const std::string& topic, std::function<void()> next) {
+        zk_.get_data(zk_paths::topic_config(topic), false, [this, topic, next](ZkError err, Bytes data, coord::Stat) {
+          TopicConfig tc = config_.topic_defaults;
+          if (err == ZkError::kOk) {
+            auto overrides = decode_topic_config(as_view(data));
+            if (overrides) {
+              Status s = tc.apply(*overrides);
+              if (!s.is_ok()) rt_.log("topic " + topic + ": " + s.to_string());
+            }
+          }
+          topic_configs_[topic] = tc;
+          next();
+        });
+      },
+      [this, request, done] {
+        protocol::LeaderAndIsrResponse resp;
+        for (const auto& ts : request->topic_states)
+          for (const auto& ps : ts.partition_states) {
+            TopicPartition tp{ts.topic_name, ps.partition_index};
+            resp.partition_errors.push_back({tp.topic, tp.partition, become(tp, ps)});
+          }
+        recheck_all_waiting();  // leaders that became followers fail their waiting produces
+        done(std::move(resp));
+      });
+}
+
+ErrorCode ReplicaManager::become(const TopicPartition& tp,
+                                 const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps) {
+  if (std::find(ps.replicas.begin(), ps.replicas.end(), config_.broker_id) == ps.replicas.end())
+    return ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+  Partition* p = get_or_create_partition(tp);
+  if (!p) return ErrorCode::KAFKA_STORAGE_ERROR;
+  PartitionAssignmentState st;
+  st.controller_epoch = ps.controller_epoch;
+  st.leader = ps.leader;
+  st.leader_epoch = ps.leader_epoch;
+  st.isr = ps.isr;
+  st.zk_version = ps.zk_version;
+  st.replicas = ps.replicas;
+  st.is_new = ps.is_new;
+  if (ps.leader == config_.broker_id) {
+    if (!p->make_leader(st, rt_.now())) return ErrorCode::STALE_CONTROLLER_EPOCH;
+    fetcher_.remove_partition(tp);
+    return ErrorCode::NONE;
+  }
+  if (!p->make_follower(st, rt_.now())) return ErrorCode::STALE_CONTROLLER_EPOCH;
+  fetcher_.remove_partition(tp);
+  if (ps.leader >= 0) fetcher_.add_partition(tp, ps.leader, ps.leader_epoch);
+  return ErrorCode::NONE;
+}
+
+protocol::StopReplicaResponse ReplicaManager::stop_replicas(const protocol::StopReplicaRequest& request) {
+  protocol::StopReplicaResponse resp;
+  for (const auto& t : request.topics)
+    for (int32_t pi : t.partition_indexes) {
+      TopicPartition tp{t.name, pi};
+      fetcher_.remove_partition(tp);
+      if (Partition* p = partition(tp)) {
+        p->make_offline();
+        if (request.delete_partitions) {
+          partitions_.erase(tp);
+          checkpointed_hw_.erase(tp);
+          // Remove the partition's directory.
+          auto files = rt_.disk().list(tp.str());
+          if (files)
+            for (const auto& f : *files) (void)rt_.disk().remove(tp.str() + "/" + f);
+          rt_.emit("partition_deleted", {{"topic", tp.topic}, {"partition", tp.partition}});
+        }
+      }
+      resp.partition_errors.push_back({tp.topic, tp.partition, ErrorCode::NONE});
+    }
+  if (request.delete_partitions)
+    for (const auto& t : request.topics) topic_configs_.erase(t.name);
+  recheck_all_waiting();
+  return resp;
+}
+
+bool ReplicaManager::update_topic_config(const std::string& topic, const TopicConfig& config) {
+  if (!topic_configs_.count(topic)) return false;
+  topic_configs_[topic] = config;
+  for (auto& [tp, p] : partitions_) {
+    if (tp.topic != topic) continue;
+    Status u = p->update_config(config, config.log_config());
+    if (!u.is_ok()) rt_.log("topic " + topic + ": " + u.to_string());
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partition progress, ISR writes, waiting requests.
+
+void ReplicaManager::write_isr(Partition& p, const LeaderIsrState& new_state, int32_t expected_zk_version) {
+  const TopicPartition tp = p.tp();
+  zk_.set_data(zk_paths::partition_state(tp.topic, tp.partition), new_state.encode(), expected_zk_version,
+               [this, tp, new_state](ZkError err, coord::Stat st) {
+                 Partition* part = partition(tp);
+                 if (!part) return;
+                 part->on_isr_write_result(err == ZkError::kOk, new_state, st.version);
+                 if (err != ZkError::kOk) return;
+                 // Tell the controller, which propagates the new ISR with UpdateMetadata.
+                 Json::Object entry;
+                 entry["topic"] = Json(tp.topic);
+                 entry["partition"] = Json(tp.partition);
+                 Json::Object note;
+                 note["version"] = Json(1);
+                 note["partitions"] = Json(Json::Array{Json(std::move(entry))});
+                 zk_.create(zk_paths::isr_change_prefix(), to_bytes(Json(std::move(note)).dump()),
+                            CreateMode::kPersistentSequential, [](ZkError, std::string) {});
+               });
+}
+
+void ReplicaManager::on_partition_progress(Partition& p) {
+  produce_purgatory_.mark(p.tp());
+  fetch_purgatory_.mark_all();
+  schedule_waiting_check();
+  if (progress_listener_) progress_listener_(p.tp());
+}
+
+void ReplicaManager::recheck_all_waiting() {
+  produce_purgatory_.mark_all();
+  fetch_purgatory_.mark_all();
+  schedule_waiting_check();
+}
+
+void ReplicaManager::schedule_waiting_check() {
+  if (waiting_check_scheduled_) return;
+  if (produce_purgatory_.waiting() == 0 && fetch_purgatory_.waiting() == 0) return;
+  waiting_check_scheduled_ = true;
+  rt_.after(Duration{0}, [this] {
+    waiting_check_scheduled_ = false;
+    produce_purgatory_.try_marked();
+    fetch_purgatory_.try_marked();
+  });
+}
+
+}  // namespace gregor::broker

@@ -1,0 +1,96 @@
+// ReplicaManager: this broker's replicas of partitions (Kafka's ReplicaManager).
+//
+// It opens a partition's log when the controller first names this broker among its replicas
+// (become_leader_or_follower, from LeaderAndIsr), makes it leader or follower, and hands followed
+// partitions to the replica fetcher; StopReplica takes them away (and deletes them with their
+// topic). It keeps the topic configs of the topics it hosts (read from zk when a topic is first
+// hosted, updated by config changes), fences requests of a controller older than the newest it
+// has heard from, and runs the periodic work: high watermark checkpoints
+// (replica.high.watermark.checkpoint.interval.ms), ISR shrinks (every replica.lag.time.max.ms / 2)
+// and retention (log.retention.check.interval.ms).
+//
+// It owns the purgatories (engine/broker/purgatory.h) of the requests that wait on its partitions:
+// when a partition's high watermark or log moves, the produces watching it try again, on a fresh
+// event. Waiting fetches try again on every partition's progress: reading for a follower records
+// its fetch position and time (Partition::fetch_for_follower), which decides when it counts as
+// caught up, so a fetch is re-read whenever anything moved, not only its own partitions.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/broker/broker_config.h"
+#include "engine/broker/partition.h"
+#include "engine/broker/purgatory.h"
+#include "engine/broker/replica_fetcher.h"
+#include "engine/coord/zk_client.h"
+#include "engine/protocol/leader_and_isr.h"
+#include "engine/protocol/network_client.h"
+#include "engine/protocol/stop_replica.h"
+
+namespace gregor::broker {
+
+class ReplicaManager final : public PartitionOwner {
+ public:
+  // A partition's high watermark or log moved (besides the purgatories, the group coordinator waits).
+  using ProgressListener = std::function<void(const TopicPartition&)>;
+
+  ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net);
+  void set_progress_listener(ProgressListener l) { progress_listener_ = std::move(l); }
+
+  // Reads the high watermark checkpoint (before any partition opens).
+  void load_checkpoint();
+  // Starts the periodic work.
+  void start_ticks();
+
+  Partition* partition(const TopicPartition& tp);
+  const std::map<TopicPartition, std::unique_ptr<Partition>>& partitions() const { return partitions_; }
+
+  // Requests from the controller carry its epoch: false (STALE_CONTROLLER_EPOCH) for one older than
+  // the newest this broker has heard from; otherwise it becomes the newest.
+  bool accept_controller_epoch(int32_t controller_epoch);
+  int32_t controller_epoch() const { return highest_controller_epoch_; }
+  // LeaderAndIsr: reads the config of topics not hosted yet, then makes each partition of this
+  // broker leader or follower; answers with one error per partition.
+  void become_leader_or_follower(std::shared_ptr<const protocol::LeaderAndIsrRequest> request,
+                                 std::function<void(protocol::LeaderAndIsrResponse)> done);
+  // StopReplica: the partitions stop (and are deleted with their files when the request says so).
+  protocol::StopReplicaResponse stop_replicas(const protocol::StopReplicaRequest& request);
+  // A topic's config changed: its hosted partitions take it. False when no partition is hosted.
+  bool update_topic_config(const std::string& topic, const TopicConfig& config);
+
+  Purgatory& produce_purgatory() { return produce_purgatory_; }
+  Purgatory& fetch_purgatory() { return fetch_purgatory_; }
+  // Every waiting request tries again (leadership moved, a config changed), on a fresh event.
+  void recheck_all_waiting();
+
+  // PartitionOwner.
+  void write_isr(Partition& p, const LeaderIsrState& new_state, int32_t expected_zk_version) override;
+  void on_partition_progress(Partition& p) override;
+
+ private:
+  Partition* get_or_create_partition(const TopicPartition& tp);
+  ErrorCode become(const TopicPartition& tp, const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps);
+  void schedule_waiting_check();
+  void checkpoint_high_watermarks();
+  void shrink_isr_tick();
+  void retention_tick();
+
+  Runtime& rt_;
+  const BrokerConfig& config_;
+  coord::ZkClient& zk_;
+  ReplicaFetcher fetcher_;
+  std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
+  std::map<std::string, TopicConfig> topic_configs_;  // broker defaults + /config/topics/T
+  std::map<TopicPartition, int64_t> checkpointed_hw_;
+  int32_t highest_controller_epoch_ = 0;
+  Purgatory produce_purgatory_;
+  Purgatory fetch_purgatory_;
+  bool waiting_check_scheduled_ = false;
+  ProgressListener progress_listener_;
+};
+
+}  // namespace gregor::broker
