@@ -1,44 +1,36 @@
 // Controller: the one broker that won the ephemeral /controller znode (ZooKeeper-era Kafka's
 // KafkaController). It watches broker registrations and topics, elects partition leaders, writes
 // partition state with conditional writes fenced by the version of /controller_epoch, and tells
-// brokers with LeaderAndIsr, UpdateMetadata and StopReplica.
+// brokers with LeaderAndIsr, UpdateMetadata and StopReplica (engine/broker/controller_channel.h).
 //
-// Events are processed one at a time, in arrival order, as Kafka's controller event queue does:
-// each event may need several round trips to zk, and the next event starts only when the previous
-// one is done, so no two events interleave their reads and writes.
-//
-// Election (PartitionStateMachine): the first replica in assignment order that is alive and in the
-// ISR; if none and unclean.leader.election.enable, the first live replica (ISR := [it]); else the
-// partition goes offline (leader -1). Every leader change bumps the leader epoch. When a broker
-// dies, it is removed from the ISR of partitions it followed (the last ISR member stays, as Kafka
-// keeps it, so that it can come back as leader).
+// Its state is one ControllerContext (controller_context.h); its events run one at a time through
+// a ControllerEventQueue, which also drops every answer that arrives after the controller resigned;
+// the elections themselves are pure rules (leader_election.h): offline partitions, controlled
+// shutdown, preferred leaders. Every leader change bumps the leader epoch. When a broker dies, it is
+// removed from the ISR of partitions it followed (the last ISR member stays, as Kafka keeps it, so
+// that it can come back as leader).
 //
 // Trace events (node = the controller): controller_elected, controller_resigned, leader_change
 // {topic, partition, leader, leader_epoch, isr, reason}, partition_offline, broker_change
 // {live}, topic_created, topic_deleted.
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <map>
-#include <optional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/controller_channel.h"
-#include "engine/core/topic_partition.h"
+#include "engine/broker/controller_context.h"
+#include "engine/broker/controller_event_queue.h"
 #include "engine/broker/zk_data.h"
 #include "engine/coord/zk_client.h"
+#include "engine/core/topic_partition.h"
 
 namespace gregor::broker {
-
-struct ControllerPartition {
-  std::vector<int32_t> replicas;
-  LeaderIsrState state;
-  int32_t zk_version = -1;  // -1: no state znode yet
-};
 
 class Controller {
  public:
@@ -48,7 +40,7 @@ class Controller {
   // /controller disappears, and after a new zk session.
   void elect();
   bool is_active() const { return active_; }
-  int32_t epoch() const { return epoch_; }
+  int32_t epoch() const { return context_.epoch; }
   // Forwarded from the broker's zk watch listener.
   void on_watch(const coord::WatchEvent& e);
   // A topic's config changed (the broker's config change listener): later elections use it, and
@@ -64,15 +56,18 @@ class Controller {
   // Preferred leader election for the given partitions (all when empty).
   void preferred_leader_election(std::vector<TopicPartition> partitions);
 
-  const std::map<TopicPartition, ControllerPartition>& partitions() const { return partitions_; }
-  const std::map<int32_t, BrokerRegistration>& live_brokers() const { return live_; }
+  const std::map<TopicPartition, ControllerPartition>& partitions() const { return context_.partitions; }
+  const std::map<int32_t, BrokerRegistration>& live_brokers() const { return context_.live; }
 
  private:
-  using Done = std::function<void()>;
-  using Step = std::function<void(Done)>;
-  // The event queue: steps run one at a time.
-  void enqueue(const char* name, Step step);
-  void run_next();
+  using Done = ControllerEventQueue::Done;
+  using Change = election::Change;
+  struct PartitionChange {
+    TopicPartition tp;
+    Change change;
+  };
+  // Broker id -> (registration, czxid), as read from /brokers/ids.
+  using Registrations = std::map<int32_t, std::pair<BrokerRegistration, int64_t>>;
 
   // Becoming controller.
   // Kafka's registerControllerAndIncrementControllerEpoch: one multi creates /controller and bumps
@@ -84,49 +79,41 @@ class Controller {
   void retry_elect_later();
   void on_elected(int32_t epoch, int32_t epoch_zk_version, Done done);
   void load_cluster(Done done);
+  void schedule_rebalance_check();
   // Events.
   void on_broker_change(Done done);
+  void read_registrations(std::vector<std::string> ids, std::function<void(Registrations)> then);
+  void apply_broker_change(const Registrations& fresh, Done done);
   void on_topic_change(Done done);
+  void read_topic(const std::string& topic, std::shared_ptr<std::vector<TopicPartition>> new_partitions, Done next);
   void on_topic_deletion(Done done);
+  void delete_topic(const std::string& topic, Done next);
   void on_isr_change_notification(Done done);
   void check_preferred_leaders(Done done);
 
   // Partition state changes.
-  struct Change {
-    TopicPartition tp;
-    LeaderIsrState state;
-    const char* reason;
-  };
   // Elects leaders for partitions without a live leader (and new partitions).
-  std::vector<Change> elect_offline(const std::set<int32_t>& shutting_down, const char* reason);
+  std::vector<PartitionChange> elect_offline(const char* reason) const;
   // Writes each change conditionally (fenced by the controller epoch version), then sends
   // LeaderAndIsr to the replicas and UpdateMetadata to every live broker.
-  void write_changes(std::vector<Change> changes, Done done);
+  void write_changes(std::vector<PartitionChange> changes, Done done);
+  void write_change(const PartitionChange& c, std::shared_ptr<std::set<TopicPartition>> written,
+                    std::shared_ptr<std::vector<TopicPartition>> retry, Done next);
   void send_leader_and_isr(const std::set<TopicPartition>& tps, const std::set<int32_t>& to_brokers);
   void send_update_metadata(const std::set<int32_t>& to_brokers);
   void send_stop_replica(int32_t broker, const std::vector<TopicPartition>& tps, bool delete_partitions);
-  std::set<int32_t> live_ids() const;
   void read_partition_states(std::vector<TopicPartition> tps, Done done);
   void emit_leader_change(const TopicPartition& tp, const LeaderIsrState& s, const char* reason);
 
   Runtime& rt_;
   const BrokerConfig& config_;
-  coord::ZkClient& zk_;
+  coord::ZkClient& raw_zk_;  // for the election of /controller only, which happens between terms
+  ControllerEventQueue queue_;
+  ControllerZk zk_;
   ControllerChannel channel_;
   bool active_ = false;
   bool electing_ = false;
-  int32_t epoch_ = 0;
-  int32_t epoch_zk_version_ = -1;
-  uint64_t generation_ = 0;  // bumped on resign: stale callbacks do nothing
-  std::map<int32_t, BrokerRegistration> live_;
-  std::map<int32_t, int64_t> broker_czxid_;  // registration identity: a bounced broker has a new one
-  std::map<std::string, TopicAssignment> topics_;
-  std::map<std::string, TopicConfig> topic_configs_;  // broker defaults + /config/topics/T overrides
-  std::map<TopicPartition, ControllerPartition> partitions_;
-  std::set<int32_t> shutting_down_;
-  std::set<std::string> deleting_;
-  std::deque<std::pair<const char*, Step>> queue_;
-  bool busy_ = false;
+  ControllerContext context_;
   TimerId rebalance_timer_{0};
 };
 

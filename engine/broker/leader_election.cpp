@@ -1,0 +1,137 @@
+#include "engine/broker/leader_election.h"
+
+#include <algorithm>
+
+namespace gregor::broker::election {
+
+namespace {
+bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::optional<int32_t> first_eligible_in_isr(const std::vector<int32_t>& replicas, const std::vector<int32_t>& isr,
+                                             const Brokers& brokers) {
+  for (int32_t r : replicas)
+    if (brokers.eligible(r) && contains(isr, r)) return r;
+  return std::nullopt;
+}
+
+std::vector<int32_t> without(std::vector<int32_t> v, int32_t x) {
+  v.erase(std::remove(v.begin(), v.end(), x), v.end());
+  return v;
+}
+
+// The current state with the next leader epoch, under this controller.
+LeaderIsrState next_epoch(const LeaderIsrState& cur, int32_t controller_epoch) {
+  LeaderIsrState s = cur;
+  s.leader_epoch = cur.leader_epoch + 1;
+  s.controller_epoch = controller_epoch;
+  return s;
+}
+}  // namespace
+
+std::optional<OfflineLeader> offline_partition_leader(const std::vector<int32_t>& assignment, const std::vector<int32_t>& isr,
+                                                      const Brokers& brokers, bool unclean_enabled) {
+  if (auto clean = first_eligible_in_isr(assignment, isr, brokers)) return OfflineLeader{*clean, false};
+  if (!unclean_enabled) return std::nullopt;
+  for (int32_t r : assignment)
+    if (brokers.eligible(r)) return OfflineLeader{r, true};
+  return std::nullopt;
+}
+
+std::optional<int32_t> reassign_partition_leader(const std::vector<int32_t>& reassignment, const std::vector<int32_t>& isr,
+                                                 const Brokers& brokers) {
+  return first_eligible_in_isr(reassignment, isr, brokers);
+}
+
+std::optional<int32_t> preferred_replica_partition_leader(const std::vector<int32_t>& assignment,
+                                                          const std::vector<int32_t>& isr, const Brokers& brokers) {
+  if (assignment.empty()) return std::nullopt;
+  const int32_t preferred = assignment.front();
+  if (!brokers.eligible(preferred) || !contains(isr, preferred)) return std::nullopt;
+  return preferred;
+}
+
+std::optional<int32_t> controlled_shutdown_partition_leader(const std::vector<int32_t>& assignment,
+                                                            const std::vector<int32_t>& isr, const Brokers& brokers) {
+  return first_eligible_in_isr(assignment, isr, brokers);
+}
+
+std::optional<Change> on_brokers_changed(const ControllerPartition& p, const Brokers& brokers, bool unclean_enabled,
+                                         int32_t controller_epoch, const char* reason) {
+  const LeaderIsrState& cur = p.state;
+  if (p.zk_version < 0) {
+    LeaderIsrState s;
+    for (int32_t r : p.replicas)
+      if (brokers.live.count(r)) s.isr.push_back(r);
+    if (s.isr.empty()) return std::nullopt;
+    s.leader = s.isr.front();
+    s.leader_epoch = 0;
+    s.controller_epoch = controller_epoch;
+    return Change{s, "new_partition"};
+  }
+  std::vector<int32_t> isr_live;
+  for (int32_t r : cur.isr)
+    if (brokers.live.count(r)) isr_live.push_back(r);
+  if (cur.leader >= 0 && brokers.live.count(cur.leader)) {
+    if (isr_live.size() == cur.isr.size()) return std::nullopt;
+    // Replicas died: they leave the ISR (the leader stays, so the ISR is not empty).
+    LeaderIsrState s = next_epoch(cur, controller_epoch);
+    s.isr = isr_live;
+    return Change{s, "replica_offline"};
+  }
+  LeaderIsrState s = next_epoch(cur, controller_epoch);
+  if (auto elected = offline_partition_leader(p.replicas, cur.isr, brokers, unclean_enabled)) {
+    s.leader = elected->leader;
+    s.isr = elected->unclean ? std::vector<int32_t>{elected->leader} : isr_live;
+    return Change{s, elected->unclean ? "unclean" : reason};
+  }
+  if (cur.leader == -1) return std::nullopt;  // offline already
+  // Offline: no leader; the last ISR member is kept so that it can come back as leader.
+  s.leader = -1;
+  s.isr = isr_live.empty() ? cur.isr : isr_live;
+  return Change{s, "offline"};
+}
+
+std::optional<ShutdownChange> on_controlled_shutdown(const ControllerPartition& p, int32_t shutting_down,
+                                                     const Brokers& brokers, int32_t controller_epoch) {
+  const LeaderIsrState& cur = p.state;
+  if (p.zk_version < 0 || !contains(p.replicas, shutting_down)) return std::nullopt;
+  if (cur.leader == shutting_down) {
+    auto chosen = controlled_shutdown_partition_leader(p.replicas, cur.isr, brokers);
+    if (!chosen) return std::nullopt;  // nobody else can lead: it stays (and goes offline on stop)
+    LeaderIsrState s = next_epoch(cur, controller_epoch);
+    s.leader = *chosen;
+    s.isr = without(cur.isr, shutting_down);
+    return ShutdownChange{{s, "controlled_shutdown"}, false};
+  }
+  if (!contains(cur.isr, shutting_down) || cur.isr.size() <= 1) return std::nullopt;
+  LeaderIsrState s = next_epoch(cur, controller_epoch);
+  s.isr = without(cur.isr, shutting_down);
+  return ShutdownChange{{s, "controlled_shutdown"}, true};
+}
+
+std::optional<Change> on_preferred_election(const ControllerPartition& p, const Brokers& brokers, int32_t controller_epoch) {
+  if (p.zk_version < 0 || p.replicas.empty() || p.state.leader == p.replicas.front()) return std::nullopt;
+  auto preferred = preferred_replica_partition_leader(p.replicas, p.state.isr, brokers);
+  if (!preferred) return std::nullopt;
+  LeaderIsrState s = next_epoch(p.state, controller_epoch);
+  s.leader = *preferred;
+  return Change{s, "preferred"};
+}
+
+std::vector<TopicPartition> imbalanced_partitions(const std::map<TopicPartition, ControllerPartition>& partitions) {
+  std::map<int32_t, std::pair<int, int>> per_broker;  // preferred count, not-leading count
+  for (const auto& [tp, p] : partitions) {
+    if (p.replicas.empty() || p.zk_version < 0) continue;
+    auto& c = per_broker[p.replicas.front()];
+    c.first++;
+    if (p.state.leader != p.replicas.front()) c.second++;
+  }
+  std::vector<TopicPartition> tps;
+  for (const auto& [b, c] : per_broker)
+    if (c.first > 0 && c.second * 10 > c.first)
+      for (const auto& [tp, p] : partitions)
+        if (!p.replicas.empty() && p.replicas.front() == b && p.state.leader != b) tps.push_back(tp);
+  return tps;
+}
+
+}  // namespace gregor::broker::election
