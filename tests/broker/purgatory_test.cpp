@@ -1,0 +1,111 @@
+// Purgatory (engine/broker/purgatory.h): operations keyed by partition, tried when one of their
+// partitions is marked, in arrival order, and completed by their timeout otherwise.
+#include <catch2/catch.hpp>
+
+#include "engine/broker/purgatory.h"
+#include "sim/simulator.h"
+
+using namespace gregor;
+using namespace gregor::broker;
+
+namespace {
+
+// A node that only lends its runtime to the test.
+class Host final : public Node {
+ public:
+  explicit Host(Runtime& runtime) : rt(runtime) {}
+  void start() override {}
+  void on_message(NodeId, Bytes) override {}
+  void on_disconnect(NodeId) override {}
+  Runtime& rt;
+};
+
+// Completes when `ready` says so (or expired), and records the order of completions.
+class Op final : public DelayedOperation {
+ public:
+  Op(std::string name, const bool& ready, std::vector<std::string>& log) : name_(std::move(name)), ready_(ready), log_(log) {}
+  bool try_complete(bool expired) override {
+    tries++;
+    if (!ready_ && !expired) return false;
+    log_.push_back(name_ + (expired ? " expired" : ""));
+    return true;
+  }
+  int tries = 0;
+
+ private:
+  std::string name_;
+  const bool& ready_;
+  std::vector<std::string>& log_;
+};
+
+struct World {
+  sim::Simulator sim{7};
+  Host* host = nullptr;
+  World() {
+    sim.add_node(NodeId{1}, "host", [this](Runtime& rt) {
+      auto h = std::make_unique<Host>(rt);
+      host = h.get();
+      return h;
+    });
+  }
+};
+
+const TopicPartition kA{"a", 0};
+const TopicPartition kB{"b", 0};
+
+}  // namespace
+
+TEST_CASE("purgatory: a mark tries only the operations watching that partition, in arrival order", "[purgatory]") {
+  World w;
+  Purgatory purgatory(w.host->rt);
+  bool ready_a = false, ready_b = false;
+  std::vector<std::string> done;
+  auto* first = new Op("first on a", ready_a, done);
+  auto* on_b = new Op("on b", ready_b, done);
+  auto* second = new Op("second on a and b", ready_a, done);
+  purgatory.watch(std::unique_ptr<DelayedOperation>(first), {kA}, Duration::seconds(10));
+  purgatory.watch(std::unique_ptr<DelayedOperation>(on_b), {kB}, Duration::seconds(10));
+  purgatory.watch(std::unique_ptr<DelayedOperation>(second), {kA, kB}, Duration::seconds(10));
+  REQUIRE(purgatory.waiting() == 3);
+
+  purgatory.mark(kA);
+  purgatory.try_marked();
+  CHECK(first->tries == 1);
+  CHECK(on_b->tries == 0);  // b was not marked
+  CHECK(second->tries == 1);
+  CHECK(done.empty());
+
+  ready_a = true;
+  purgatory.mark(kA);
+  purgatory.try_marked();
+  CHECK(done == std::vector<std::string>{"first on a", "second on a and b"});
+  CHECK(purgatory.waiting() == 1);
+
+  // A try clears the marks: nothing more is tried until something is marked again.
+  ready_b = true;
+  purgatory.try_marked();
+  CHECK(purgatory.waiting() == 1);
+  purgatory.mark_all();
+  purgatory.try_marked();
+  CHECK(done.back() == "on b");
+  CHECK(purgatory.waiting() == 0);
+  // Completed operations never expire: their timers are gone.
+  w.sim.run_for(Duration::seconds(20));
+  CHECK(done.size() == 3);
+}
+
+TEST_CASE("purgatory: an operation nothing completes completes at its timeout, once", "[purgatory]") {
+  World w;
+  Purgatory purgatory(w.host->rt);
+  bool never = false;
+  std::vector<std::string> done;
+  purgatory.watch(std::make_unique<Op>("slow", never, done), {kA}, Duration::millis(500));
+  w.sim.run_for(Duration::millis(499));
+  CHECK(done.empty());
+  w.sim.run_for(Duration::millis(1));
+  CHECK(done == std::vector<std::string>{"slow expired"});
+  CHECK(purgatory.waiting() == 0);
+  purgatory.mark(kA);
+  purgatory.try_marked();  // nothing watches a any more
+  CHECK(done.size() == 1);
+}
