@@ -30,7 +30,7 @@ void GroupHost::create_offsets_topic(int32_t partitions, int32_t replication_fac
 std::optional<int32_t> GroupHost::local_leader_epoch(const TopicPartition& tp) const {
   const Partition* p = replicas_.partition(tp);
   if (!p || !p->is_leader()) return std::nullopt;
-  return p->leader_epoch();
+  return p->leader_epoch().value;
 }
 
 group::OffsetsAppend GroupHost::append_as_leader(const TopicPartition& tp, Bytes batch) {

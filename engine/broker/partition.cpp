@@ -10,7 +10,13 @@ namespace {
 // "Never caught up": far enough in the past that no lag window reaches it.
 constexpr Time kNever{-(int64_t{1} << 60)};
 
-bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const Replicas& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The log's refusals are Kafka's codes by number.
+static_assert(static_cast<int16_t>(log::BatchError::kCorruptMessage) == static_cast<int16_t>(ErrorCode::CORRUPT_MESSAGE));
+static_assert(static_cast<int16_t>(log::BatchError::kMessageTooLarge) == static_cast<int16_t>(ErrorCode::MESSAGE_TOO_LARGE));
+static_assert(static_cast<int16_t>(log::BatchError::kInvalidRecord) == static_cast<int16_t>(ErrorCode::INVALID_RECORD));
+ErrorCode error_for(log::BatchError e) { return static_cast<ErrorCode>(static_cast<int16_t>(e)); }
 
 ErrorCode error_for(const Status& s) {
   switch (s.code()) {
@@ -23,7 +29,21 @@ ErrorCode error_for(const Status& s) {
 }
 }  // namespace
 
-Partition::Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, int32_t local_broker,
+Replicas to_replicas(const std::vector<int32_t>& ids) {
+  Replicas out;
+  for (int32_t id : ids) out.push_back(NodeId{id});
+  return out;
+}
+
+std::vector<int32_t> to_ids(const Replicas& replicas) {
+  std::vector<int32_t> out;
+  for (NodeId r : replicas) out.push_back(r.value);
+  return out;
+}
+
+std::string int_list(const Replicas& replicas) { return int_list(to_ids(replicas)); }
+
+Partition::Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, NodeId local_broker,
                      std::unique_ptr<log::Log> log, TopicConfig config, const BrokerConfig& broker_config)
     : rt_(rt),
       owner_(owner),
@@ -46,11 +66,21 @@ std::vector<TraceField> Partition::ids() const {
 void Partition::restore_high_watermark(Offset hw) {
   Offset bounded = std::min(std::max(hw, log_->log_start_offset()), log_->log_end_offset());
   hw_ = bounded;
+  check_invariants();
+}
+
+void Partition::check_invariants() const {
+  GREGOR_ASSERT_MSG(hw_ <= log_->log_end_offset(), tp_.str() + ": high watermark " + std::to_string(hw_.value) +
+                                                       " beyond the log end " + std::to_string(log_->log_end_offset().value));
+  if (role_ != Role::kLeader) return;
+  GREGOR_ASSERT_MSG(contains(isr_, local_broker_), tp_.str() + ": a leader outside its ISR " + int_list(isr_));
+  for (NodeId r : isr_) GREGOR_ASSERT_MSG(contains(replicas_, r), tp_.str() + ": ISR member " + std::to_string(r.value) + " is not a replica");
 }
 
 bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
   if (st.leader_epoch < leader_epoch_) return false;
   if (st.leader_epoch == leader_epoch_ && role_ == Role::kLeader) return false;
+  GREGOR_ASSERT(st.leader == local_broker_);
   role_ = Role::kLeader;
   leader_ = local_broker_;
   leader_epoch_ = st.leader_epoch;
@@ -61,10 +91,10 @@ bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
   pending_isr_.reset();
   // KAFKA-7415: a new leader records the start of its epoch at its own LEO, and never truncates.
   leader_epoch_start_offset_ = log_->log_end_offset();
-  Status assigned = log_->epoch_cache().assign(LeaderEpoch{leader_epoch_}, leader_epoch_start_offset_);
+  Status assigned = log_->epoch_cache().assign(leader_epoch_, leader_epoch_start_offset_);
   if (!assigned.is_ok()) rt_.log(tp_.str() + ": leader-epoch-checkpoint write failed: " + assigned.to_string());
   followers_.clear();
-  for (int32_t r : replicas_) {
+  for (NodeId r : replicas_) {
     if (r == local_broker_) continue;
     FollowerState f;
     f.broker = r;
@@ -72,8 +102,9 @@ bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
     f.last_caught_up = contains(isr_, r) ? now : kNever;
     followers_[r] = f;
   }
+  check_invariants();
   auto f = ids();
-  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("leader_epoch", leader_epoch_.value);
   f.emplace_back("isr", int_list(isr_));
   f.emplace_back("leo", log_->log_end_offset().value);
   f.emplace_back("hw", hw_.value);
@@ -95,9 +126,10 @@ bool Partition::make_follower(const PartitionAssignmentState& st, Time now) {
   replicas_ = st.replicas;
   pending_isr_.reset();
   followers_.clear();
+  check_invariants();
   auto f = ids();
-  f.emplace_back("leader", leader_);
-  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("leader", leader_.value);
+  f.emplace_back("leader_epoch", leader_epoch_.value);
   f.emplace_back("leo", log_->log_end_offset().value);
   f.emplace_back("hw", hw_.value);
   rt_.emit("become_follower", std::move(f));
@@ -106,7 +138,7 @@ bool Partition::make_follower(const PartitionAssignmentState& st, Time now) {
 
 void Partition::make_offline() {
   role_ = Role::kNone;
-  leader_ = -1;
+  leader_ = NodeId{-1};
   followers_.clear();
   pending_isr_.reset();
 }
@@ -123,46 +155,43 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Tim
                   std::to_string(config_.min_insync_replicas);
     return out;
   }
-  if (static_cast<int64_t>(batch.size()) > config_.max_message_bytes) {
-    out.error = ErrorCode::MESSAGE_TOO_LARGE;
+  log::BatchValidation valid = log_->validate_leader_batch(std::move(batch));
+  if (valid.error != log::BatchError::kNone) {
+    out.error = error_for(valid.error);
+    out.message = valid.detail;
     return out;
   }
-  auto header = record::parse_batch_header(as_view(batch), true);
-  if (!header) {
-    out.error = ErrorCode::CORRUPT_MESSAGE;
-    out.message = header.status().message();
-    return out;
-  }
+  const record::BatchHeader header = valid.batch.header;
   // Idempotent producers (KIP-98): a retried batch is acknowledged with its original offsets, a
   // gap in sequence numbers is refused (engine/broker/producer_state.h).
-  const ProducerCheck producer = producer_state_.check_leader_append(*log_, *header);
+  const ProducerCheck producer = producer_state_.check_leader_append(*log_, header);
   if (producer.duplicate) {
     out.base_offset = Offset{producer.duplicate->first_offset};
     out.last_offset = Offset{producer.duplicate->last_offset};
     out.log_start = log_->log_start_offset();
-    rt_.emit("produce_duplicate", {{"topic", tp_.topic}, {"partition", tp_.partition}, {"producer_id", header->producer_id},
-                                   {"base_sequence", header->base_sequence}, {"base_offset", out.base_offset.value}});
+    rt_.emit("produce_duplicate", {{"topic", tp_.topic}, {"partition", tp_.partition}, {"producer_id", header.producer_id},
+                                   {"base_sequence", header.base_sequence}, {"base_offset", out.base_offset.value}});
     return out;
   }
   if (producer.error != ErrorCode::NONE) {
     out.error = producer.error;
     return out;
   }
-  auto info = log_->append_as_leader(std::move(batch), LeaderEpoch{leader_epoch_}, now);
+  auto info = log_->append_validated(std::move(valid.batch), leader_epoch_, now);
   if (!info) {
-    out.error = error_for(info.status());
+    out.error = ErrorCode::KAFKA_STORAGE_ERROR;
     out.message = info.status().message();
     return out;
   }
-  producer_state_.on_leader_append(*header, info->first_offset.value);
+  producer_state_.on_leader_append(header, info->first_offset.value);
   out.base_offset = info->first_offset;
   out.last_offset = info->last_offset;
   out.log_start = log_->log_start_offset();
   auto f = ids();
   f.emplace_back("base_offset", info->first_offset.value);
   f.emplace_back("last_offset", info->last_offset.value);
-  f.emplace_back("epoch", leader_epoch_);
-  f.emplace_back("crc", static_cast<int64_t>(header->crc));
+  f.emplace_back("epoch", leader_epoch_.value);
+  f.emplace_back("crc", static_cast<int64_t>(header.crc));
   f.emplace_back("role", "leader");
   rt_.emit("log_append", std::move(f));
   maybe_increment_hw(now);
@@ -178,21 +207,17 @@ ErrorCode Partition::check_enough_replicas_reach(Offset required_offset) const {
   return ErrorCode::NONE;
 }
 
-LeaderRead Partition::fetch_for_follower(int32_t replica, Offset fetch_offset, int32_t current_leader_epoch,
-                                         int32_t last_fetched_epoch, int32_t max_bytes, Time now) {
+ErrorCode Partition::check_fetch_epoch(LeaderEpoch current_leader_epoch) const {
+  if (current_leader_epoch.value >= 0 && current_leader_epoch < leader_epoch_) return ErrorCode::FENCED_LEADER_EPOCH;
+  if (current_leader_epoch > leader_epoch_) return ErrorCode::UNKNOWN_LEADER_EPOCH;
+  return ErrorCode::NONE;
+}
+
+LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
+                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now) {
   LeaderRead out;
-  if (role_ != Role::kLeader) {
-    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
-    return out;
-  }
-  if (current_leader_epoch >= 0 && current_leader_epoch < leader_epoch_) {
-    out.error = ErrorCode::FENCED_LEADER_EPOCH;
-    return out;
-  }
-  if (current_leader_epoch > leader_epoch_) {
-    out.error = ErrorCode::UNKNOWN_LEADER_EPOCH;
-    return out;
-  }
+  out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
+  if (out.error != ErrorCode::NONE) return out;
   auto fit = followers_.find(replica);
   if (fit == followers_.end()) {
     out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
@@ -201,17 +226,16 @@ LeaderRead Partition::fetch_for_follower(int32_t replica, Offset fetch_offset, i
   const Offset leo = log_->log_end_offset();
   out.log_start = log_->log_start_offset();
   out.leo = leo;
-  if (last_fetched_epoch >= 0) {
-    auto [e, end] = end_offset_for_epoch(last_fetched_epoch);
-    if (e < last_fetched_epoch || end < fetch_offset.value) {
-      out.diverging_epoch = std::make_pair(e, end);
-      out.high_watermark = hw_;
+  out.high_watermark = hw_;
+  if (last_fetched_epoch.value >= 0) {
+    const EpochEndOffset end = end_offset_for_epoch(last_fetched_epoch);
+    if (end.epoch < last_fetched_epoch || end.end_offset < fetch_offset) {
+      out.diverging_epoch = end;
       return out;
     }
   }
   if (fetch_offset > leo || fetch_offset < out.log_start) {
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
-    out.high_watermark = hw_;
     return out;
   }
   FollowerState& f = fit->second;
@@ -224,31 +248,20 @@ LeaderRead Partition::fetch_for_follower(int32_t replica, Offset fetch_offset, i
   f.leader_leo_at_last_fetch = leo;
   maybe_expand_isr(replica, now);
   maybe_increment_hw(now);
+  out.high_watermark = hw_;
   auto read = log_->read(fetch_offset, static_cast<size_t>(std::max(max_bytes, 1)), leo);
   if (!read) {
     out.error = error_for(read.status());
-    out.high_watermark = hw_;
     return out;
   }
   out.records = std::move(read->records);
-  out.high_watermark = hw_;
   return out;
 }
 
-LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, int32_t current_leader_epoch, int32_t max_bytes) {
+LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes) {
   LeaderRead out;
-  if (role_ != Role::kLeader) {
-    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
-    return out;
-  }
-  if (current_leader_epoch >= 0 && current_leader_epoch < leader_epoch_) {
-    out.error = ErrorCode::FENCED_LEADER_EPOCH;
-    return out;
-  }
-  if (current_leader_epoch > leader_epoch_) {
-    out.error = ErrorCode::UNKNOWN_LEADER_EPOCH;
-    return out;
-  }
+  out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
+  if (out.error != ErrorCode::NONE) return out;
   const Offset leo = log_->log_end_offset();
   out.log_start = log_->log_start_offset();
   out.leo = leo;
@@ -267,25 +280,17 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, int32_t current_le
   return out;
 }
 
-std::pair<int32_t, int64_t> Partition::end_offset_for_epoch(int32_t epoch) const {
-  return local_end_offset_for_epoch(epoch);
+EpochEndOffset Partition::end_offset_for_epoch(LeaderEpoch epoch) const {
+  auto [e, end] = log_->epoch_cache().end_offset_for(epoch, log_->log_end_offset());
+  return EpochEndOffset{e, end};
 }
 
-std::pair<int32_t, int64_t> Partition::local_end_offset_for_epoch(int32_t epoch) const {
-  auto [e, end] = log_->epoch_cache().end_offset_for(LeaderEpoch{epoch}, log_->log_end_offset());
-  return {e.value, end.value};
-}
+std::optional<LeaderEpoch> Partition::latest_epoch() const { return log_->epoch_cache().latest_epoch(); }
 
-std::optional<int32_t> Partition::latest_epoch() const {
-  auto e = log_->epoch_cache().latest_epoch();
-  if (!e) return std::nullopt;
-  return e->value;
-}
-
-std::vector<int32_t> Partition::maximal_isr() const {
-  std::vector<int32_t> m = isr_;
+Replicas Partition::maximal_isr() const {
+  Replicas m = isr_;
   if (pending_isr_)
-    for (int32_t r : *pending_isr_)
+    for (NodeId r : *pending_isr_)
       if (!contains(m, r)) m.push_back(r);
   return m;
 }
@@ -307,22 +312,23 @@ void Partition::maybe_increment_hw(Time now) {
 }
 
 void Partition::set_hw(Offset hw, const char* why) {
-  GREGOR_ASSERT(hw > hw_);
+  GREGOR_ASSERT(hw > hw_);  // only truncation moves it back
   hw_ = hw;
+  check_invariants();
   auto f = ids();
   f.emplace_back("hw", hw_.value);
-  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("leader_epoch", leader_epoch_.value);
   f.emplace_back("role", why);
   rt_.emit("hw_advance", std::move(f));
   owner_.on_partition_progress(*this);
 }
 
-void Partition::maybe_expand_isr(int32_t replica, Time now) {
+void Partition::maybe_expand_isr(NodeId replica, Time now) {
   (void)now;
   if (pending_isr_ || contains(isr_, replica) || !contains(replicas_, replica)) return;
   const FollowerState& f = followers_.at(replica);
   if (f.leo >= hw_ && f.leo >= leader_epoch_start_offset_) {
-    std::vector<int32_t> next = isr_;
+    Replicas next = isr_;
     next.push_back(replica);
     propose_isr(std::move(next), "expand");
   }
@@ -331,9 +337,9 @@ void Partition::maybe_expand_isr(int32_t replica, Time now) {
 void Partition::maybe_shrink_isr(Time now) {
   if (role_ != Role::kLeader || pending_isr_) return;
   const Offset leo = log_->log_end_offset();
-  std::vector<int32_t> next;
+  Replicas next;
   bool changed = false;
-  for (int32_t r : isr_) {
+  for (NodeId r : isr_) {
     if (r == local_broker_) {
       next.push_back(r);
       continue;
@@ -350,13 +356,14 @@ void Partition::maybe_shrink_isr(Time now) {
   if (changed) propose_isr(std::move(next), "shrink");
 }
 
-void Partition::propose_isr(std::vector<int32_t> new_isr, const char* direction) {
-  pending_isr_ = new_isr;
+void Partition::propose_isr(Replicas new_isr, const char* direction) {
+  GREGOR_ASSERT(contains(new_isr, local_broker_));
   LeaderIsrState s;
-  s.leader = local_broker_;
-  s.leader_epoch = leader_epoch_;
-  s.isr = std::move(new_isr);
+  s.leader = local_broker_.value;
+  s.leader_epoch = leader_epoch_.value;
+  s.isr = to_ids(new_isr);
   s.controller_epoch = controller_epoch_;
+  pending_isr_ = std::move(new_isr);
   auto f = ids();
   f.emplace_back("isr", int_list(isr_));
   f.emplace_back("proposed_isr", int_list(s.isr));
@@ -367,7 +374,7 @@ void Partition::propose_isr(std::vector<int32_t> new_isr, const char* direction)
 }
 
 void Partition::on_isr_write_result(bool ok, const LeaderIsrState& written, int32_t new_zk_version) {
-  if (!pending_isr_ || *pending_isr_ != written.isr) return;  // superseded by a role change
+  if (!pending_isr_ || to_ids(*pending_isr_) != written.isr) return;  // superseded by a role change
   pending_isr_.reset();
   if (!ok) {
     auto f = ids();
@@ -376,13 +383,14 @@ void Partition::on_isr_write_result(bool ok, const LeaderIsrState& written, int3
     rt_.emit("isr_change_failed", std::move(f));
     return;
   }
-  if (role_ != Role::kLeader || written.leader_epoch != leader_epoch_) return;
+  if (role_ != Role::kLeader || written.leader_epoch != leader_epoch_.value) return;
   const bool shrink = written.isr.size() < isr_.size();
-  isr_ = written.isr;
+  isr_ = to_replicas(written.isr);
   zk_version_ = new_zk_version;
+  check_invariants();
   auto f = ids();
   f.emplace_back("isr", int_list(isr_));
-  f.emplace_back("leader_epoch", leader_epoch_);
+  f.emplace_back("leader_epoch", leader_epoch_.value);
   f.emplace_back("zk_version", zk_version_);
   f.emplace_back("direction", shrink ? "shrink" : "expand");
   rt_.emit("isr_change", std::move(f));
@@ -422,7 +430,9 @@ Status Partition::truncate_to(Offset offset, const char* reason) {
   if (offset >= old) return Status::ok();
   GREGOR_RETURN_IF_ERROR(log_->truncate_to(offset));
   producer_state_.on_truncate();
-  if (hw_ > offset) hw_ = offset;
+  // The batch holding `offset` goes whole, so the log may now end below it.
+  hw_ = std::min({hw_, offset, log_->log_end_offset()});
+  check_invariants();
   auto f = ids();
   f.emplace_back("offset", offset.value);
   f.emplace_back("old_leo", old.value);
@@ -436,6 +446,7 @@ Status Partition::truncate_fully_and_start_at(Offset offset, const char* reason)
   GREGOR_RETURN_IF_ERROR(log_->truncate_fully_and_start_at(offset));
   producer_state_.on_truncate();
   hw_ = offset;
+  check_invariants();
   auto f = ids();
   f.emplace_back("offset", offset.value);
   f.emplace_back("old_leo", old.value);
@@ -445,8 +456,8 @@ Status Partition::truncate_fully_and_start_at(Offset offset, const char* reason)
   return Status::ok();
 }
 
-Status Partition::update_config(const TopicConfig& config, const log::LogConfig& log_config) {
-  GREGOR_RETURN_IF_ERROR(log_->update_config(log_config));
+Status Partition::update_config(const TopicConfig& config) {
+  GREGOR_RETURN_IF_ERROR(log_->update_config(config.log_config()));
   config_ = config;
   return Status::ok();
 }

@@ -52,24 +52,37 @@ class PartitionOwner {
 
 enum class Role { kNone, kLeader, kFollower };
 
+// Broker ids as the partition keeps them; the wire and zk carry int32s (to_replicas, to_ids).
+using Replicas = std::vector<NodeId>;
+Replicas to_replicas(const std::vector<int32_t>& ids);
+std::vector<int32_t> to_ids(const Replicas& replicas);
+std::string int_list(const Replicas& replicas);  // "1,2,3"
+
 // The partition state a controller sends in LeaderAndIsr.
 struct PartitionAssignmentState {
   int32_t controller_epoch = 0;
-  int32_t leader = -1;
-  int32_t leader_epoch = 0;
-  std::vector<int32_t> isr;
+  NodeId leader{-1};
+  LeaderEpoch leader_epoch{0};
+  Replicas isr;
   int32_t zk_version = 0;
-  std::vector<int32_t> replicas;
+  Replicas replicas;
   bool is_new = false;
 };
 
 // The leader's view of one follower.
 struct FollowerState {
-  int32_t broker = -1;
+  NodeId broker{-1};
   Offset leo{-1};  // -1: unknown until the follower fetches
   Time last_caught_up{0};
   Time last_fetch{0};
   Offset leader_leo_at_last_fetch{-1};
+};
+
+// The end of a leader epoch in a log (OffsetForLeaderEpoch): the largest epoch at or below the one
+// asked, and the offset where it ends; (-1, -1) when the log has no such epoch.
+struct EpochEndOffset {
+  LeaderEpoch epoch{-1};
+  Offset end_offset{-1};
 };
 
 struct LeaderAppend {
@@ -87,21 +100,21 @@ struct LeaderRead {
   Offset log_start{-1};
   Offset leo{-1};
   // Set when the follower's log diverged (its last fetched epoch ends earlier on the leader).
-  std::optional<std::pair<int32_t, int64_t>> diverging_epoch;
+  std::optional<EpochEndOffset> diverging_epoch;
 };
 
 class Partition {
  public:
-  Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, int32_t local_broker,
-            std::unique_ptr<log::Log> log, TopicConfig config, const BrokerConfig& broker_config);
+  Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, NodeId local_broker, std::unique_ptr<log::Log> log,
+            TopicConfig config, const BrokerConfig& broker_config);
 
   const TopicPartition& tp() const { return tp_; }
   Role role() const { return role_; }
   bool is_leader() const { return role_ == Role::kLeader; }
-  int32_t leader() const { return leader_; }
-  int32_t leader_epoch() const { return leader_epoch_; }
-  const std::vector<int32_t>& isr() const { return isr_; }
-  const std::vector<int32_t>& replicas() const { return replicas_; }
+  NodeId leader() const { return leader_; }
+  LeaderEpoch leader_epoch() const { return leader_epoch_; }
+  const Replicas& isr() const { return isr_; }
+  const Replicas& replicas() const { return replicas_; }
   int32_t zk_version() const { return zk_version_; }
   Offset high_watermark() const { return hw_; }
   Offset log_end_offset() const { return log_->log_end_offset(); }
@@ -110,8 +123,8 @@ class Partition {
   const TopicConfig& config() const { return config_; }
   // A dynamic topic config change (kafka-configs --alter): min.insync.replicas applies to the next
   // produce, the log settings to later appends and rolls.
-  Status update_config(const TopicConfig& config, const log::LogConfig& log_config);
-  const std::map<int32_t, FollowerState>& followers() const { return followers_; }
+  Status update_config(const TopicConfig& config);
+  const std::map<NodeId, FollowerState>& followers() const { return followers_; }
   bool isr_change_in_flight() const { return pending_isr_.has_value(); }
   const ProducerStateManager& producer_state() const { return producer_state_; }
 
@@ -126,19 +139,22 @@ class Partition {
   void restore_high_watermark(Offset hw);
 
   // --- Leader ---
+  // Appends a produced batch: the log validates it once (engine/log/log.h), the producer state
+  // checks its sequence numbers; every refusal is a Kafka error code.
   LeaderAppend append_as_leader(Bytes batch, int16_t required_acks, Time now);
   // For a delayed acks=all produce: has the HW reached required_offset (exclusive end), and with
   // enough in-sync replicas? NONE when done, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER,
   // or REQUEST_TIMED_OUT standing for "still waiting".
   ErrorCode check_enough_replicas_reach(Offset required_offset) const;
   // A follower's fetch: validates the epoch, detects divergence, records the follower's progress,
-  // may expand the ISR and advance the HW, and returns records up to the LEO.
-  LeaderRead fetch_for_follower(int32_t replica, Offset fetch_offset, int32_t current_leader_epoch,
-                                int32_t last_fetched_epoch, int32_t max_bytes, Time now);
+  // may expand the ISR and advance the HW, and returns records up to the LEO. An epoch below 0 is
+  // "not given", as in Kafka's fetch fields.
+  LeaderRead fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
+                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now);
   // A consumer's fetch: up to the HW.
-  LeaderRead fetch_for_consumer(Offset fetch_offset, int32_t current_leader_epoch, int32_t max_bytes);
-  // OffsetForLeaderEpoch as leader: (largest epoch <= requested, its end offset).
-  std::pair<int32_t, int64_t> end_offset_for_epoch(int32_t epoch) const;
+  LeaderRead fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes);
+  // OffsetForLeaderEpoch (as leader, and a follower's own answer for KIP-101/279 truncation).
+  EpochEndOffset end_offset_for_epoch(LeaderEpoch epoch) const;
   // Periodic: drop followers that fell behind for longer than replica.lag.time.max.ms.
   void maybe_shrink_isr(Time now);
   void on_isr_write_result(bool ok, const LeaderIsrState& written, int32_t new_zk_version);
@@ -148,39 +164,42 @@ class Partition {
   Status append_as_follower(ByteView records, Offset leader_hw, Time now);
   Status truncate_to(Offset offset, const char* reason);
   Status truncate_fully_and_start_at(Offset offset, const char* reason);
-  // This replica's own (epoch, end offset) for an epoch, for KIP-101/279 truncation.
-  std::pair<int32_t, int64_t> local_end_offset_for_epoch(int32_t epoch) const;
-  std::optional<int32_t> latest_epoch() const;
+  std::optional<LeaderEpoch> latest_epoch() const;
 
  private:
-  std::vector<int32_t> maximal_isr() const;
+  Replicas maximal_isr() const;
   bool is_follower_caught_up(const FollowerState& f, Time now) const;
   void maybe_increment_hw(Time now);
-  void maybe_expand_isr(int32_t replica, Time now);
-  void propose_isr(std::vector<int32_t> new_isr, const char* direction);
+  void maybe_expand_isr(NodeId replica, Time now);
+  void propose_isr(Replicas new_isr, const char* direction);
   void set_hw(Offset hw, const char* why);
+  // What holds after every change: the HW within the log; a leader in its ISR, the ISR within the
+  // replicas. Asserted where the state changes.
+  void check_invariants() const;
+  // The leader epoch fence of both fetches: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NONE.
+  ErrorCode check_fetch_epoch(LeaderEpoch current_leader_epoch) const;
   void emit_appends(ByteView batches, const char* role);
   std::vector<TraceField> ids() const;
 
   Runtime& rt_;
   PartitionOwner& owner_;
   TopicPartition tp_;
-  int32_t local_broker_;
+  NodeId local_broker_;
   std::unique_ptr<log::Log> log_;
   TopicConfig config_;
   const BrokerConfig& broker_config_;
 
   Role role_ = Role::kNone;
-  int32_t leader_ = -1;
-  int32_t leader_epoch_ = -1;
+  NodeId leader_{-1};
+  LeaderEpoch leader_epoch_{-1};
   int32_t controller_epoch_ = 0;
   int32_t zk_version_ = 0;
-  std::vector<int32_t> isr_;
-  std::vector<int32_t> replicas_;
+  Replicas isr_;
+  Replicas replicas_;
   Offset hw_{0};
   Offset leader_epoch_start_offset_{0};
-  std::map<int32_t, FollowerState> followers_;
-  std::optional<std::vector<int32_t>> pending_isr_;  // an ISR write in flight
+  std::map<NodeId, FollowerState> followers_;
+  std::optional<Replicas> pending_isr_;  // an ISR write in flight
   ProducerStateManager producer_state_;  // idempotent producers (KIP-98), rebuilt from the log
 };
 

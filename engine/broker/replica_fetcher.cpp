@@ -82,7 +82,7 @@ void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<Topic
       continue;
     }
     if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
-    req.topics.back().partitions.push_back({tp.partition, parts_[tp].leader_epoch, *latest});
+    req.topics.back().partitions.push_back({tp.partition, parts_[tp].leader_epoch, latest->value});
     asked_epoch[tp] = parts_[tp].leader_epoch;
   }
   if (req.topics.empty()) return schedule(leader, Duration{0});
@@ -127,7 +127,9 @@ void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<Topic
                     parts_[tp].truncating = false;
                     continue;
                   }
-                  auto [follower_epoch, follower_end] = p->local_end_offset_for_epoch(r.leader_epoch);
+                  const EpochEndOffset own = p->end_offset_for_epoch(LeaderEpoch{r.leader_epoch});
+                  const int32_t follower_epoch = own.epoch.value;
+                  const int64_t follower_end = own.end_offset.value;
                   if (follower_epoch < 0) {
                     (void)p->truncate_to(std::min(Offset{r.end_offset}, leo), "leader_epoch");
                     parts_[tp].truncating = false;

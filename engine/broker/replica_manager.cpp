@@ -93,7 +93,7 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
     rt_.emit("log_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", lg.status().to_string()}});
     return nullptr;
   }
-  auto p = std::make_unique<Partition>(rt_, *this, tp, config_.broker_id, std::move(*lg), tc, config_);
+  auto p = std::make_unique<Partition>(rt_, *this, tp, NodeId{config_.broker_id}, std::move(*lg), tc, config_);
   auto hw = checkpointed_hw_.find(tp);
   if (hw != checkpointed_hw_.end()) p->restore_high_watermark(Offset{hw->second});
   Partition* raw = p.get();
@@ -144,11 +144,11 @@ ErrorCode ReplicaManager::become(const TopicPartition& tp,
   if (!p) return ErrorCode::KAFKA_STORAGE_ERROR;
   PartitionAssignmentState st;
   st.controller_epoch = ps.controller_epoch;
-  st.leader = ps.leader;
-  st.leader_epoch = ps.leader_epoch;
-  st.isr = ps.isr;
+  st.leader = NodeId{ps.leader};
+  st.leader_epoch = LeaderEpoch{ps.leader_epoch};
+  st.isr = to_replicas(ps.isr);
   st.zk_version = ps.zk_version;
-  st.replicas = ps.replicas;
+  st.replicas = to_replicas(ps.replicas);
   st.is_new = ps.is_new;
   if (ps.leader == config_.broker_id) {
     if (!p->make_leader(st, rt_.now())) return ErrorCode::STALE_CONTROLLER_EPOCH;
@@ -192,7 +192,7 @@ bool ReplicaManager::update_topic_config(const std::string& topic, const TopicCo
   topic_configs_[topic] = config;
   for (auto& [tp, p] : partitions_) {
     if (tp.topic != topic) continue;
-    Status u = p->update_config(config, config.log_config());
+    Status u = p->update_config(config);
     if (!u.is_ok()) rt_.log("topic " + topic + ": " + u.to_string());
   }
   return true;

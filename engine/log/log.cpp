@@ -64,37 +64,62 @@ Status Log::set_log_start_offset(Offset offset) {
 
 // ---- appends ----------------------------------------------------------------------------------
 
-Result<AppendInfo> Log::append_as_leader(Bytes batch, LeaderEpoch epoch, Time now) {
-  GREGOR_ASSERT(epoch.value >= 0);
-  auto parsed = record::parse_batch_header(as_view(batch), true);
-  if (!parsed) {
-    if (parsed.status().code() == StatusCode::kOutOfRange)
-      return Status::error(StatusCode::kCorruption, "produced batch is truncated: " + parsed.status().message());
-    return parsed.status();
+const char* batch_error_name(BatchError e) {
+  switch (e) {
+    case BatchError::kNone: return "NONE";
+    case BatchError::kCorruptMessage: return "CORRUPT_MESSAGE";
+    case BatchError::kMessageTooLarge: return "MESSAGE_TOO_LARGE";
+    case BatchError::kInvalidRecord: return "INVALID_RECORD";
   }
-  record::BatchHeader header = *parsed;
-  if (batch.size() != header.size_bytes())
-    return Status::error(StatusCode::kInvalidArgument, "a produce request must carry exactly one batch per partition");
-  if (batch.size() > static_cast<size_t>(config_.max_message_bytes))
-    return Status::error(StatusCode::kInvalidArgument, "MESSAGE_TOO_LARGE: batch of " + std::to_string(batch.size()) +
-                                                           " bytes, max.message.bytes is " +
-                                                           std::to_string(config_.max_message_bytes));
-  if (header.record_count <= 0 || static_cast<int64_t>(header.last_offset_delta) + 1 != header.record_count)
-    return Status::error(StatusCode::kInvalidArgument, "INVALID_RECORD: recordCount " + std::to_string(header.record_count) +
-                                                           " does not match lastOffsetDelta " +
-                                                           std::to_string(header.last_offset_delta));
-  GREGOR_RETURN_IF_ERROR(record::validate_records(as_view(batch), header));
+  return "?";
+}
 
+BatchValidation Log::validate_leader_batch(Bytes batch) const {
+  BatchValidation v;
+  auto refuse = [&v](BatchError error, std::string detail) {
+    v.error = error;
+    v.detail = std::move(detail);
+    return std::move(v);
+  };
+  auto parsed = record::parse_batch_header(as_view(batch), true);
+  if (!parsed) return refuse(BatchError::kCorruptMessage, "produced batch: " + parsed.status().message());
+  const record::BatchHeader& header = *parsed;
+  if (batch.size() != header.size_bytes())
+    return refuse(BatchError::kInvalidRecord, "a produce request must carry exactly one batch per partition");
+  if (batch.size() > static_cast<size_t>(config_.max_message_bytes))
+    return refuse(BatchError::kMessageTooLarge, "batch of " + std::to_string(batch.size()) + " bytes, max.message.bytes is " +
+                                                    std::to_string(config_.max_message_bytes));
+  if (header.record_count <= 0 || static_cast<int64_t>(header.last_offset_delta) + 1 != header.record_count)
+    return refuse(BatchError::kInvalidRecord, "recordCount " + std::to_string(header.record_count) +
+                                                  " does not match lastOffsetDelta " + std::to_string(header.last_offset_delta));
+  if (Status s = record::validate_records(as_view(batch), header); !s.is_ok())
+    return refuse(BatchError::kCorruptMessage, s.message());
+  v.batch = ValidatedBatch{std::move(batch), header};
+  return v;
+}
+
+Result<AppendInfo> Log::append_validated(ValidatedBatch batch, LeaderEpoch epoch, Time now) {
+  GREGOR_ASSERT(epoch.value >= 0);
+  GREGOR_ASSERT(batch.bytes.size() == batch.header.size_bytes());
+  record::BatchHeader& header = batch.header;
   const Offset base = log_end_offset();
-  record::set_base_offset(batch, base.value);
-  record::set_partition_leader_epoch(batch, epoch.value);
+  record::set_base_offset(batch.bytes, base.value);
+  record::set_partition_leader_epoch(batch.bytes, epoch.value);
   header.base_offset = base.value;
   header.partition_leader_epoch = epoch.value;
   // The epoch cache learns of a new epoch before its first batch is appended, as in Kafka.
   GREGOR_RETURN_IF_ERROR(epoch_cache_.assign(epoch, base));
-  GREGOR_RETURN_IF_ERROR(append_batch(as_view(batch), header, now));
+  GREGOR_RETURN_IF_ERROR(append_batch(as_view(batch.bytes), header, now));
   GREGOR_RETURN_IF_ERROR(maybe_flush(now));
   return AppendInfo{base, Offset{header.last_offset()}, header.record_count, header.max_timestamp};
+}
+
+Result<AppendInfo> Log::append_as_leader(Bytes batch, LeaderEpoch epoch, Time now) {
+  BatchValidation v = validate_leader_batch(std::move(batch));
+  if (v.error != BatchError::kNone)
+    return Status::error(v.error == BatchError::kCorruptMessage ? StatusCode::kCorruption : StatusCode::kInvalidArgument,
+                         v.detail);
+  return append_validated(std::move(v.batch), epoch, now);
 }
 
 Result<AppendInfo> Log::append_as_follower(ByteView batches, Time now) {

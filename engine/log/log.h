@@ -61,12 +61,17 @@ class Log {
   Log(const Log&) = delete;
   Log& operator=(const Log&) = delete;
 
-  // Leader: `batch` is exactly one RecordBatch v2 with a valid CRC, lastOffsetDelta + 1 ==
-  // recordCount > 0, at most max.message.bytes. Its base offset becomes LEO and its partition
-  // leader epoch `epoch`; a new epoch is assigned in the epoch cache at that offset first.
-  // Errors: kCorruption (CRC or record structure: CORRUPT_MESSAGE), kInvalidArgument (not one
-  // batch, too large: MESSAGE_TOO_LARGE, inconsistent counts: INVALID_RECORD), kDiskFull (nothing
-  // appended).
+  // Leader, in two steps so that a caller can look at the batch in between (the broker checks the
+  // producer's sequence numbers there). validate_leader_batch checks a produced batch once: exactly
+  // one RecordBatch v2 (INVALID_RECORD), whole and with a valid CRC and parseable records
+  // (CORRUPT_MESSAGE), lastOffsetDelta + 1 == recordCount > 0 (INVALID_RECORD), at most
+  // max.message.bytes (MESSAGE_TOO_LARGE). append_validated appends it: its base offset becomes LEO
+  // and its partition leader epoch `epoch`; a new epoch is assigned in the epoch cache at that offset
+  // first. Its errors are the disk's (kDiskFull: nothing appended).
+  BatchValidation validate_leader_batch(Bytes batch) const;
+  Result<AppendInfo> append_validated(ValidatedBatch batch, LeaderEpoch epoch, Time now);
+  // Both at once, a refused batch as a Status: kCorruption for CORRUPT_MESSAGE, kInvalidArgument
+  // for the others.
   Result<AppendInfo> append_as_leader(Bytes batch, LeaderEpoch epoch, Time now);
   // Follower: whole batches (a truncated final batch is ignored) that carry the leader's offsets,
   // the first starting at LEO and each continuing the previous; every CRC is checked before

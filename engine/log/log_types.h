@@ -9,6 +9,7 @@
 
 #include "engine/core/bytes.h"
 #include "engine/core/types.h"
+#include "engine/record/record_batch.h"
 
 namespace gregor::log {
 
@@ -17,6 +18,27 @@ struct AppendInfo {
   Offset last_offset;
   int32_t record_count = 0;
   int64_t max_timestamp = -1;
+};
+
+// Why the log refuses a produced batch: one value per Kafka error code, with Kafka's numbers
+// (protocol::ErrorCode holds the same; engine/broker/partition.cpp checks that they agree).
+enum class BatchError : int16_t {
+  kNone = 0,
+  kCorruptMessage = 2,    // CORRUPT_MESSAGE: truncated, a bad CRC, records that do not parse
+  kMessageTooLarge = 10,  // MESSAGE_TOO_LARGE: larger than max.message.bytes
+  kInvalidRecord = 87,    // INVALID_RECORD: not exactly one batch, or counts that disagree
+};
+const char* batch_error_name(BatchError e);  // Kafka's name: "CORRUPT_MESSAGE", ...
+
+// A produced batch the log has checked (Log::validate_leader_batch), ready to append as it is.
+struct ValidatedBatch {
+  Bytes bytes;
+  record::BatchHeader header;
+};
+struct BatchValidation {
+  BatchError error = BatchError::kNone;
+  std::string detail;    // why, for a person (the error itself is `error`)
+  ValidatedBatch batch;  // when error is kNone
 };
 
 struct ReadResult {

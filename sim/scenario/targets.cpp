@@ -112,7 +112,7 @@ std::vector<int32_t> TargetResolver::replicas(const std::string& topic, int32_t 
     broker::Broker* br = cluster_.broker(b.value);
     if (!br) continue;
     broker::Partition* p = br->partition(tp);
-    if (p && !p->replicas().empty()) return p->replicas();
+    if (p && !p->replicas().empty()) return broker::to_ids(p->replicas());
   }
   return {};
 }

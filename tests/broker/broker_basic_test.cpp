@@ -172,5 +172,5 @@ TEST_CASE("leader crash: an ISR follower takes over and no acks=all write is los
   REQUIRE(r);
   CHECK(r->responses[0].partition_responses[0].error_code == protocol::ErrorCode::NONE);
   CHECK(r->responses[0].partition_responses[0].base_offset == 10);
-  CHECK(p->leader_epoch() >= 1);
+  CHECK(p->leader_epoch() >= LeaderEpoch{1});
 }

@@ -66,7 +66,7 @@ TEST_CASE("enabling unclean.leader.election.enable elects an offline partition's
   test::ClusterFixture f(23);
   f.create_topic("u", 1, 2);
   const int32_t first = f.leader_of("u", 0);
-  const auto replicas = f.replica(first, "u", 0)->replicas();
+  const auto replicas = broker::to_ids(f.replica(first, "u", 0)->replicas());
   REQUIRE(replicas.size() == 2);
   const int32_t second = replicas[0] == first ? replicas[1] : replicas[0];
   REQUIRE(f.produce(first, "u", 0, -1, "a") == ErrorCode::NONE);
@@ -95,7 +95,7 @@ TEST_CASE("enabling unclean.leader.election.enable elects an offline partition's
   }, Duration::seconds(10)));
   REQUIRE(f.run_until([&] {
     auto* r = f.replica(second, "u", 0);
-    return r && r->leader() == second;
+    return r && r->leader() == NodeId{second};
   }, Duration::seconds(10)));
   // The unclean leader never had "b": an acknowledged write is lost, and the checker says so.
   f.checkers.finish(f.sim.now());

@@ -19,7 +19,7 @@ TEST_CASE("a slow follower drops out of the ISR and rejoins when it catches up",
     return p->isr().size() == 2;
   }, Duration::seconds(10)));
   auto* lp = f.replica(leader, "t", 0);
-  CHECK(std::find(lp->isr().begin(), lp->isr().end(), slow) == lp->isr().end());
+  CHECK(std::find(lp->isr().begin(), lp->isr().end(), NodeId{slow}) == lp->isr().end());
   CHECK(f.count("isr_change", leader) == 1);
   // The clog ends; the follower catches up and is taken back.
   REQUIRE(f.run_until([&] { return f.replica(leader, "t", 0)->isr().size() == 3; }, Duration::seconds(20)));
@@ -113,7 +113,7 @@ bool run_kip101_story(const std::string& truncation, uint64_t seed) {
   const int32_t controller = *f.cluster.controller();
   // A: a follower that is not the controller (the controller must survive to elect); C: the third.
   int32_t a = -1, c = -1;
-  for (int32_t r : f.replica(b, "t", 0)->replicas())
+  for (int32_t r : broker::to_ids(f.replica(b, "t", 0)->replicas()))
     if (r != b) {
       if (a < 0 && r != controller) a = r;
       else c = r;

@@ -70,8 +70,8 @@ inline void check_model_against_simulator(gui::Session& session, const gui::Dash
     if (!b) continue;  // the leader is down: the controller has not moved leadership yet
     broker::Partition* part = b->partition(tp);
     REQUIRE(part != nullptr);
-    if (!part->is_leader() || part->leader_epoch() != p.leader_epoch) continue;  // LeaderAndIsr on its way
-    CHECK(p.isr == part->isr());
+    if (!part->is_leader() || part->leader_epoch() != LeaderEpoch{p.leader_epoch}) continue;  // LeaderAndIsr on its way
+    CHECK(p.isr == broker::to_ids(part->isr()));
     CHECK(p.hw == part->high_watermark().value);
     CHECK(p.leo == part->log_end_offset().value);
     for (const auto& row : p.rows) {

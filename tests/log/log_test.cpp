@@ -332,8 +332,18 @@ TEST_CASE("log: a leader refuses malformed produce batches and stores compressed
   tight.max_message_bytes = 50;
   REQUIRE(f.log->update_config(tight).is_ok());
   CHECK(f.log->append_as_leader(a, LeaderEpoch{0}, f.now).status().code() == StatusCode::kInvalidArgument);
+  CHECK(f.log->validate_leader_batch(a).error == BatchError::kMessageTooLarge);
   REQUIRE(f.log->update_config(f.config).is_ok());
   CHECK(f.log->log_end_offset() == Offset{0});
+  // Each refusal is one of Kafka's error codes, by number, never a code inside a message.
+  CHECK(f.log->validate_leader_batch(two).error == BatchError::kInvalidRecord);
+  CHECK(f.log->validate_leader_batch(crc_bad).error == BatchError::kCorruptMessage);
+  CHECK(f.log->validate_leader_batch(Bytes(a.begin(), a.end() - 3)).error == BatchError::kCorruptMessage);
+  CHECK(static_cast<int16_t>(BatchError::kInvalidRecord) == 87);
+  const BatchValidation ok = f.log->validate_leader_batch(a);
+  CHECK(ok.error == BatchError::kNone);
+  CHECK(ok.batch.header.record_count == 2);
+  CHECK(f.log->validate_leader_batch(two).detail.find("INVALID_RECORD") == std::string::npos);
 
   // A gzip batch (sarama's known answer, one record): stored as it came, codec bits kept.
   const Bytes gzip = {

@@ -32,9 +32,11 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req) {
         pd.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
       } else {
         LeaderRead lr = from_follower
-                            ? p->fetch_for_follower(req.replica_id, Offset{fp.fetch_offset}, fp.current_leader_epoch, -1,
+                            ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
+                                                    LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
                                                     fp.partition_max_bytes, ctx.rt.now())
-                            : p->fetch_for_consumer(Offset{fp.fetch_offset}, fp.current_leader_epoch, fp.partition_max_bytes);
+                            : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
+                                                    fp.partition_max_bytes);
         pd.error_code = lr.error;
         pd.high_watermark = lr.high_watermark.value;
         pd.last_stable_offset = lr.high_watermark.value;

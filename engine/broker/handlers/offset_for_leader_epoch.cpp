@@ -14,16 +14,17 @@ void handle_offset_for_leader_epoch(HandlerContext& ctx, const Request& req, pro
       protocol::OffsetForLeaderEpochResponse::EpochEndOffset e;
       e.partition = op.partition;
       Partition* p = ctx.replicas.partition(TopicPartition{t.topic, op.partition});
+      const LeaderEpoch current{op.current_leader_epoch};
       if (!p || !p->is_leader()) {
         e.error_code = ErrorCode::NOT_LEADER_OR_FOLLOWER;
-      } else if (op.current_leader_epoch >= 0 && op.current_leader_epoch < p->leader_epoch()) {
+      } else if (current.value >= 0 && current < p->leader_epoch()) {
         e.error_code = ErrorCode::FENCED_LEADER_EPOCH;
-      } else if (op.current_leader_epoch > p->leader_epoch()) {
+      } else if (current > p->leader_epoch()) {
         e.error_code = ErrorCode::UNKNOWN_LEADER_EPOCH;
       } else {
-        auto [epoch, end] = p->end_offset_for_epoch(op.leader_epoch);
-        e.leader_epoch = epoch;
-        e.end_offset = end;
+        const EpochEndOffset end = p->end_offset_for_epoch(LeaderEpoch{op.leader_epoch});
+        e.leader_epoch = end.epoch.value;
+        e.end_offset = end.end_offset.value;
       }
       tr.partitions.push_back(e);
     }
