@@ -12,11 +12,12 @@ std::string id_list(const std::vector<int32_t>& ids) {
 }  // namespace
 
 std::string UserAction::describe() const {
-  if (action == "set_config") return "set " + key + "=" + value;
-  if (action == "heal_all") return "heal all";
-  std::string out = action;
+  if (kind == sim::FaultKind::kSetConfig) return "set " + key + "=" + value;
+  const bool cut = kind == sim::FaultKind::kPartition || kind == sim::FaultKind::kHeal;
+  if (cut && targets.empty()) return "heal all";
+  std::string out = sim::fault_kind_name(kind);
   if (!targets.empty()) out += " " + id_list(targets);
-  if (action == "partition" || action == "heal") out += " | " + (others.empty() ? std::string("others") : id_list(others));
+  if (cut) out += " | " + (others.empty() ? std::string("others") : id_list(others));
   return out;
 }
 

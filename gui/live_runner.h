@@ -24,16 +24,19 @@
 #include "engine/core/trace_event.h"
 #include "gui/model_builder.h"
 #include "sim/cluster.h"
+#include "sim/scenario/scenario.h"
 #include "sim/simulator.h"
 
 namespace gregor::gui {
 
+// A dashboard user's action: a fault of the scenario's kinds (sim/scenario/scenario.h) on nodes
+// by id. A heal with no targets heals every link; set-config sets `key` to `value`.
 struct UserAction {
   Time at{0};
-  std::string action;
+  sim::FaultKind kind = sim::FaultKind::kCrash;
   std::vector<int32_t> targets;
   std::vector<int32_t> others;
-  std::string key, value;  // set_config
+  std::string key, value;  // set-config
 
   // "crash broker 2", "partition 1 | 2,3", "set acks=1": for the event log and the timeline.
   std::string describe() const;

@@ -51,32 +51,33 @@ Result<sim::FaultAction> ScenarioRunner::to_fault(const UserAction& a) const {
     if (id <= 0 || !run_->sim().has_node(NodeId{id})) return bad("no node " + std::to_string(id));
   sim::FaultAction f;
   f.at = run_->now();
-  const std::string& v = a.action;
-  if (v == "crash" || v == "restart" || v == "pause" || v == "resume" || v == "isolate" || v == "shutdown" || v == "power_loss") {
-    if (a.targets.empty()) return bad("no target");
-    f.action = v == "power_loss" ? "power-loss" : v;
-    f.targets = names(a.targets);
-  } else if (v == "partition" || v == "heal") {
-    if (a.targets.empty()) return bad("no target");
-    f.action = v;
-    f.groups = {names(a.targets), a.others.empty() ? std::vector<std::string>{"others"} : names(a.others)};
-  } else if (v == "heal_all") {
-    f.action = "heal";
-  } else if (v == "set_config") {
-    // acks is the producers' (every producer of the scenario); the rest are topic configs (every
-    // topic of the scenario), as the dashboard's durability controls mean them.
-    if (a.key.empty() || a.value.empty()) return bad("set_config needs a key and a value");
-    f.action = "set-config";
-    f.config[a.key] = a.value;
-    if (a.key == "acks") {
-      for (const auto& p : run_->scenario().producers) f.targets.push_back(p.name);
-      if (f.targets.empty()) return bad("this scenario has no producer");
-    } else {
-      for (const auto& t : run_->scenario().topics) f.topics.push_back(t.name);
-      if (f.topics.empty()) return bad("this scenario has no topic");
-    }
-  } else {
-    return bad("unknown action");
+  f.kind = a.kind;
+  switch (a.kind) {
+    case sim::FaultKind::kPartition:
+    case sim::FaultKind::kHeal:
+      if (a.targets.empty()) {
+        if (a.kind == sim::FaultKind::kHeal) break;  // heal every link
+        return bad("no target");
+      }
+      f.groups = {names(a.targets), a.others.empty() ? std::vector<std::string>{"others"} : names(a.others)};
+      break;
+    case sim::FaultKind::kSetConfig:
+      // acks is the producers' (every producer of the scenario); the rest are topic configs (every
+      // topic of the scenario), as the dashboard's durability controls mean them.
+      if (a.key.empty() || a.value.empty()) return bad("set-config needs a key and a value");
+      f.config[a.key] = a.value;
+      if (a.key == "acks") {
+        for (const auto& p : run_->scenario().producers) f.targets.push_back(p.name);
+        if (f.targets.empty()) return bad("this scenario has no producer");
+      } else {
+        for (const auto& t : run_->scenario().topics) f.topics.push_back(t.name);
+        if (f.topics.empty()) return bad("this scenario has no topic");
+      }
+      break;
+    default:
+      if (!sim::takes_targets(a.kind)) return bad("not a dashboard action");
+      if (a.targets.empty()) return bad("no target");
+      f.targets = names(a.targets);
   }
   return f;
 }
@@ -206,11 +207,11 @@ sim::Scenario bench_scenario() {
   }
   sim::FaultAction crash;
   crash.at = Time{Duration::seconds(15).us};
-  crash.action = "crash";
+  crash.kind = sim::FaultKind::kCrash;
   crash.targets = {"broker-3"};
   sim::FaultAction restart = crash;
   restart.at = Time{Duration::seconds(35).us};
-  restart.action = "restart";
+  restart.kind = sim::FaultKind::kRestart;
   s.faults = {crash, restart};
   s.length = Duration::seconds(60);
   s.expect.pass_all = true;

@@ -59,9 +59,9 @@ std::pair<ImVec2, ImVec2> trim(ImVec2 a, ImVec2 b, float r) {
 }
 
 void node_menu(const NodeModel& n, const ViewContext& c, UiState& ui) {
-  auto act = [&](const char* action) {
+  auto act = [&](sim::FaultKind kind) {
     UserAction a;
-    a.action = action;
+    a.kind = kind;
     a.targets = {n.id};
     ui.actions.push_back(a);
   };
@@ -72,23 +72,20 @@ void node_menu(const NodeModel& n, const ViewContext& c, UiState& ui) {
     return;
   }
   const bool up = n.status == NodeStatus::kAlive || n.status == NodeStatus::kPaused;
-  if (ImGui::MenuItem("Crash (kill -9)", nullptr, false, up)) act("crash");
-  if (ImGui::MenuItem("Power off (unsynced writes lost)", nullptr, false, up)) act("power_loss");
-  if (ImGui::MenuItem("Restart", nullptr, false, true)) act("restart");
+  if (ImGui::MenuItem("Crash (kill -9)", nullptr, false, up)) act(sim::FaultKind::kCrash);
+  if (ImGui::MenuItem("Power off (unsynced writes lost)", nullptr, false, up)) act(sim::FaultKind::kPowerLoss);
+  if (ImGui::MenuItem("Restart", nullptr, false, true)) act(sim::FaultKind::kRestart);
   if (n.status == NodeStatus::kPaused) {
-    if (ImGui::MenuItem("Resume")) act("resume");
+    if (ImGui::MenuItem("Resume")) act(sim::FaultKind::kResume);
   } else if (ImGui::MenuItem("Pause (stop-the-world GC)", nullptr, false, n.status == NodeStatus::kAlive)) {
-    act("pause");
+    act(sim::FaultKind::kPause);
   }
   if (n.kind == NodeKind::kBroker && ImGui::MenuItem("Controlled shutdown", nullptr, false, n.status == NodeStatus::kAlive))
-    act("shutdown");
+    act(sim::FaultKind::kShutdown);
   ImGui::Separator();
-  if (ImGui::MenuItem("Isolate from every node", nullptr, false, !n.isolated)) act("isolate");
+  if (ImGui::MenuItem("Isolate from every node", nullptr, false, !n.isolated)) act(sim::FaultKind::kIsolate);
   if (ImGui::MenuItem("Heal this node's links", nullptr, false, n.cut_links > 0)) {
-    UserAction a;
-    a.action = "heal";
-    a.targets = {n.id};
-    ui.actions.push_back(a);
+    act(sim::FaultKind::kHeal);
   }
   if (c.in_past) ImGui::TextDisabled("(acting in the past forks the run here)");
 }

@@ -10,16 +10,16 @@ namespace gregor::gui {
 
 namespace {
 
-void selection_action(UiState& ui, const char* action) {
+void selection_action(UiState& ui, sim::FaultKind kind) {
   UserAction a;
-  a.action = action;
+  a.kind = kind;
   a.targets.assign(ui.selected_nodes.begin(), ui.selected_nodes.end());
   ui.actions.push_back(a);
 }
 
 void config_action(UiState& ui, const std::string& key, const std::string& value) {
   UserAction a;
-  a.action = "set_config";
+  a.kind = sim::FaultKind::kSetConfig;
   a.key = key;
   a.value = value;
   ui.actions.push_back(a);
@@ -51,21 +51,21 @@ void draw_fault_panel(const DashboardModel& m, const ViewContext& c, UiState& ui
   ImGui::Text("Selected: %s", names.empty() ? "(click nodes in the graph; ctrl-click adds)" : names.c_str());
   const bool any = !ui.selected_nodes.empty();
   ImGui::BeginDisabled(!any);
-  if (ImGui::Button("Partition: selected | rest")) selection_action(ui, "partition");
+  if (ImGui::Button("Partition: selected | rest")) selection_action(ui, sim::FaultKind::kPartition);
   ImGui::SameLine();
-  if (ImGui::Button("Heal selected")) selection_action(ui, "heal");
-  if (ImGui::Button("Crash")) selection_action(ui, "crash");
+  if (ImGui::Button("Heal selected")) selection_action(ui, sim::FaultKind::kHeal);
+  if (ImGui::Button("Crash")) selection_action(ui, sim::FaultKind::kCrash);
   ImGui::SameLine();
-  if (ImGui::Button("Restart")) selection_action(ui, "restart");
+  if (ImGui::Button("Restart")) selection_action(ui, sim::FaultKind::kRestart);
   ImGui::SameLine();
-  if (ImGui::Button("Pause")) selection_action(ui, "pause");
+  if (ImGui::Button("Pause")) selection_action(ui, sim::FaultKind::kPause);
   ImGui::SameLine();
-  if (ImGui::Button("Resume")) selection_action(ui, "resume");
+  if (ImGui::Button("Resume")) selection_action(ui, sim::FaultKind::kResume);
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Heal all")) {
     UserAction a;
-    a.action = "heal_all";
+    a.kind = sim::FaultKind::kHeal;
     ui.actions.push_back(a);
   }
 

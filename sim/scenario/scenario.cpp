@@ -26,6 +26,53 @@ std::string groups_text(const std::vector<std::vector<std::string>>& groups) {
 
 }  // namespace
 
+ConfigMap group_consumer_config(const GroupSpec& g) {
+  ConfigMap settings{{"group.id", g.name},
+                     {"session.timeout.ms", "6000"},
+                     {"heartbeat.interval.ms", "1000"},
+                     {"auto.offset.reset", "earliest"},
+                     {"enable.auto.commit", "false"},
+                     {"fetch.max.wait.ms", "100"},
+                     {"max.poll.records", "100"}};
+  for (const auto& [k, v] : g.config) settings[k] = v;
+  return settings;
+}
+
+const std::vector<FaultKind>& fault_kinds() {
+  static const std::vector<FaultKind> kinds = {
+      FaultKind::kCrash,     FaultKind::kRestart, FaultKind::kPowerLoss, FaultKind::kPause,   FaultKind::kResume,
+      FaultKind::kShutdown,  FaultKind::kIsolate, FaultKind::kPartition, FaultKind::kHeal,    FaultKind::kClog,
+      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig};
+  return kinds;
+}
+
+const char* fault_kind_name(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::kCrash: return "crash";
+    case FaultKind::kRestart: return "restart";
+    case FaultKind::kPowerLoss: return "power-loss";
+    case FaultKind::kPause: return "pause";
+    case FaultKind::kResume: return "resume";
+    case FaultKind::kShutdown: return "shutdown";
+    case FaultKind::kIsolate: return "isolate";
+    case FaultKind::kPartition: return "partition";
+    case FaultKind::kHeal: return "heal";
+    case FaultKind::kClog: return "clog";
+    case FaultKind::kLatency: return "latency";
+    case FaultKind::kDiskCorrupt: return "disk-corrupt";
+    case FaultKind::kSetConfig: return "set-config";
+  }
+  return "?";
+}
+
+std::optional<FaultKind> parse_fault_kind(const std::string& name) {
+  for (FaultKind k : fault_kinds())
+    if (name == fault_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+bool takes_targets(FaultKind kind) { return kind <= FaultKind::kIsolate; }
+
 FaultAction FaultAction::concrete() const {
   FaultAction c = *this;
   // Only single-list actions can be rewritten faithfully; partitions keep their groups (whose
@@ -37,16 +84,16 @@ FaultAction FaultAction::concrete() const {
 }
 
 std::string FaultAction::describe() const {
-  std::string s = action;
-  if (action == "partition" || action == "heal") {
+  std::string s = fault_kind_name(kind);
+  if (kind == FaultKind::kPartition || kind == FaultKind::kHeal) {
     s += groups.empty() ? " all" : " " + groups_text(groups);
     if (one_way) s += " (one way)";
-  } else if (action == "clog") {
+  } else if (kind == FaultKind::kClog) {
     s += " " + list_text(targets) + " -> " + list_text(to) + " for " + format_duration(duration);
     if (!one_way) s += " (both ways)";
-  } else if (action == "latency") {
+  } else if (kind == FaultKind::kLatency) {
     s += " " + list_text(targets) + " -> " + list_text(to) + " " + format_duration(base) + " +- " + format_duration(jitter);
-  } else if (action == "set-config") {
+  } else if (kind == FaultKind::kSetConfig) {
     s += " " + list_text(topics.empty() ? targets : topics);
     for (const auto& [k, v] : config) s += " " + k + "=" + v;
   } else {

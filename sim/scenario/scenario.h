@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/client/consumer_node.h"
 #include "engine/core/types.h"
 #include "sim/simulator.h"
 
@@ -64,9 +65,11 @@ struct ProducerSpec {
   int line = 0;
 };
 
-enum class DeliveryMode { kAtMostOnce, kAtLeastOnce, kExactlyOnce };
-const char* delivery_mode_name(DeliveryMode m);
-std::optional<DeliveryMode> parse_delivery_mode(const std::string& s);
+// How a group's members consume (engine/client/consumer_node.h): at-most-once, at-least-once or
+// exactly-once.
+using client::DeliveryMode;
+using client::delivery_mode_name;
+using client::parse_delivery_mode;
 
 struct GroupSpec {
   std::string name;  // group.id; members are <name>-1 .. <name>-<members>
@@ -77,6 +80,33 @@ struct GroupSpec {
   ConfigMap config;  // consumer configs with Kafka's keys (session.timeout.ms, max.poll.interval.ms, ...)
   int line = 0;
 };
+
+// The faults a scenario schedules and a dashboard user applies, by the names files give them: one
+// list that the parser, the runner, the swarm generator and the dashboard share.
+enum class FaultKind {
+  kCrash,
+  kRestart,
+  kPowerLoss,
+  kPause,
+  kResume,
+  kShutdown,
+  kIsolate,
+  kPartition,
+  kHeal,
+  kClog,
+  kLatency,
+  kDiskCorrupt,
+  kSetConfig,
+};
+const std::vector<FaultKind>& fault_kinds();  // every kind, in the order above
+const char* fault_kind_name(FaultKind kind);  // "crash", "power-loss", "set-config", ...
+std::optional<FaultKind> parse_fault_kind(const std::string& name);
+// The kinds whose operand is a list of targets (crash: broker-1): crash through isolate.
+bool takes_targets(FaultKind kind);
+
+// The consumer configs a group's members run with: the scenario's defaults (short timeouts, so that
+// stories move quickly), then the group's own. client.id is set per member.
+ConfigMap group_consumer_config(const GroupSpec& g);
 
 // One entry of the fault schedule, or a user action in the dashboard.
 //
@@ -91,7 +121,7 @@ struct GroupSpec {
 // given to an earlier fault with `as`.
 struct FaultAction {
   Time at;
-  std::string action;
+  FaultKind kind = FaultKind::kCrash;
   std::vector<std::string> targets;
   std::vector<std::vector<std::string>> groups;
   std::vector<std::string> to;

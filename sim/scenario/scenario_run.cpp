@@ -103,14 +103,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
   const NodeId sink_id{kFirstClientNodeId + 900};
   std::vector<std::pair<std::string, std::vector<NodeId>>> group_members;
   for (const auto& g : s.groups) {
-    std::map<std::string, std::string> settings{{"group.id", g.name},
-                                                {"session.timeout.ms", "6000"},
-                                                {"heartbeat.interval.ms", "1000"},
-                                                {"auto.offset.reset", "earliest"},
-                                                {"enable.auto.commit", "false"},
-                                                {"fetch.max.wait.ms", "100"},
-                                                {"max.poll.records", "100"}};
-    for (const auto& [k, v] : g.config) settings[k] = v;
+    ConfigMap settings = group_consumer_config(g);
     std::vector<NodeId> members;
     for (int32_t m = 1; m <= g.members; m++) {
       client::ConsumerConfig cc;
@@ -120,9 +113,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
       cc.bootstrap_servers = bootstrap;
       client::ConsumerWorkload w;
       w.topics = g.topics;
-      w.mode = g.delivery == DeliveryMode::kAtMostOnce    ? client::DeliveryMode::kAtMostOnce
-               : g.delivery == DeliveryMode::kExactlyOnce ? client::DeliveryMode::kExactlyOnce
-                                                          : client::DeliveryMode::kAtLeastOnce;
+      w.mode = g.delivery;
       w.processing_time = Duration::millis(5);
       w.poll_idle = Duration::millis(20);
       w.start_at = g.start;
@@ -234,138 +225,151 @@ std::vector<NodeId> ScenarioRun::resolve_list(const std::vector<std::string>& ta
   return out;
 }
 
-Status ScenarioRun::resolve_and_apply(FaultAction& a) {
-  // Check every target first: a bad action changes nothing.
-  {
-    std::set<std::string> names;
-    for (const auto& [n, id] : names_) names.insert(n);
-    std::map<std::string, int32_t> partitions;
-    for (const auto& t : scenario_.topics) partitions[t.name] = t.partitions;
-    auto check = [&](const std::string& t) -> Status {
-      auto spec = parse_target(t, names, labels_, partitions);
-      return spec ? Status::ok() : spec.status();
-    };
-    for (const auto& t : a.targets) GREGOR_RETURN_IF_ERROR(check(t));
-    for (const auto& t : a.to) GREGOR_RETURN_IF_ERROR(check(t));
-    for (const auto& g : a.groups)
-      for (const auto& t : g) GREGOR_RETURN_IF_ERROR(check(t));
-  }
-  static const std::set<std::string> kKnown = {"crash",   "restart", "power-loss", "pause",   "resume",       "shutdown", "isolate",
-                                               "partition", "heal", "clog",       "latency", "disk-corrupt", "set-config"};
-  if (!kKnown.count(a.action)) return Status::error(StatusCode::kInvalidArgument, "unknown action '" + a.action + "'");
+Status ScenarioRun::check_targets(const FaultAction& a) const {
+  std::set<std::string> names;
+  for (const auto& [n, id] : names_) names.insert(n);
+  std::map<std::string, int32_t> partitions;
+  for (const auto& t : scenario_.topics) partitions[t.name] = t.partitions;
+  auto check = [&](const std::string& t) -> Status {
+    auto spec = parse_target(t, names, labels_, partitions);
+    return spec ? Status::ok() : spec.status();
+  };
+  for (const auto& t : a.targets) GREGOR_RETURN_IF_ERROR(check(t));
+  for (const auto& t : a.to) GREGOR_RETURN_IF_ERROR(check(t));
+  for (const auto& g : a.groups)
+    for (const auto& t : g) GREGOR_RETURN_IF_ERROR(check(t));
+  return Status::ok();
+}
 
-  std::vector<NodeId> hit;
-  std::vector<std::vector<NodeId>> sides;
-  std::vector<NodeId> to;
-  if (!a.groups.empty()) {
-    // "others" means every node named in no other group, so it resolves last.
-    std::set<NodeId> named;
-    std::vector<int> others_at;
-    for (size_t i = 0; i < a.groups.size(); i++) {
-      bool is_others = a.groups[i].size() == 1 && a.groups[i][0] == "others";
-      if (is_others) {
-        others_at.push_back(static_cast<int>(i));
-        sides.emplace_back();
-        continue;
-      }
-      sides.push_back(resolve_list(a.groups[i]));
-      for (NodeId n : sides.back()) named.insert(n);
+ScenarioRun::Hit ScenarioRun::resolve(const FaultAction& a) const {
+  Hit hit;
+  if (a.groups.empty()) {
+    hit.nodes = resolve_list(a.targets);
+    hit.to = resolve_list(a.to);
+    return hit;
+  }
+  // "others" means every node named in no other group, so it resolves last.
+  std::set<NodeId> named;
+  std::vector<size_t> others_at;
+  for (size_t i = 0; i < a.groups.size(); i++) {
+    if (a.groups[i].size() == 1 && a.groups[i][0] == "others") {
+      others_at.push_back(i);
+      hit.sides.emplace_back();
+      continue;
     }
-    for (int i : others_at) sides[static_cast<size_t>(i)] = resolve_list({"others"}, named);
-    for (const auto& s : sides)
-      for (NodeId n : s)
-        if (std::find(hit.begin(), hit.end(), n) == hit.end()) hit.push_back(n);
-  } else {
-    hit = resolve_list(a.targets);
-    to = resolve_list(a.to);
+    hit.sides.push_back(resolve_list(a.groups[i]));
+    for (NodeId n : hit.sides.back()) named.insert(n);
   }
+  for (size_t i : others_at) hit.sides[i] = resolve_list({"others"}, named);
+  for (const auto& side : hit.sides)
+    for (NodeId n : side)
+      if (std::find(hit.nodes.begin(), hit.nodes.end(), n) == hit.nodes.end()) hit.nodes.push_back(n);
+  return hit;
+}
 
-  if (a.action == "set-config") GREGOR_RETURN_IF_ERROR(check_set_config(a, hit));
-
+// "[broker-1] | [broker-2, zk-1]", "broker-2 -> broker-3", "through broker-1": what a fault hit.
+std::string ScenarioRun::describe_hit(FaultAction& a, const Hit& hit) {
+  auto names = [this](const std::vector<NodeId>& ids) {
+    std::vector<std::string> out;
+    for (NodeId n : ids) out.push_back(name_of(n));
+    return out;
+  };
+  std::string text;
   a.resolved.clear();
-  std::string hit_text;
-  if (!sides.empty()) {
-    for (size_t i = 0; i < sides.size(); i++) {
-      hit_text += i ? " | [" : "[";
-      for (size_t j = 0; j < sides[i].size(); j++) hit_text += (j ? ", " : "") + name_of(sides[i][j]);
-      hit_text += "]";
-    }
+  if (!hit.sides.empty()) {
+    for (size_t i = 0; i < hit.sides.size(); i++) text += (i ? " | [" : "[") + join_names(names(hit.sides[i])) + "]";
   } else {
-    for (NodeId n : hit) a.resolved.push_back(name_of(n));
-    hit_text = join_names(a.resolved);
-    if (a.action == "set-config" && !a.topics.empty()) {
+    a.resolved = names(hit.nodes);
+    text = join_names(a.resolved);
+    if (a.kind == FaultKind::kSetConfig && !a.topics.empty()) {
       auto via = config_broker();
-      hit_text = via ? "through " + name_of(*via) : "no running broker";
+      text = via ? "through " + name_of(*via) : "no running broker";
     }
-    if (!to.empty()) {
-      std::vector<std::string> tn;
-      for (NodeId n : to) tn.push_back(name_of(n));
-      hit_text += " -> " + join_names(tn);
-    }
+    if (!hit.to.empty()) text += " -> " + join_names(names(hit.to));
   }
-  for (NodeId n : hit)
+  for (NodeId n : hit.nodes)
     if (std::find(a.resolved.begin(), a.resolved.end(), name_of(n)) == a.resolved.end()) a.resolved.push_back(name_of(n));
+  return text;
+}
+
+Status ScenarioRun::resolve_and_apply(FaultAction& a) {
+  GREGOR_RETURN_IF_ERROR(check_targets(a));  // a bad action changes nothing
+  const Hit hit = resolve(a);
+  if (a.kind == FaultKind::kSetConfig) GREGOR_RETURN_IF_ERROR(check_set_config(a, hit.nodes));
+  const std::string hit_text = describe_hit(a, hit);
   if (!a.label.empty()) {
-    resolver_->set_label(a.label, hit);
+    resolver_->set_label(a.label, hit.nodes);
     labels_.insert(a.label);
   }
   a.at = sim_->now();
   applied_.push_back(a);
   sim_->emit(Simulator::kWorld, "scenario_fault", {{"fault", a.describe()}, {"hit", hit_text}});
-
-  const std::string& act = a.action;
-  if (act == "crash") {
-    for (NodeId n : hit) sim_->crash(n);
-  } else if (act == "restart") {
-    for (NodeId n : hit) sim_->restart(n);
-  } else if (act == "power-loss") {
-    for (NodeId n : hit) sim_->power_loss(n);
-  } else if (act == "pause") {
-    for (NodeId n : hit) sim_->pause(n);
-  } else if (act == "resume") {
-    for (NodeId n : hit) sim_->resume(n);
-  } else if (act == "shutdown") {
-    for (NodeId n : hit)
-      if (n.value >= 1 && n.value <= scenario_.brokers) cluster_->shutdown_broker(n.value);
-  } else if (act == "isolate") {
-    for (NodeId n : hit) sim_->isolate(n);
-  } else if (act == "disk-corrupt") {
-    for (NodeId n : hit) sim_->corrupt_disk(n, a.path);
-  } else if (act == "set-config") {
-    set_config(a, hit);
-  } else if (act == "partition" || act == "heal") {
-    if (act == "heal" && sides.empty()) {
-      sim_->heal_all();
-    } else {
-      for (size_t i = 0; i < sides.size(); i++)
-        for (size_t j = i + 1; j < sides.size(); j++) {
-          std::set<NodeId> from(sides[i].begin(), sides[i].end()), other(sides[j].begin(), sides[j].end());
-          if (from.empty() || other.empty()) continue;
-          if (act == "partition")
-            sim_->partition(from, other, !a.one_way);
-          else
-            sim_->heal(from, other, !a.one_way);
-        }
-    }
-  } else if (act == "clog") {
-    for (NodeId f : hit)
-      for (NodeId t : to) {
-        if (f == t) continue;
-        sim_->clog(f, t, a.duration);
-        if (!a.one_way) sim_->clog(t, f, a.duration);
-      }
-  } else if (act == "latency") {
-    const bool everywhere = a.targets == std::vector<std::string>{"all"} && a.to == std::vector<std::string>{"all"};
-    const LinkLatency l{a.base, a.jitter};
-    if (everywhere) {
-      sim_->set_latency(Simulator::kWorld, Simulator::kWorld, l);
-    } else {
-      for (NodeId f : hit)
-        for (NodeId t : to)
-          if (f != t) sim_->set_latency(f, t, l);
-    }
-  }
+  apply(a, hit);
   return Status::ok();
+}
+
+void ScenarioRun::apply(const FaultAction& a, const Hit& hit) {
+  switch (a.kind) {
+    case FaultKind::kCrash:
+      for (NodeId n : hit.nodes) sim_->crash(n);
+      return;
+    case FaultKind::kRestart:
+      for (NodeId n : hit.nodes) sim_->restart(n);
+      return;
+    case FaultKind::kPowerLoss:
+      for (NodeId n : hit.nodes) sim_->power_loss(n);
+      return;
+    case FaultKind::kPause:
+      for (NodeId n : hit.nodes) sim_->pause(n);
+      return;
+    case FaultKind::kResume:
+      for (NodeId n : hit.nodes) sim_->resume(n);
+      return;
+    case FaultKind::kShutdown:
+      for (NodeId n : hit.nodes)
+        if (n.value >= 1 && n.value <= scenario_.brokers) cluster_->shutdown_broker(n.value);
+      return;
+    case FaultKind::kIsolate:
+      for (NodeId n : hit.nodes) sim_->isolate(n);
+      return;
+    case FaultKind::kDiskCorrupt:
+      for (NodeId n : hit.nodes) sim_->corrupt_disk(n, a.path);
+      return;
+    case FaultKind::kSetConfig: return set_config(a, hit.nodes);
+    case FaultKind::kPartition:
+    case FaultKind::kHeal: return apply_cut(a, hit);
+    case FaultKind::kClog:
+      for (NodeId f : hit.nodes)
+        for (NodeId t : hit.to) {
+          if (f == t) continue;
+          sim_->clog(f, t, a.duration);
+          if (!a.one_way) sim_->clog(t, f, a.duration);
+        }
+      return;
+    case FaultKind::kLatency: return apply_latency(a, hit);
+  }
+}
+
+void ScenarioRun::apply_cut(const FaultAction& a, const Hit& hit) {
+  if (a.kind == FaultKind::kHeal && hit.sides.empty()) return sim_->heal_all();
+  for (size_t i = 0; i < hit.sides.size(); i++)
+    for (size_t j = i + 1; j < hit.sides.size(); j++) {
+      std::set<NodeId> from(hit.sides[i].begin(), hit.sides[i].end()), other(hit.sides[j].begin(), hit.sides[j].end());
+      if (from.empty() || other.empty()) continue;
+      if (a.kind == FaultKind::kPartition)
+        sim_->partition(from, other, !a.one_way);
+      else
+        sim_->heal(from, other, !a.one_way);
+    }
+}
+
+void ScenarioRun::apply_latency(const FaultAction& a, const Hit& hit) {
+  const bool everywhere = a.targets == std::vector<std::string>{"all"} && a.to == std::vector<std::string>{"all"};
+  const LinkLatency l{a.base, a.jitter};
+  if (everywhere) return sim_->set_latency(Simulator::kWorld, Simulator::kWorld, l);
+  for (NodeId f : hit.nodes)
+    for (NodeId t : hit.to)
+      if (f != t) sim_->set_latency(f, t, l);
 }
 
 void ScenarioRun::fire(FaultAction a) {

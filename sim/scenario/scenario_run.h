@@ -108,7 +108,19 @@ class ScenarioRun {
   void create_topics();
   void start_clients();
   void fire(FaultAction a);
+  // The nodes a fault hits: its targets (and `to` nodes), or the sides of a partition or heal.
+  struct Hit {
+    std::vector<NodeId> nodes;
+    std::vector<std::vector<NodeId>> sides;
+    std::vector<NodeId> to;
+  };
   Status resolve_and_apply(FaultAction& a);
+  Status check_targets(const FaultAction& a) const;
+  Hit resolve(const FaultAction& a) const;
+  std::string describe_hit(FaultAction& a, const Hit& hit);
+  void apply(const FaultAction& a, const Hit& hit);
+  void apply_cut(const FaultAction& a, const Hit& hit);
+  void apply_latency(const FaultAction& a, const Hit& hit);
   Status check_set_config(const FaultAction& a, const std::vector<NodeId>& hit) const;
   void set_config(const FaultAction& a, const std::vector<NodeId>& hit);
   std::optional<NodeId> config_broker();  // the broker a topic set-config goes through

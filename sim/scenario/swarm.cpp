@@ -29,10 +29,10 @@ const T& pick(Rng& rng, const std::vector<T>& v) {
 
 Time at_ms(int64_t ms) { return Time{ms * 1000}; }
 
-FaultAction fault(Time at, std::string action, std::vector<std::string> targets) {
+FaultAction fault(Time at, FaultKind kind, std::vector<std::string> targets) {
   FaultAction f;
   f.at = at;
-  f.action = std::move(action);
+  f.kind = kind;
   f.targets = std::move(targets);
   return f;
 }
@@ -86,10 +86,10 @@ class Generator {
     const int n = static_cast<int>(1 + rng_.uniform(kFaultsMax));
     for (int i = 0; i < n; i++) add_fault(s);
     // The quiet phase.
-    s.faults.push_back(fault(at_ms(kQuietAtMs), "heal", {}));
-    s.faults.push_back(fault(at_ms(kQuietAtMs), "resume", {"paused"}));
-    s.faults.push_back(fault(at_ms(kQuietAtMs), "restart", {"crashed"}));
-    FaultAction calm = fault(at_ms(kQuietAtMs), "latency", {"all"});
+    s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kHeal, {}));
+    s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kResume, {"paused"}));
+    s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kRestart, {"crashed"}));
+    FaultAction calm = fault(at_ms(kQuietAtMs), FaultKind::kLatency, {"all"});
     calm.to = {"all"};
     calm.base = s.latency.base;
     calm.jitter = s.latency.jitter;
@@ -132,15 +132,15 @@ class Generator {
     const Time t = when();
     if (kind < 25 || kind >= 100) {
       // crash (or power loss) and restart later
-      FaultAction f = fault(t, kind >= 100 ? "power-loss" : "crash", {random_broker_role()});
+      FaultAction f = fault(t, kind >= 100 ? FaultKind::kPowerLoss : FaultKind::kCrash, {random_broker_role()});
       f.label = label();
       s.faults.push_back(f);
-      s.faults.push_back(fault(later(t, 500, 15000), "restart", {f.label}));
+      s.faults.push_back(fault(later(t, 500, 15000), FaultKind::kRestart, {f.label}));
     } else if (kind < 37) {
-      FaultAction f = fault(t, "pause", {random_node()});
+      FaultAction f = fault(t, FaultKind::kPause, {random_node()});
       f.label = label();
       s.faults.push_back(f);
-      s.faults.push_back(fault(later(t, 100, 8000), "resume", {f.label}));
+      s.faults.push_back(fault(later(t, 100, 8000), FaultKind::kResume, {f.label}));
     } else if (kind < 57) {
       // a random split of the servers into two sides; clients stay connected to both
       std::vector<std::string> a, b;
@@ -148,32 +148,32 @@ class Generator {
       for (int i = 1; i <= zk_; i++) (rng_.chance(0.5) ? a : b).push_back("zk-" + std::to_string(i));
       if (a.empty()) a.push_back(b.back()), b.pop_back();
       if (b.empty()) b.push_back(a.back()), a.pop_back();
-      FaultAction f = fault(t, "partition", {});
+      FaultAction f = fault(t, FaultKind::kPartition, {});
       f.groups = {a, b};
       f.one_way = rng_.chance(0.2);
       s.faults.push_back(f);
-      FaultAction h = fault(later(t, 500, 15000), "heal", {});
+      FaultAction h = fault(later(t, 500, 15000), FaultKind::kHeal, {});
       h.groups = f.groups;
       h.one_way = f.one_way;
       s.faults.push_back(h);
     } else if (kind < 67) {
       // the leader cut off from everything, or from everything but the clients (a zombie)
-      FaultAction f = fault(t, "partition", {});
+      FaultAction f = fault(t, FaultKind::kPartition, {});
       std::vector<std::string> side = {"leader of " + random_partition()};
       if (rng_.chance(0.5)) side.push_back("clients");
       f.groups = {side, {"others"}};
       f.label = label();
       s.faults.push_back(f);
-      FaultAction h = fault(later(t, 500, 15000), "heal", {});
+      FaultAction h = fault(later(t, 500, 15000), FaultKind::kHeal, {});
       s.faults.push_back(h);
     } else if (kind < 79) {
-      FaultAction f = fault(t, "clog", {random_node()});
+      FaultAction f = fault(t, FaultKind::kClog, {random_node()});
       f.to = {random_node()};
       f.duration = Duration::millis(50 + static_cast<int64_t>(rng_.uniform(3000)));
       f.one_way = rng_.chance(0.5);
       s.faults.push_back(f);
     } else if (kind < 87) {
-      FaultAction f = fault(t, "latency", {random_node()});
+      FaultAction f = fault(t, FaultKind::kLatency, {random_node()});
       f.to = {rng_.chance(0.5) ? std::string("all") : random_node()};
       f.base = Duration::millis(5 + static_cast<int64_t>(rng_.uniform(100)));
       f.jitter = f.base / 2;
@@ -184,15 +184,15 @@ class Generator {
       back.jitter = s.latency.jitter;
       s.faults.push_back(back);
     } else if (kind < 95) {
-      FaultAction f = fault(t, "shutdown", {random_broker_role()});
+      FaultAction f = fault(t, FaultKind::kShutdown, {random_broker_role()});
       f.label = label();
       s.faults.push_back(f);
-      s.faults.push_back(fault(later(t, 3000, 15000), "restart", {f.label}));
+      s.faults.push_back(fault(later(t, 3000, 15000), FaultKind::kRestart, {f.label}));
     } else {
-      FaultAction f = fault(t, "crash", {"zk-" + std::to_string(1 + rng_.uniform(static_cast<uint64_t>(zk_)))});
+      FaultAction f = fault(t, FaultKind::kCrash, {"zk-" + std::to_string(1 + rng_.uniform(static_cast<uint64_t>(zk_)))});
       f.label = label();
       s.faults.push_back(f);
-      s.faults.push_back(fault(later(t, 200, 5000), "restart", {f.label}));
+      s.faults.push_back(fault(later(t, 200, 5000), FaultKind::kRestart, {f.label}));
     }
   }
 

@@ -216,7 +216,7 @@ TEST_CASE("a replayed trace gives the same model as the live run, at every time"
   }
   // Replays are read-only.
   gui::UserAction crash;
-  crash.action = "crash";
+  crash.kind = sim::FaultKind::kCrash;
   crash.targets = {1};
   CHECK_FALSE(r.act(crash).is_ok());
   std::remove(db.c_str());
@@ -258,7 +258,7 @@ TEST_CASE("user actions are recorded; a fork and a saved scenario replay them ex
     if (b != p->leader) follower = b;
   REQUIRE(follower > 0);
   gui::UserAction cut;
-  cut.action = "partition";
+  cut.kind = sim::FaultKind::kPartition;
   cut.targets = {follower};
   REQUIRE(session->act(cut).is_ok());
   CHECK(session->model().node(follower)->cut_links > 0);
@@ -267,7 +267,7 @@ TEST_CASE("user actions are recorded; a fork and a saved scenario replay them ex
   const gui::PartitionModel* cut_off = session->model().partition("orders", 0);
   CHECK(std::find(cut_off->isr.begin(), cut_off->isr.end(), follower) == cut_off->isr.end());
   gui::UserAction heal;
-  heal.action = "heal_all";
+  heal.kind = sim::FaultKind::kHeal;
   REQUIRE(session->act(heal).is_ok());
   session->run_to(Time{Duration::seconds(22).us});
   REQUIRE(session->runner()->applied().size() == 2);
@@ -314,12 +314,12 @@ TEST_CASE("the durability controls change acks and topic configs of the running 
   });
 
   // min.insync.replicas 2 -> 3 and unclean election on, for every topic of the scenario.
-  gui::UserAction min_isr{Time{0}, "set_config", {}, {}, "min.insync.replicas", "3"};
+  gui::UserAction min_isr{Time{0}, sim::FaultKind::kSetConfig, {}, {}, "min.insync.replicas", "3"};
   REQUIRE(session->act(min_isr).is_ok());
-  gui::UserAction unclean{Time{0}, "set_config", {}, {}, "unclean.leader.election.enable", "true"};
+  gui::UserAction unclean{Time{0}, sim::FaultKind::kSetConfig, {}, {}, "unclean.leader.election.enable", "true"};
   REQUIRE(session->act(unclean).is_ok());
   // acks=all -> 1 for every producer.
-  gui::UserAction acks1{Time{0}, "set_config", {}, {}, "acks", "1"};
+  gui::UserAction acks1{Time{0}, sim::FaultKind::kSetConfig, {}, {}, "acks", "1"};
   REQUIRE(session->act(acks1).is_ok());
   const Time acted = session->runner()->applied().back().at;
   session->run_to(Time{Duration::seconds(7).us});
@@ -351,7 +351,7 @@ TEST_CASE("the durability controls change acks and topic configs of the running 
   (void)before;
 
   // A bad value is refused and recorded nowhere.
-  gui::UserAction bad{Time{0}, "set_config", {}, {}, "min.insync.replicas", "0"};
+  gui::UserAction bad{Time{0}, sim::FaultKind::kSetConfig, {}, {}, "min.insync.replicas", "0"};
   CHECK_FALSE(session->act(bad).is_ok());
   REQUIRE(session->runner()->applied().size() == 3);
 
@@ -362,7 +362,7 @@ TEST_CASE("the durability controls change acks and topic configs of the running 
   auto loaded = sim::load_scenario(path);
   REQUIRE(loaded.is_ok());
   size_t set_configs = 0;
-  for (const auto& f : loaded->faults) set_configs += f.action == "set-config";
+  for (const auto& f : loaded->faults) set_configs += f.kind == sim::FaultKind::kSetConfig;
   CHECK(set_configs == 3);
   sim::ScenarioRun again(*loaded, 5);
   again.run_until(session->runner()->now());

@@ -60,7 +60,7 @@ TEST_CASE("right-clicking a broker and choosing Crash crashes it", "[gui]") {
 
   gui::LiveRunner* runner = dashboard.session().runner();
   REQUIRE(runner->applied().size() == 1);
-  CHECK(runner->applied()[0].action == "crash");
+  CHECK(runner->applied()[0].kind == sim::FaultKind::kCrash);
   CHECK(runner->applied()[0].targets == std::vector<int32_t>{victim});
   CHECK(runner->sim().state(NodeId{victim}) == sim::NodeState::kCrashed);
   CHECK(dashboard.model().node(victim)->status == gui::NodeStatus::kCrashed);

@@ -69,7 +69,7 @@ TEST_CASE("a minimal scenario parses with its defaults", "[scenario]") {
   REQUIRE(s->producers.size() == 1);
   CHECK(s->producers[0].rate_per_sec == 50);
   REQUIRE(s->faults.size() == 2);
-  CHECK(s->faults[0].action == "crash");
+  CHECK(s->faults[0].kind == FaultKind::kCrash);
   CHECK(s->faults[0].targets == std::vector<std::string>{"leader of orders-1"});
   CHECK(s->faults[0].label == "victim");
   CHECK(s->faults[0].line == 12);
@@ -103,6 +103,14 @@ TEST_CASE("errors name the file, the line and the key", "[scenario]") {
   // A label used before it is defined.
   e = error_of("name: t\nfaults:\n  - at: 1s\n    restart: victim\n  - at: 2s\n    crash: broker-1\n    as: victim\n");
   CHECK(e.rfind("x.yaml:4: faults[0].restart: unknown target 'victim'", 0) == 0);
+  // A group's consumer configs: each key by the consumer's own declarations (a key the consumer
+  // does not know was accepted here before and then failed the run), and the keys together.
+  const std::string group = "name: t\ntopics:\n  - name: o\ngroups:\n  - name: g\n    topics: o\n    config:\n";
+  e = error_of(group + "      isolation.level: read_committed\n");
+  CHECK(e.rfind("x.yaml:8: groups[0].config.isolation.level: unknown consumer config", 0) == 0);
+  e = error_of(group + "      session.timeout.ms: 500\n");
+  CHECK(e.rfind("x.yaml:8: groups[0].config: heartbeat.interval.ms must be lower than session.timeout.ms", 0) == 0);
+  CHECK(parse_scenario(group + "      session.timeout.ms: 4000\n", "x.yaml").is_ok());
   // Two actions in one fault.
   e = error_of("name: t\nfaults:\n  - at: 1s\n    crash: broker-1\n    pause: broker-2\n");
   CHECK(e.find("one action per fault") != std::string::npos);
@@ -143,7 +151,7 @@ TEST_CASE("faults come out in time order, same-time faults in file order", "[sce
       "x.yaml");
   REQUIRE(s.is_ok());
   REQUIRE(s->faults.size() == 3);
-  CHECK(s->faults[0].action == "pause");
+  CHECK(s->faults[0].kind == FaultKind::kPause);
   CHECK(s->faults[1].targets[0] == "broker-2");
   CHECK(s->faults[2].targets[0] == "broker-3");
 }
