@@ -69,7 +69,7 @@ class SimRuntime final : public Runtime {
 
   bool send(NodeId to, Bytes frame) override {
     if (!alive()) return false;
-    return sim_.send(id_, to, std::move(frame));
+    return sim_.network_.send(id_, to, std::move(frame));
   }
 
   // One connection state per pair of nodes: both directions with that node break.
@@ -77,7 +77,7 @@ class SimRuntime final : public Runtime {
     const NodeId other{peer.value < 0 ? -peer.value : peer.value};
     // A node that does not exist has no connection to close (a client's list of servers may name one).
     if (!alive() || other == id_ || other.value == 0 || !sim_.has_node(other)) return;
-    sim_.break_connection(id_, other);
+    sim_.network_.break_connection(id_, other);
   }
 
   Disk& disk() override {
@@ -160,7 +160,10 @@ void SimRuntime::fire(uint64_t id) {
 }
 
 Simulator::Simulator(uint64_t seed, SimConfig config)
-    : seed_(seed), config_(config), disk_fault_rng_(Rng::derive(seed, "disk-faults")) {
+    : seed_(seed),
+      config_(config),
+      disk_fault_rng_(Rng::derive(seed, "disk-faults")),
+      network_(loop_, seed, config.latency, *this) {
   loop_.set_event_limit(config.event_limit);
   assert_context_ = set_assert_context([this] { return describe_position(); });
 }
@@ -249,8 +252,7 @@ void Simulator::crash(NodeId id) {
   s.state = NodeState::kCrashed;
   s.runtime->kill_timers();
   s.deferred.clear();
-  std::set<NodeId> peers = s.connected;
-  for (NodeId p : peers) break_connection(id, p);
+  network_.break_all(id);
   // The node object dies with the process; its runtime stays until restart (see SimRuntime). When
   // its own callback is running (the crash came from a listener), it dies when that returns.
   if (on_stack(id))
@@ -304,91 +306,24 @@ void Simulator::drain_deferred(NodeId id, uint64_t incarnation) {
   }
 }
 
-Simulator::Channel& Simulator::channel(NodeId from, NodeId to) {
-  auto [it, inserted] = channels_.try_emplace({from.value, to.value});
-  Channel& ch = it->second;
-  if (inserted) {
-    ch.from = from;
-    ch.to = to;
-    const uint64_t link = (static_cast<uint64_t>(static_cast<uint32_t>(from.value)) << 32) |
-                          static_cast<uint32_t>(to.value);
-    ch.jitter = Rng::derive(seed_, "link", link);
-  }
-  return ch;
+// ---------------------------------------------------------------------------------------------
+// The network's view of the nodes (sim/sim_network.h).
+
+std::optional<uint64_t> Simulator::reachable(NodeId id) const {
+  const Slot& s = slot(id);
+  if (s.state == NodeState::kCrashed) return std::nullopt;
+  return s.incarnation;
 }
 
-bool Simulator::send(NodeId from, NodeId addressed, Bytes frame) {
-  // A negative id answers on the inbound connection of node -id; the frame arrives there as coming
-  // from this node. A positive id travels on this node's outbound connection and arrives from -from.
-  const bool reply = addressed.value < 0;
-  const NodeId to{reply ? -addressed.value : addressed.value};
-  const NodeId seen_from{reply ? from.value : -from.value};
-  if (to.value == 0 || !has_node(to)) return false;
-  Slot& dst = slot(to);
-  Channel& ch = channel(from, to);
-  if (ch.cut || dst.state == NodeState::kCrashed) {
-    frames_dropped_++;
-    return false;
-  }
-  frames_sent_++;
-  slot(from).connected.insert(to);
-  dst.connected.insert(from);
-  const LinkLatency& lat = ch.has_latency ? ch.latency : config_.latency;
-  Duration d = lat.base;
-  if (lat.jitter.us > 0)
-    d = d + Duration::micros(static_cast<int64_t>(ch.jitter.uniform(static_cast<uint64_t>(lat.jitter.us) + 1)));
-  Time at = now() + d;
-  if (at < ch.last_delivery) at = ch.last_delivery;  // TCP order: never overtake
-  if (at < ch.clog_until) at = ch.clog_until;
-  ch.last_delivery = at;
-  ch.in_flight.push_back(InFlight{at, seen_from, dst.incarnation, std::move(frame)});
-  Channel* c = &ch;  // channels_ never moves its elements
-  loop_.schedule(at, [this, c] { deliver_due(*c); });
-  return true;
+void Simulator::deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame) {
+  run_on_node(to, incarnation, [this, to, seen_from, frame = std::move(frame)]() mutable {
+    frames_delivered_++;
+    Node* n = slot(to).node.get();
+    if (n) n->on_message(seen_from, std::move(frame));
+  });
 }
 
-void Simulator::deliver_due(Channel& ch) {
-  // Frames are queued with non-decreasing arrival times, so the due ones are at the front. Several
-  // are due at once when a clog lifts. At most the frames queued on entry are handed over: one a
-  // handler sends with zero latency waits for its own event.
-  for (size_t budget = ch.in_flight.size(); budget > 0; budget--) {
-    if (ch.in_flight.empty() || ch.in_flight.front().at > now() || now() < ch.clog_until) return;
-    InFlight f = std::move(ch.in_flight.front());
-    ch.in_flight.pop_front();
-    const NodeId to = ch.to;
-    const Slot& dst = slot(to);
-    if (dst.incarnation != f.incarnation || dst.state == NodeState::kCrashed) {
-      frames_dropped_++;  // a break clears the queue, so this is only a safety net
-      continue;
-    }
-    run_on_node(to, f.incarnation, [this, to, seen_from = f.seen_from, frame = std::move(f.frame)]() mutable {
-      frames_delivered_++;
-      Node* n = slot(to).node.get();
-      if (n) n->on_message(seen_from, std::move(frame));
-    });
-  }
-}
-
-void Simulator::break_connection(NodeId a, NodeId b) {
-  for (Channel* ch : {&channel(a, b), &channel(b, a)}) {
-    frames_dropped_ += ch->in_flight.size();
-    ch->in_flight.clear();
-  }
-  Slot& sa = slot(a);
-  Slot& sb = slot(b);
-  bool was_connected = sa.connected.erase(b) > 0;
-  was_connected = (sb.connected.erase(a) > 0) || was_connected;
-  if (!was_connected) return;
-  // Both ends learn it (at once: a reset connection, or a crash seen by the peer's kernel). The
-  // simulator keeps one connection state per pair, so each end hears of both its outbound
-  // connection (peer id) and its inbound one (negative peer id); a node ignores ids it never used.
-  notify_disconnect(a, b);
-  notify_disconnect(a, NodeId{-b.value});
-  notify_disconnect(b, a);
-  notify_disconnect(b, NodeId{-a.value});
-}
-
-void Simulator::notify_disconnect(NodeId self, NodeId peer) {
+void Simulator::disconnected(NodeId self, NodeId peer) {
   Slot& s = slot(self);
   if (s.state == NodeState::kCrashed) return;
   uint64_t inc = s.incarnation;
@@ -405,13 +340,7 @@ void Simulator::partition(const std::set<NodeId>& from, const std::set<NodeId>& 
   for (NodeId n : from) a += (a.empty() ? "" : ",") + std::to_string(n.value);
   for (NodeId n : to) b += (b.empty() ? "" : ",") + std::to_string(n.value);
   emit(kWorld, "partition", {{"from", a}, {"to", b}, {"both_ways", both_ways}});
-  for (NodeId x : from)
-    for (NodeId y : to) {
-      if (x == y) continue;
-      channel(x, y).cut = true;
-      if (both_ways) channel(y, x).cut = true;
-      break_connection(x, y);
-    }
+  network_.cut(from, to, both_ways);
 }
 
 void Simulator::heal(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {
@@ -419,16 +348,12 @@ void Simulator::heal(const std::set<NodeId>& from, const std::set<NodeId>& to, b
   for (NodeId n : from) a += (a.empty() ? "" : ",") + std::to_string(n.value);
   for (NodeId n : to) b += (b.empty() ? "" : ",") + std::to_string(n.value);
   emit(kWorld, "heal", {{"from", a}, {"to", b}, {"both_ways", both_ways}});
-  for (NodeId x : from)
-    for (NodeId y : to) {
-      channel(x, y).cut = false;
-      if (both_ways) channel(y, x).cut = false;
-    }
+  network_.heal(from, to, both_ways);
 }
 
 void Simulator::heal_all() {
   emit(kWorld, "heal_all", {});
-  for (auto& [k, ch] : channels_) ch.cut = false;
+  network_.heal_all();
 }
 
 void Simulator::isolate(NodeId id) {
@@ -438,33 +363,19 @@ void Simulator::isolate(NodeId id) {
   partition({id}, others, true);
 }
 
-bool Simulator::is_cut(NodeId from, NodeId to) const {
-  auto it = channels_.find({from.value, to.value});
-  return it != channels_.end() && it->second.cut;
-}
+bool Simulator::is_cut(NodeId from, NodeId to) const { return network_.is_cut(from, to); }
 
 void Simulator::clog(NodeId from, NodeId to, Duration d) {
   emit(kWorld, "clog", {{"from", from.value}, {"to", to.value}, {"duration_us", d.us}});
-  Channel& ch = channel(from, to);
-  Time until = now() + d;
-  if (until <= ch.clog_until) return;
-  ch.clog_until = until;
-  // Frames already in flight fall due during the clog and wait; this event delivers them.
-  Channel* c = &ch;
-  loop_.schedule(until, [this, c] { deliver_due(*c); });
+  network_.clog(from, to, d);
 }
 
 void Simulator::set_latency(NodeId from, NodeId to, LinkLatency latency) {
   emit(kWorld, "latency", {{"from", from.value}, {"to", to.value}, {"base_us", latency.base.us},
                            {"jitter_us", latency.jitter.us}});
   GREGOR_ASSERT_MSG((from == kWorld) == (to == kWorld), "set_latency: both ends or neither may be kWorld");
-  if (from == kWorld) {
-    config_.latency = latency;
-    return;
-  }
-  Channel& ch = channel(from, to);
-  ch.has_latency = true;
-  ch.latency = latency;
+  if (from == kWorld) return network_.set_default_latency(latency);
+  network_.set_latency(from, to, latency);
 }
 
 void Simulator::corrupt_disk(NodeId id, const std::string& path) {

@@ -5,7 +5,7 @@
 // state change is emitted as a TraceEvent, hashed into the run's fingerprint and passed to the
 // listeners (checkers, the trace recorder, the GUI). Faults are emitted too, by node 0 (the world).
 //
-// Network model: per directed pair of nodes an ordered channel with latency = base + uniform jitter,
+// Network model (sim/sim_network.h): per directed pair of nodes an ordered channel with latency = base + uniform jitter,
 // delivering in send order (TCP order). Connection ids follow engine/core/runtime.h: a frame sent
 // to node B (> 0) by node A arrives at B from -A (A's connection into B); B's send(-A) arrives at A
 // from B. The two directions between a pair form one connection:
@@ -35,16 +35,12 @@
 #include "engine/core/runtime.h"
 #include "sim/event_loop.h"
 #include "sim/sim_disk.h"
+#include "sim/sim_network.h"
 
 namespace gregor::sim {
 
 enum class NodeState { kRunning, kPaused, kCrashed };
 const char* node_state_name(NodeState s);
-
-struct LinkLatency {
-  Duration base = Duration::micros(500);
-  Duration jitter = Duration::micros(200);
-};
 
 struct SimConfig {
   LinkLatency latency;
@@ -59,7 +55,7 @@ using TraceListener = std::function<void(const TraceEvent&)>;
 
 class SimRuntime;
 
-class Simulator {
+class Simulator final : private SimNetwork::Nodes {
  public:
   static constexpr NodeId kWorld{0};  // the node that emits fault events
 
@@ -75,7 +71,7 @@ class Simulator {
   // Nodes. REQUIRES: id > 0 and not yet added. The node starts at the current time unless
   // start_now is false.
   void add_node(NodeId id, std::string name, NodeFactory factory, bool start_now = true);
-  bool has_node(NodeId id) const { return nodes_.count(id.value) > 0; }
+  bool has_node(NodeId id) const override { return nodes_.count(id.value) > 0; }
   std::vector<NodeId> node_ids() const;
   const std::string& node_name(NodeId id) const;
   NodeState state(NodeId id) const;
@@ -128,32 +124,15 @@ class Simulator {
   uint64_t events_emitted() const { return events_emitted_; }
 
   // Network statistics.
-  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_sent() const { return network_.frames_sent(); }
   uint64_t frames_delivered() const { return frames_delivered_; }
-  uint64_t frames_dropped() const { return frames_dropped_; }
+  uint64_t frames_dropped() const { return network_.frames_dropped(); }
 
   // A stream of randomness for a fault source or a workload: derive(seed, label).
   Rng stream(const std::string& label, uint64_t index = 0) const { return Rng::derive(seed_, label, index); }
 
  private:
   friend class SimRuntime;
-  // A frame on its way: queued on its channel in send order, delivered from the front.
-  struct InFlight {
-    Time at;           // when it reaches the receiver (never earlier than the frame before it)
-    NodeId seen_from;  // the connection id the receiver sees (see engine/core/runtime.h)
-    uint64_t incarnation;  // of the receiver it was sent to
-    Bytes frame;
-  };
-  struct Channel {
-    NodeId from, to;
-    bool cut = false;
-    Time last_delivery{0};
-    Time clog_until{0};
-    bool has_latency = false;
-    LinkLatency latency;
-    Rng jitter{0};                  // this link's own stream: other links' traffic cannot shift it
-    std::deque<InFlight> in_flight;  // dropped whole when the connection breaks
-  };
   struct Slot {
     NodeId id;
     std::string name;
@@ -168,17 +147,14 @@ class Simulator {
     // Work that arrived while paused, run in arrival order after resume. While it is not empty,
     // newer work queues behind it, so a resume cannot reorder a connection's frames.
     std::deque<std::function<void()>> deferred;
-    std::set<NodeId> connected;  // peers with an open connection
   };
 
   Slot& slot(NodeId id);
   const Slot& slot(NodeId id) const;
-  Channel& channel(NodeId from, NodeId to);
-  void notify_disconnect(NodeId self, NodeId peer);
-  bool send(NodeId from, NodeId to, Bytes frame);
-  // Hands the frames at the front of a channel that are due (and not clogged) to the receiver.
-  void deliver_due(Channel& ch);
-  void break_connection(NodeId a, NodeId b);
+  // SimNetwork::Nodes.
+  std::optional<uint64_t> reachable(NodeId id) const override;
+  void deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame) override;
+  void disconnected(NodeId self, NodeId peer) override;
   // Runs fn for node id at the current time if the node (same incarnation) is running; defers it
   // while paused or while earlier deferred work waits; drops it when crashed.
   template <typename F>
@@ -197,11 +173,11 @@ class Simulator {
   EventLoop loop_;
   Rng disk_fault_rng_;
   std::map<int32_t, Slot> nodes_;  // ordered by id
-  std::map<std::pair<int32_t, int32_t>, Channel> channels_;  // node addresses are stable
+  SimNetwork network_;
   std::vector<TraceListener> listeners_;
   Fingerprint fingerprint_;
   uint64_t events_emitted_ = 0;
-  uint64_t frames_sent_ = 0, frames_delivered_ = 0, frames_dropped_ = 0;
+  uint64_t frames_delivered_ = 0;
   uint64_t assert_context_ = 0;
   // Nodes whose code is running, innermost last: a listener may crash or restart a node from inside
   // that node's own callback. Its object and runtime then wait here until the callback returns.

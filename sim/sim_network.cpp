@@ -1,0 +1,128 @@
+#include "sim/sim_network.h"
+
+namespace gregor::sim {
+
+SimNetwork::Channel& SimNetwork::channel(NodeId from, NodeId to) {
+  auto [it, inserted] = channels_.try_emplace({from.value, to.value});
+  Channel& ch = it->second;
+  if (inserted) {
+    ch.from = from;
+    ch.to = to;
+    const uint64_t link = (static_cast<uint64_t>(static_cast<uint32_t>(from.value)) << 32) | static_cast<uint32_t>(to.value);
+    ch.jitter = Rng::derive(seed_, "link", link);
+  }
+  return ch;
+}
+
+bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
+  // A negative id answers on the inbound connection of node -id; the frame arrives there as coming
+  // from this node. A positive id travels on this node's outbound connection and arrives from -from.
+  const bool reply = addressed.value < 0;
+  const NodeId to{reply ? -addressed.value : addressed.value};
+  const NodeId seen_from{reply ? from.value : -from.value};
+  if (to.value == 0 || !nodes_.has_node(to)) return false;
+  Channel& ch = channel(from, to);
+  const std::optional<uint64_t> incarnation = nodes_.reachable(to);
+  if (ch.cut || !incarnation) {
+    frames_dropped_++;
+    return false;
+  }
+  frames_sent_++;
+  connected_[from.value].insert(to);
+  connected_[to.value].insert(from);
+  const LinkLatency& lat = ch.has_latency ? ch.latency : latency_;
+  Duration d = lat.base;
+  if (lat.jitter.us > 0) d = d + Duration::micros(static_cast<int64_t>(ch.jitter.uniform(static_cast<uint64_t>(lat.jitter.us) + 1)));
+  Time at = loop_.now() + d;
+  if (at < ch.last_delivery) at = ch.last_delivery;  // TCP order: never overtake
+  if (at < ch.clog_until) at = ch.clog_until;
+  ch.last_delivery = at;
+  ch.in_flight.push_back(InFlight{at, seen_from, *incarnation, std::move(frame)});
+  Channel* c = &ch;  // channels_ never moves its elements
+  loop_.schedule(at, [this, c] { deliver_due(*c); });
+  return true;
+}
+
+void SimNetwork::deliver_due(Channel& ch) {
+  // Frames are queued with non-decreasing arrival times, so the due ones are at the front. Several
+  // are due at once when a clog lifts. At most the frames queued on entry are handed over: one a
+  // handler sends with zero latency waits for its own event.
+  for (size_t budget = ch.in_flight.size(); budget > 0; budget--) {
+    const Time now = loop_.now();
+    if (ch.in_flight.empty() || ch.in_flight.front().at > now || now < ch.clog_until) return;
+    InFlight f = std::move(ch.in_flight.front());
+    ch.in_flight.pop_front();
+    if (nodes_.reachable(ch.to) != f.incarnation) {
+      frames_dropped_++;  // a break clears the queue, so this is only a safety net
+      continue;
+    }
+    nodes_.deliver(ch.to, f.incarnation, f.seen_from, std::move(f.frame));
+  }
+}
+
+void SimNetwork::break_connection(NodeId a, NodeId b) {
+  for (Channel* ch : {&channel(a, b), &channel(b, a)}) {
+    frames_dropped_ += ch->in_flight.size();
+    ch->in_flight.clear();
+  }
+  bool was_connected = connected_[a.value].erase(b) > 0;
+  was_connected = (connected_[b.value].erase(a) > 0) || was_connected;
+  if (!was_connected) return;
+  // Both ends learn it (at once: a reset connection, or a crash seen by the peer's kernel). The
+  // network keeps one connection state per pair, so each end hears of both its outbound
+  // connection (peer id) and its inbound one (negative peer id); a node ignores ids it never used.
+  nodes_.disconnected(a, b);
+  nodes_.disconnected(a, NodeId{-b.value});
+  nodes_.disconnected(b, a);
+  nodes_.disconnected(b, NodeId{-a.value});
+}
+
+void SimNetwork::break_all(NodeId id) {
+  const std::set<NodeId> peers = connected_[id.value];
+  for (NodeId p : peers) break_connection(id, p);
+}
+
+void SimNetwork::cut(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {
+  for (NodeId x : from)
+    for (NodeId y : to) {
+      if (x == y) continue;
+      channel(x, y).cut = true;
+      if (both_ways) channel(y, x).cut = true;
+      break_connection(x, y);
+    }
+}
+
+void SimNetwork::heal(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {
+  for (NodeId x : from)
+    for (NodeId y : to) {
+      channel(x, y).cut = false;
+      if (both_ways) channel(y, x).cut = false;
+    }
+}
+
+void SimNetwork::heal_all() {
+  for (auto& [k, ch] : channels_) ch.cut = false;
+}
+
+bool SimNetwork::is_cut(NodeId from, NodeId to) const {
+  auto it = channels_.find({from.value, to.value});
+  return it != channels_.end() && it->second.cut;
+}
+
+void SimNetwork::clog(NodeId from, NodeId to, Duration d) {
+  Channel& ch = channel(from, to);
+  const Time until = loop_.now() + d;
+  if (until <= ch.clog_until) return;
+  ch.clog_until = until;
+  // Frames already in flight fall due during the clog and wait; this event delivers them.
+  Channel* c = &ch;
+  loop_.schedule(until, [this, c] { deliver_due(*c); });
+}
+
+void SimNetwork::set_latency(NodeId from, NodeId to, LinkLatency latency) {
+  Channel& ch = channel(from, to);
+  ch.has_latency = true;
+  ch.latency = latency;
+}
+
+}  // namespace gregor::sim

@@ -1,0 +1,103 @@
+// SimNetwork: the simulated network between the simulator's nodes (sim/simulator.h describes the
+// model): per directed pair of nodes an ordered channel with latency = base + uniform jitter,
+// delivering in send order (TCP order), each link drawing its jitter from its own stream so that
+// traffic on one link never shifts the timing of another. The two directions between a pair form
+// one connection: when it breaks, everything in flight both ways is dropped and both ends hear of
+// it. A cut direction refuses sends until healed; a clog holds a direction's frames, those already
+// in flight included, until a time, then delivers them in order.
+//
+// It knows nodes only by id, through Nodes: whether one exists, which incarnation a frame would
+// reach, how to hand a frame over and how to tell a node of a lost connection.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "engine/core/bytes.h"
+#include "engine/core/rng.h"
+#include "engine/core/types.h"
+#include "sim/event_loop.h"
+
+namespace gregor::sim {
+
+struct LinkLatency {
+  Duration base = Duration::micros(500);
+  Duration jitter = Duration::micros(200);
+};
+
+class SimNetwork {
+ public:
+  // The world the network connects.
+  class Nodes {
+   public:
+    virtual ~Nodes() = default;
+    virtual bool has_node(NodeId id) const = 0;
+    // The incarnation a frame sent now reaches, or nullopt while the node is down.
+    virtual std::optional<uint64_t> reachable(NodeId id) const = 0;
+    // Hands a frame to that incarnation of `to` (at once, or after a pause), as from `seen_from`.
+    virtual void deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame) = 0;
+    // `self` lost its connection `peer` (an id as the node sees it; see engine/core/runtime.h).
+    virtual void disconnected(NodeId self, NodeId peer) = 0;
+  };
+
+  SimNetwork(EventLoop& loop, uint64_t seed, LinkLatency latency, Nodes& nodes)
+      : loop_(loop), seed_(seed), latency_(latency), nodes_(nodes) {}
+
+  // A frame from `from` to the connection id `addressed` (engine/core/runtime.h): false when it
+  // cannot go (no such node, the node is down, the link is cut).
+  bool send(NodeId from, NodeId addressed, Bytes frame);
+  // Breaks the connection between a and b (both directions), if there is one.
+  void break_connection(NodeId a, NodeId b);
+  // Breaks every connection of a node (it crashed).
+  void break_all(NodeId id);
+
+  // Faults. cut/heal act on the directed links from every node of `from` to every node of `to`
+  // (and back when both_ways); cutting breaks their connections.
+  void cut(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways);
+  void heal(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways);
+  void heal_all();
+  bool is_cut(NodeId from, NodeId to) const;
+  void clog(NodeId from, NodeId to, Duration d);
+  // Latency of one direction for frames sent from now on; set_default_latency for every link that
+  // has none of its own.
+  void set_latency(NodeId from, NodeId to, LinkLatency latency);
+  void set_default_latency(LinkLatency latency) { latency_ = latency; }
+
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_dropped() const { return frames_dropped_; }
+
+ private:
+  // A frame on its way: queued on its channel in send order, delivered from the front.
+  struct InFlight {
+    Time at;               // when it reaches the receiver (never earlier than the frame before it)
+    NodeId seen_from;      // the connection id the receiver sees (see engine/core/runtime.h)
+    uint64_t incarnation;  // of the receiver it was sent to
+    Bytes frame;
+  };
+  struct Channel {
+    NodeId from, to;
+    bool cut = false;
+    Time last_delivery{0};
+    Time clog_until{0};
+    bool has_latency = false;
+    LinkLatency latency;
+    Rng jitter{0};                   // this link's own stream: other links' traffic cannot shift it
+    std::deque<InFlight> in_flight;  // dropped whole when the connection breaks
+  };
+  Channel& channel(NodeId from, NodeId to);
+  // Hands the frames at the front of a channel that are due (and not clogged) to the receiver.
+  void deliver_due(Channel& ch);
+
+  EventLoop& loop_;
+  uint64_t seed_;
+  LinkLatency latency_;
+  Nodes& nodes_;
+  std::map<std::pair<int32_t, int32_t>, Channel> channels_;  // node addresses are stable
+  std::map<int32_t, std::set<NodeId>> connected_;           // node -> peers with an open connection
+  uint64_t frames_sent_ = 0, frames_dropped_ = 0;
+};
+
+}  // namespace gregor::sim
