@@ -1,7 +1,7 @@
 // Screenshots of the dashboard under Xvfb (Mesa's llvmpipe): the failover scenario rendered at
 // several times, each PNG read back and looked at, and the model the frame drew checked against
 // the simulator. Without a display the test runs itself again under xvfb-run; where neither is
-// available it says so and passes.
+// available it is skipped with a warning that says so.
 #include <catch2/catch.hpp>
 
 #include <stb/stb_image.h>
@@ -22,6 +22,7 @@ using namespace gregor;
 namespace {
 
 enum class Display { kHere, kRanUnderXvfb, kUnavailable };
+constexpr const char* kSkipped = "SKIPPED:";
 
 // Runs the named test case again under xvfb-run when there is no display.
 Display need_display(const std::string& test_name, int* child_status, std::string* child_output) {
@@ -53,10 +54,13 @@ TEST_CASE("screenshots of the failover scenario at several times show what the s
     INFO(output);
     REQUIRE(status == 0);
     CHECK(output.find("All tests passed") != std::string::npos);
+    // The run under xvfb-run may itself have found no display: say so here too, not "passed".
+    if (output.find(kSkipped) != std::string::npos) WARN(kSkipped << " under xvfb-run as well: no screenshot was taken");
     return;
   }
   if (d == Display::kUnavailable) {
-    SUCCEED("skipped: no display and no working xvfb-run (apt-get install xvfb xauth libgl1-mesa-dri)");
+    // Skipped, visibly: a warning in the output, and nothing claimed about the dashboard.
+    WARN(kSkipped << " no display and no working xvfb-run (apt-get install xvfb xauth libgl1-mesa-dri)");
     return;
   }
   struct Shot {
