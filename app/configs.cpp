@@ -171,7 +171,9 @@ int cmd_configs(const Args& args) {
       "add-config", po::value<std::string>(&add_config), "k=v[,k=v...] to set (a list value in brackets: k=[a,b])")(
       "delete-config", po::value<std::string>(&delete_config), "k[,k...] to remove (back to the broker's default)");
   po::variables_map vm;
-  if (auto done = parse_command_line("configs", args, desc, vm)) return *done;
+  if (auto done = parse_command_line("configs", args, desc, vm, nullptr, nullptr,
+                                     "topic configs (--add-config key=value):\n" + broker::topic_config_def().help()))
+    return *done;
   if (vm.count("topic")) {
     entity_type = "topics";
     entity_name = vm["topic"].as<std::string>();

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 #include "app/zookeeper_connect.h"
@@ -16,21 +17,6 @@ namespace po = boost::program_options;
 namespace gregor::app {
 
 namespace {
-
-// Parses args against desc; 0 to go on, otherwise the exit code (help: 0 printed, errors: 2).
-int parse(const char* command, const Args& args, const po::options_description& desc, po::variables_map& vm,
-          bool& help) {
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gregor " << command << ": " << e.what() << "\n" << desc << "\n";
-    return 2;
-  }
-  help = vm.count("help") > 0;
-  if (help) std::cout << desc << "\n";
-  return 0;
-}
 
 bool listen_address(const char* command, const std::string& text, net::NodeConfig& config) {
   auto address = net::parse_peer_address(text);
@@ -57,8 +43,7 @@ int cmd_zk(const Args& args) {
       "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (e.g. 127.0.0.1:2181)")(
       "data-dir", po::value<std::string>(&data_dir)->required(), "where its data lives");
   po::variables_map vm;
-  bool help = false;
-  if (int rc = parse("zk", args, desc, vm, help); rc || help) return rc;
+  if (auto done = parse_command_line("zk", args, desc, vm)) return *done;
   if (id <= 0 || id >= kBootstrapIdBase) {
     std::cerr << "gregor zk: --id must be in 1.." << kBootstrapIdBase - 1 << "\n";
     return 2;
@@ -84,7 +69,8 @@ int cmd_broker(const Args& args) {
       "ensemble (the broker fails over between its servers; a chroot is created if missing).\n"
       "--advertised is the address clients and other brokers are told to use (advertised.listeners),\n"
       "--listen's by default; with --listen 0.0.0.0:PORT it is required.\n"
-      "--config takes Kafka's broker keys (min.insync.replicas=2, num.partitions=3, ...).\n\noptions");
+      "--config takes Kafka's broker keys (min.insync.replicas=2, num.partitions=3, ...), listed after the\n"
+      "options.\n\noptions");
   int32_t id = 0;
   std::string listen, advertised, zk, data_dir;
   std::vector<std::string> configs;
@@ -97,8 +83,8 @@ int cmd_broker(const Args& args) {
       "data-dir", po::value<std::string>(&data_dir)->required(), "log.dirs: where its partitions live")(
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)");
   po::variables_map vm;
-  bool help = false;
-  if (int rc = parse("broker", args, desc, vm, help); rc || help) return rc;
+  if (auto done = parse_command_line("broker", args, desc, vm, nullptr, nullptr, broker::broker_config_help()))
+    return *done;
   if (id <= 0 || id >= kZkPeerIdBase) {
     std::cerr << "gregor broker: --id must be in 1.." << kZkPeerIdBase - 1 << "\n";
     return 2;

@@ -19,6 +19,8 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
+#include "engine/client/consumer_config.h"
+#include "engine/client/producer_config.h"
 
 namespace po = boost::program_options;
 
@@ -122,7 +124,9 @@ int cmd_produce(const Args& args) {
       "producer-property", po::value<std::vector<std::string>>(&properties)->composing(),
       "a producer config key=value (linger.ms=0, enable.idempotence=true, ...)");
   po::variables_map vm;
-  if (auto done = parse_command_line("produce", args, desc, vm)) return *done;
+  if (auto done = parse_command_line("produce", args, desc, vm, nullptr, nullptr,
+                                     "producer configs (--producer-property key=value):\n" + client::producer_config_def().help()))
+    return *done;
   if (bootstrap.empty() || topic.empty()) {
     std::cerr << "gregor produce: --bootstrap-server and --topic are required\n";
     return 2;
@@ -197,7 +201,9 @@ int cmd_consume(const Args& args) {
       "print-offset", po::bool_switch(&print_offset), "print partition and offset first: P@OFFSET<TAB>...")(
       "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
   po::variables_map vm;
-  if (auto done = parse_command_line("consume", args, desc, vm)) return *done;
+  if (auto done = parse_command_line("consume", args, desc, vm, nullptr, nullptr,
+                                     "consumer configs (--consumer-property key=value):\n" + client::consumer_config_def().help()))
+    return *done;
   if (bootstrap.empty() || topic.empty()) {
     std::cerr << "gregor consume: --bootstrap-server and --topic are required\n";
     return 2;

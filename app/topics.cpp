@@ -10,6 +10,7 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
+#include "engine/broker/topic_config.h"
 #include "engine/protocol/create_topics.h"
 #include "engine/protocol/describe_configs.h"
 
@@ -185,7 +186,9 @@ int cmd_topics(const Args& args) {
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a topic config key=value (--create)")(
       "if-not-exists", po::bool_switch(&if_not_exists), "no error when the topic exists (--create)");
   po::variables_map vm;
-  if (auto done = parse_command_line("topics", args, desc, vm)) return *done;
+  if (auto done = parse_command_line("topics", args, desc, vm, nullptr, nullptr,
+                                     "topic configs (--config key=value):\n" + broker::topic_config_def().help()))
+    return *done;
   if (int(create_flag) + int(list_flag) + int(describe_flag) != 1) {
     std::cerr << "gregor topics: give exactly one of --create, --list, --describe\n";
     return 2;

@@ -104,7 +104,7 @@ class ConfigDef {
     requires std::is_base_of_v<Owner, Config>
   ConfigDef& define(std::string name, bool Owner::*field, std::string doc, ConfigUpdate update = ConfigUpdate::kStatic) {
     return define_custom(
-        std::move(name), ConfigType::kBoolean, "true or false", std::move(doc), update,
+        std::move(name), ConfigType::kBoolean, "any", std::move(doc), update,
         [field](Config& c, const std::string& key, const std::string& value) -> Status {
           auto v = parse_config_bool(key, value);
           if (!v) return v.status();
@@ -120,7 +120,7 @@ class ConfigDef {
   ConfigDef& define(std::string name, std::string Owner::*field, std::vector<std::string> choices, std::string doc,
                     ConfigUpdate update = ConfigUpdate::kStatic) {
     return define_custom(
-        std::move(name), ConfigType::kString, choices.empty() ? "any" : "one of: " + join_config_list(choices),
+        std::move(name), ConfigType::kString, choices.empty() ? "any" : "one of: " + comma_list(choices),
         std::move(doc), update,
         [field, choices](Config& c, const std::string& key, const std::string& value) -> Status {
           if (!choices.empty() && std::find(choices.begin(), choices.end(), value) == choices.end())
@@ -140,7 +140,7 @@ class ConfigDef {
     std::vector<std::string> choices;
     for (const auto& [e, n] : names) choices.push_back(n);
     return define_custom(
-        std::move(name), ConfigType::kString, "one of: " + join_config_list(choices), std::move(doc), update,
+        std::move(name), ConfigType::kString, "one of: " + comma_list(choices), std::move(doc), update,
         [field, names, choices](Config& c, const std::string& key, const std::string& value) -> Status {
           for (const auto& [e, n] : names)
             if (n == value) {
@@ -259,6 +259,11 @@ class ConfigDef {
   }
 
  private:
+  static std::string comma_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+    return out;
+  }
   static std::string or_list(const std::vector<std::string>& choices) {
     std::string out;
     for (size_t i = 0; i < choices.size(); i++)
