@@ -23,7 +23,7 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
-#include "app/zookeeper_connect.h"
+#include "net/zookeeper_connect.h"
 
 namespace po = boost::program_options;
 
@@ -175,7 +175,7 @@ int cmd_cluster(const Args& args) {
   std::map<std::string, std::string> settings;
   if (!parse_key_values("cluster", configs, settings)) return 2;
   if (!zookeeper_connect.empty()) {
-    if (auto parsed = parse_zookeeper_connect(zookeeper_connect); !parsed) {
+    if (auto parsed = net::parse_zookeeper_connect(zookeeper_connect); !parsed) {
       std::cerr << "gregor cluster: " << parsed.status().message() << "\n";
       return 2;
     }

@@ -7,7 +7,7 @@
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
-#include "app/zookeeper_connect.h"
+#include "net/zookeeper_connect.h"
 #include "engine/broker/broker.h"
 #include "engine/coord/zk_server.h"
 #include "net/run_node.h"
@@ -100,7 +100,7 @@ int cmd_broker(const Args& args) {
     std::cerr << "gregor broker: --zookeeper-connect is required\n" << desc << "\n";
     return 2;
   }
-  auto connect = parse_zookeeper_connect(zk);
+  auto connect = net::parse_zookeeper_connect(zk);
   if (!connect) {
     std::cerr << "gregor broker: " << connect.status().message() << "\n";
     return 2;

@@ -3,7 +3,7 @@
 // session that moves between connections with its id and password.
 #include <catch2/catch.hpp>
 
-#include "app/zookeeper_connect.h"
+#include "net/zookeeper_connect.h"
 #include "zk_harness.h"
 
 using namespace gregor;
@@ -141,20 +141,20 @@ TEST_CASE("zk: ZooKeeper's system znodes are there and protected", "[zk]") {
 }
 
 TEST_CASE("zookeeper.connect strings parse as ZooKeeper's ConnectStringParser reads them", "[zk][connect]") {
-  auto c = app::parse_zookeeper_connect("127.0.0.1:2181,zk2:2182,zk3/kafka/prod");
+  auto c = net::parse_zookeeper_connect("127.0.0.1:2181,zk2:2182,zk3/kafka/prod");
   REQUIRE(c.is_ok());
   REQUIRE(c->servers.size() == 3);
   CHECK(c->servers[0].to_string() == "127.0.0.1:2181");
   CHECK(c->servers[1].to_string() == "zk2:2182");
   CHECK(c->servers[2].to_string() == "zk3:2181");  // the default client port
   CHECK(c->chroot == "/kafka/prod");
-  auto v6 = app::parse_zookeeper_connect("[::1]:3000,[::1]/");
+  auto v6 = net::parse_zookeeper_connect("[::1]:3000,[::1]/");
   REQUIRE(v6.is_ok());
   CHECK(v6->servers.size() == 2);
   CHECK(v6->servers[1].port == 2181);
   CHECK(v6->chroot.empty());  // "/" is no chroot
   for (const char* bad : {"", "/kafka", "h:1,,h:2", "h:0", "h:99999", "h:1/kafka/", "h:1/a//b", "h:x"}) {
     INFO(bad);
-    CHECK_FALSE(app::parse_zookeeper_connect(bad).is_ok());
+    CHECK_FALSE(net::parse_zookeeper_connect(bad).is_ok());
   }
 }

@@ -14,13 +14,13 @@
 #include "engine/core/status.h"
 #include "net/transport_config.h"
 
-namespace gregor::app {
+namespace gregor::net {
 
 constexpr uint16_t kZookeeperDefaultPort = 2181;
 constexpr size_t kZookeeperServersMax = 100;
 
 struct ZookeeperConnect {
-  std::vector<net::PeerAddress> servers;
+  std::vector<PeerAddress> servers;
   std::string chroot;  // "" or a valid znode path other than "/"
 };
 
@@ -28,4 +28,4 @@ struct ZookeeperConnect {
 // kInvalidArgument with a message naming the part at fault.
 Result<ZookeeperConnect> parse_zookeeper_connect(std::string_view text);
 
-}  // namespace gregor::app
+}  // namespace gregor::net

@@ -1,8 +1,8 @@
-#include "app/zookeeper_connect.h"
+#include "net/zookeeper_connect.h"
 
 #include "engine/coord/zk_types.h"
 
-namespace gregor::app {
+namespace gregor::net {
 
 Result<ZookeeperConnect> parse_zookeeper_connect(std::string_view text) {
   auto bad = [&](const std::string& why) {
@@ -42,4 +42,4 @@ Result<ZookeeperConnect> parse_zookeeper_connect(std::string_view text) {
   return out;
 }
 
-}  // namespace gregor::app
+}  // namespace gregor::net
