@@ -19,6 +19,20 @@ using coord::ZkOp;
 namespace {
 bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// A partition's state as LeaderAndIsr and UpdateMetadata carry it.
+template <typename PartitionState>
+PartitionState partition_state(const TopicPartition& tp, const ControllerPartition& p) {
+  PartitionState ps;
+  ps.partition_index = tp.partition;
+  ps.controller_epoch = p.state.controller_epoch;
+  ps.leader = p.state.leader;
+  ps.leader_epoch = p.state.leader_epoch;
+  ps.isr = p.state.isr;
+  ps.zk_version = p.zk_version;
+  ps.replicas = p.replicas;
+  return ps;
+}
+
 // What every state the controller writes must satisfy: a leader is in the ISR, the ISR is within
 // the replicas, and the leader epoch only rises (Partition::make_leader checks them again when a
 // broker takes the state). A stale controller's epoch is not asserted: zk fences its write.
@@ -418,15 +432,8 @@ void Controller::send_leader_and_isr(const std::set<TopicPartition>& tps, const 
       const auto& p = context_.partitions.at(tp);
       if (!contains(p.replicas, b) || p.zk_version < 0) continue;
       if (req.topic_states.empty() || req.topic_states.back().topic_name != tp.topic) req.topic_states.push_back({tp.topic, {}});
-      protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState ps;
-      ps.partition_index = tp.partition;
-      ps.controller_epoch = p.state.controller_epoch;
-      ps.leader = p.state.leader;
-      ps.leader_epoch = p.state.leader_epoch;
-      ps.isr = p.state.isr;
-      ps.zk_version = p.zk_version;
-      ps.replicas = p.replicas;
-      req.topic_states.back().partition_states.push_back(ps);
+      req.topic_states.back().partition_states.push_back(
+          partition_state<protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState>(tp, p));
       if (p.state.leader >= 0) leaders.insert(p.state.leader);
     }
     if (req.topic_states.empty()) continue;
@@ -446,14 +453,7 @@ void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
   for (const auto& [tp, p] : context_.partitions) {
     if (p.zk_version < 0) continue;
     if (req.topic_states.empty() || req.topic_states.back().topic_name != tp.topic) req.topic_states.push_back({tp.topic, {}});
-    protocol::UpdateMetadataRequest::UpdateMetadataPartitionState ps;
-    ps.partition_index = tp.partition;
-    ps.controller_epoch = p.state.controller_epoch;
-    ps.leader = p.state.leader;
-    ps.leader_epoch = p.state.leader_epoch;
-    ps.isr = p.state.isr;
-    ps.zk_version = p.zk_version;
-    ps.replicas = p.replicas;
+    auto ps = partition_state<protocol::UpdateMetadataRequest::UpdateMetadataPartitionState>(tp, p);
     for (int32_t r : p.replicas)
       if (!live.count(r)) ps.offline_replicas.push_back(r);
     req.topic_states.back().partition_states.push_back(ps);

@@ -27,6 +27,17 @@ ErrorCode error_for(const Status& s) {
     default: return ErrorCode::KAFKA_STORAGE_ERROR;
   }
 }
+
+// Whole batches from `from` up to `upto` (at most max_bytes, at least one batch) into out, or the
+// error that stopped the read.
+void read_records(log::Log& log, Offset from, int32_t max_bytes, Offset upto, LeaderRead& out) {
+  auto read = log.read(from, static_cast<size_t>(std::max(max_bytes, 1)), upto);
+  if (!read) {
+    out.error = error_for(read.status());
+    return;
+  }
+  out.records = std::move(read->records);
+}
 }  // namespace
 
 Replicas to_replicas(const std::vector<int32_t>& ids) {
@@ -249,12 +260,7 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
   maybe_expand_isr(replica, now);
   maybe_increment_hw(now);
   out.high_watermark = hw_;
-  auto read = log_->read(fetch_offset, static_cast<size_t>(std::max(max_bytes, 1)), leo);
-  if (!read) {
-    out.error = error_for(read.status());
-    return out;
-  }
-  out.records = std::move(read->records);
+  read_records(*log_, fetch_offset, max_bytes, leo, out);
   return out;
 }
 
@@ -270,13 +276,7 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return out;
   }
-  if (fetch_offset >= hw_) return out;  // nothing committed to serve yet
-  auto read = log_->read(fetch_offset, static_cast<size_t>(std::max(max_bytes, 1)), hw_);
-  if (!read) {
-    out.error = error_for(read.status());
-    return out;
-  }
-  out.records = std::move(read->records);
+  if (fetch_offset < hw_) read_records(*log_, fetch_offset, max_bytes, hw_, out);  // else nothing committed yet
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "engine/protocol/consumer_protocol.h"
 #include "engine/group/group_coordinator.h"
+#include "engine/group/store_errors.h"
 #include "engine/group/offsets_topic.h"
 
 namespace gregor::group {
@@ -25,22 +26,6 @@ protocol::SyncGroupResponse sync_result(ErrorCode code, Bytes assignment = {}) {
   r.error_code = code;
   r.assignment = std::move(assignment);
   return r;
-}
-
-// Where a store failed, what the members hear (GroupMetadataManager.storeGroup).
-ErrorCode store_group_error(ErrorCode e) {
-  switch (e) {
-    case ErrorCode::UNKNOWN_TOPIC_OR_PARTITION:
-    case ErrorCode::NOT_ENOUGH_REPLICAS:
-    case ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND: return ErrorCode::COORDINATOR_NOT_AVAILABLE;
-    case ErrorCode::NOT_LEADER_OR_FOLLOWER:
-    case ErrorCode::KAFKA_STORAGE_ERROR: return ErrorCode::NOT_COORDINATOR;
-    case ErrorCode::REQUEST_TIMED_OUT: return ErrorCode::REBALANCE_IN_PROGRESS;
-    case ErrorCode::MESSAGE_TOO_LARGE:
-    case ErrorCode::RECORD_LIST_TOO_LARGE:
-    case ErrorCode::INVALID_FETCH_SIZE: return ErrorCode::UNKNOWN_SERVER_ERROR;
-    default: return e;
-  }
 }
 
 std::string member_list(const GroupMetadata& g) {
@@ -398,7 +383,7 @@ void GroupCoordinator::sync_group(const protocol::SyncGroupRequest& req, SyncCal
     if (!sg || sg->state != GroupState::kCompletingRebalance || sg->generation != generation) return;
     if (err != ErrorCode::NONE) {
       rt_.emit("group_store_failed", {{"group", group_id}, {"generation", generation}, {"error", protocol::error_name(err)}});
-      reset_and_propagate_assignment_error(*sg, store_group_error(err));
+      reset_and_propagate_assignment_error(*sg, store_error(err, StoreKind::kGroup));
       maybe_prepare_rebalance(*sg, "error storing the assignment");
       return;
     }

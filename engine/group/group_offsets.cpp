@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/group/group_coordinator.h"
+#include "engine/group/store_errors.h"
 #include "engine/group/offsets_topic.h"
 #include "engine/record/batch_split.h"
 
@@ -11,21 +12,6 @@ namespace gregor::group {
 using protocol::ErrorCode;
 
 namespace {
-
-// What a committer hears when the append failed (GroupMetadataManager.storeOffsets).
-ErrorCode commit_error(ErrorCode e) {
-  switch (e) {
-    case ErrorCode::UNKNOWN_TOPIC_OR_PARTITION:
-    case ErrorCode::NOT_ENOUGH_REPLICAS:
-    case ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND: return ErrorCode::COORDINATOR_NOT_AVAILABLE;
-    case ErrorCode::NOT_LEADER_OR_FOLLOWER:
-    case ErrorCode::KAFKA_STORAGE_ERROR: return ErrorCode::NOT_COORDINATOR;
-    case ErrorCode::MESSAGE_TOO_LARGE:
-    case ErrorCode::RECORD_LIST_TOO_LARGE:
-    case ErrorCode::INVALID_FETCH_SIZE: return ErrorCode::INVALID_COMMIT_OFFSET_SIZE;
-    default: return e;
-  }
-}
 
 protocol::OffsetCommitResponse commit_response(const protocol::OffsetCommitRequest& req, ErrorCode code) {
   protocol::OffsetCommitResponse resp;
@@ -99,7 +85,7 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
   const std::string member_id = req.member_id;
   const int32_t generation = req.generation_id;
   append_records(g->offsets_partition, records, [this, resp, accepted, group_id, member_id, generation, respond](ErrorCode err) {
-    const ErrorCode code = err == ErrorCode::NONE ? ErrorCode::NONE : commit_error(err);
+    const ErrorCode code = err == ErrorCode::NONE ? ErrorCode::NONE : store_error(err, StoreKind::kOffsets);
     GroupMetadata* cg = find(group_id);
     if (code == ErrorCode::NONE && cg) {
       for (const auto& [tp, c] : accepted) {
