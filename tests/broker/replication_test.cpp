@@ -61,7 +61,7 @@ TEST_CASE("a leader partitioned from the controller and zk never acknowledges ac
     f.cluster.shutdown_broker(old_leader);
     // The controller goes with its broker: until another is elected nobody knows the leader.
     REQUIRE(f.run_until([&] {
-      auto l = f.cluster.leader(broker::TopicPartition{"t", 0});
+      auto l = f.cluster.leader(TopicPartition{"t", 0});
       return l && *l >= 0 && *l != old_leader && f.cluster.topic_ready("t", 1);
     }));
     f.sim.restart(NodeId{old_leader});
