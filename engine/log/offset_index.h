@@ -16,26 +16,22 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include "engine/core/disk.h"
-#include "engine/core/types.h"
+#include "engine/log/index_file.h"
 
 namespace gregor::log {
 
 inline constexpr size_t kOffsetIndexEntryBytes = 8;
-// Entries held back before they are written out together.
-inline constexpr size_t kIndexPendingEntriesMax = 512;
 
-class OffsetIndex {
+struct OffsetIndexEntry {
+  Offset offset;      // absolute: base offset + relative offset
+  uint32_t position;  // of the batch's first byte in the .log file
+};
+
+class OffsetIndex : public IndexFile<OffsetIndex, OffsetIndexEntry, kOffsetIndexEntryBytes> {
  public:
-  struct Entry {
-    Offset offset;      // absolute: base offset + relative offset
-    uint32_t position;  // of the batch's first byte in the .log file
-  };
-
   OffsetIndex(Disk& disk, std::string path, Offset base_offset, size_t max_entries)
-      : disk_(&disk), path_(std::move(path)), base_offset_(base_offset), max_entries_(max_entries) {}
+      : IndexFile(disk, std::move(path), base_offset, max_entries) {}
 
   // Reads the file and checks it (size a multiple of 8, offsets and positions strictly increasing,
   // positions inside a log of log_size bytes). kCorruption when it fails; the index is then empty.
@@ -43,24 +39,12 @@ class OffsetIndex {
   // REQUIRES: !is_full(), offset and position above the last entry's. The entry is in at once;
   // an error is about writing pending entries to the file, which the next write_pending retries.
   Status append(Offset last_offset, uint32_t position);
-  // Writes the entries not yet in the file.
-  Status write_pending();
   Entry lookup(Offset target) const;
   // Drops the entries at or after position (the log was truncated there), in memory and on disk.
   Status truncate_to_position(uint32_t position);
   Status reset() { return truncate_to_position(0); }
-  bool is_full() const { return entries_.size() >= max_entries_; }
-  size_t entry_count() const { return entries_.size(); }
-  const std::vector<Entry>& entries() const { return entries_; }
-  const std::string& path() const { return path_; }
 
- private:
-  Disk* disk_;
-  std::string path_;
-  Offset base_offset_;
-  size_t max_entries_;
-  std::vector<Entry> entries_;
-  size_t written_ = 0;  // entries_[0, written_) are in the file
+  static void encode(ByteWriter& w, const Entry& e, Offset base_offset);
 };
 
 }  // namespace gregor::log

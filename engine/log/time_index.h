@@ -10,24 +10,22 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include "engine/core/disk.h"
-#include "engine/core/types.h"
+#include "engine/log/index_file.h"
 
 namespace gregor::log {
 
 inline constexpr size_t kTimeIndexEntryBytes = 12;
 
-class TimeIndex {
- public:
-  struct Entry {
-    int64_t timestamp;
-    Offset offset;
-  };
+struct TimeIndexEntry {
+  int64_t timestamp;
+  Offset offset;
+};
 
+class TimeIndex : public IndexFile<TimeIndex, TimeIndexEntry, kTimeIndexEntryBytes> {
+ public:
   TimeIndex(Disk& disk, std::string path, Offset base_offset, size_t max_entries)
-      : disk_(&disk), path_(std::move(path)), base_offset_(base_offset), max_entries_(max_entries) {}
+      : IndexFile(disk, std::move(path), base_offset, max_entries) {}
 
   // Reads and checks the file (size a multiple of 12, timestamps and offsets increasing, offsets
   // below next_offset). kCorruption when it fails; the index is then empty.
@@ -36,22 +34,11 @@ class TimeIndex {
   // skip_full_check lets the final entry of a rolled segment in, as Kafka does.
   // Like the offset index, entries reach the file in bulk (write_pending) before any fsync.
   Status maybe_append(int64_t timestamp, Offset offset, bool skip_full_check = false);
-  Status write_pending();
   // Drops entries for offsets at or after `offset`, in memory and on disk.
   Status truncate_to(Offset offset);
   Status reset();
-  bool is_full() const { return entries_.size() >= max_entries_; }
-  size_t entry_count() const { return entries_.size(); }
-  const std::vector<Entry>& entries() const { return entries_; }
-  const std::string& path() const { return path_; }
 
- private:
-  Disk* disk_;
-  std::string path_;
-  Offset base_offset_;
-  size_t max_entries_;
-  std::vector<Entry> entries_;
-  size_t written_ = 0;  // entries_[0, written_) are in the file
+  static void encode(ByteWriter& w, const Entry& e, Offset base_offset);
 };
 
 }  // namespace gregor::log
