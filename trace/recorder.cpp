@@ -34,6 +34,7 @@ bool parse_fields(const std::string& s, std::vector<TraceField>& out) {
         char c = s[i];
         if (c == 'n') r.push_back('\n');
         else if (c == 't') r.push_back('\t');
+        else if (c == 'r') r.push_back('\r');
         else if (c == 'u' && i + 4 < s.size()) {
           r.push_back(static_cast<char>(std::strtol(s.substr(i + 1, 4).c_str(), nullptr, 16)));
           i += 4;

@@ -88,18 +88,22 @@ void Partition::check_invariants() const {
   for (NodeId r : isr_) GREGOR_ASSERT_MSG(contains(replicas_, r), tp_.str() + ": ISR member " + std::to_string(r.value) + " is not a replica");
 }
 
-bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
-  if (st.leader_epoch < leader_epoch_) return false;
-  if (st.leader_epoch == leader_epoch_ && role_ == Role::kLeader) return false;
-  GREGOR_ASSERT(st.leader == local_broker_);
-  role_ = Role::kLeader;
-  leader_ = local_broker_;
+void Partition::take_state(Role role, const PartitionAssignmentState& st) {
+  role_ = role;
+  leader_ = st.leader;
   leader_epoch_ = st.leader_epoch;
   controller_epoch_ = st.controller_epoch;
   zk_version_ = st.zk_version;
   isr_ = st.isr;
   replicas_ = st.replicas;
   pending_isr_.reset();
+}
+
+bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
+  if (st.leader_epoch < leader_epoch_) return false;
+  if (st.leader_epoch == leader_epoch_ && role_ == Role::kLeader) return false;
+  GREGOR_ASSERT(st.leader == local_broker_);
+  take_state(Role::kLeader, st);
   // KAFKA-7415: a new leader records the start of its epoch at its own LEO, and never truncates.
   leader_epoch_start_offset_ = log_->log_end_offset();
   Status assigned = log_->epoch_cache().assign(leader_epoch_, leader_epoch_start_offset_);
@@ -128,14 +132,7 @@ bool Partition::make_follower(const PartitionAssignmentState& st, Time now) {
   (void)now;
   if (st.leader_epoch < leader_epoch_) return false;
   if (st.leader_epoch == leader_epoch_ && role_ == Role::kFollower && leader_ == st.leader) return false;
-  role_ = Role::kFollower;
-  leader_ = st.leader;
-  leader_epoch_ = st.leader_epoch;
-  controller_epoch_ = st.controller_epoch;
-  zk_version_ = st.zk_version;
-  isr_ = st.isr;
-  replicas_ = st.replicas;
-  pending_isr_.reset();
+  take_state(Role::kFollower, st);
   followers_.clear();
   check_invariants();
   auto f = ids();

@@ -175,6 +175,8 @@ class Partition {
   void set_hw(Offset hw, const char* why);
   // What holds after every change: the HW within the log; a leader in its ISR, the ISR within the
   // replicas. Asserted where the state changes.
+  // The state LeaderAndIsr gave, in the given role (make_leader and make_follower check it first).
+  void take_state(Role role, const PartitionAssignmentState& st);
   void check_invariants() const;
   // The leader epoch fence of both fetches: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NONE.
   ErrorCode check_fetch_epoch(LeaderEpoch current_leader_epoch) const;

@@ -180,16 +180,7 @@ void ZkClient::connection_lost(const std::string& reason) {
 }
 
 void ZkClient::session_expired() {
-  cancel_connection_timers();
-  rt_.cancel(backoff_timer_);
-  phase_ = Phase::kIdle;
-  drop_connection();
-  closed_ = true;
-  data_watches_.clear();
-  exist_watches_.clear();
-  child_watches_.clear();
-  set_state(SessionState::kExpired, false);
-  fail_all(ZkError::kSessionExpired);
+  shut_down();
   if (state_ == SessionState::kExpired && session_listener_) session_listener_(SessionState::kExpired);
 }
 

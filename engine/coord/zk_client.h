@@ -138,6 +138,8 @@ class ZkClient {
   void handle_notification(ByteView frame);
   void connection_lost(const std::string& reason);
   void drop_connection();  // closes the current connection (if any) and forgets its server
+  // The session is over for good: timers cancelled, connection dropped, watches forgotten, every
+  // pending request failed with kSessionExpired. session_expired also tells the session listener.
   void session_expired();
   void shut_down();
   void fail_all(ZkError err);

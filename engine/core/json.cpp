@@ -10,28 +10,6 @@ const Json kNull;
 const Json::Array kEmptyArray;
 const Json::Object kEmptyObject;
 
-void escape(std::string& out, const std::string& s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
 class Parser {
  public:
   explicit Parser(std::string_view t) : t_(t) {}
@@ -248,7 +226,7 @@ std::string Json::dump() const {
       std::snprintf(buf, sizeof buf, "%.17g", d);
       out += buf;
     }
-    void operator()(const std::string& s) { escape(out, s); }
+    void operator()(const std::string& s) { json_escape(out, s); }
     void operator()(const Array& a) {
       out.push_back('[');
       for (size_t i = 0; i < a.size(); i++) {
@@ -263,7 +241,7 @@ std::string Json::dump() const {
       for (const auto& [k, v] : o) {
         if (!first) out.push_back(',');
         first = false;
-        escape(out, k);
+        json_escape(out, k);
         out.push_back(':');
         out += v.dump();
       }
@@ -277,6 +255,28 @@ std::string Json::dump() const {
 Result<Json> Json::parse(std::string_view text) {
   if (text.size() > (64u << 20)) return Status::error(StatusCode::kInvalidArgument, "JSON text too large");
   return Parser(text).run();
+}
+
+void json_escape(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
 }
 
 }  // namespace gregor

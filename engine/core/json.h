@@ -65,4 +65,8 @@ class Json {
   std::variant<std::nullptr_t, bool, int64_t, double, std::string, Array, Object> v_;
 };
 
+// Appends s to out as a JSON string, quoted and escaped (control characters as \n, \r, \t or
+// \u00XX).
+void json_escape(std::string& out, std::string_view s);
+
 }  // namespace gregor

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/core/json.h"
+
 namespace gregor {
 
 const TraceField* TraceEvent::find(std::string_view key) const {
@@ -20,27 +22,6 @@ std::string TraceEvent::get_string(std::string_view key, std::string fallback) c
   const TraceField* f = find(key);
   if (!f || !std::holds_alternative<std::string>(f->value)) return fallback;
   return std::get<std::string>(f->value);
-}
-
-static void json_escape(std::string& out, const std::string& s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
 }
 
 std::string TraceEvent::fields_json() const {

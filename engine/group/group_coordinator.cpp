@@ -238,12 +238,8 @@ void GroupCoordinator::store_group(GroupMetadata& g, const std::map<std::string,
   v.current_state_timestamp = g.state_timestamp_ms;
   for (const auto& [mid, m] : g.members) {
     GroupMemberValue mv;
+    static_cast<MemberIdentity&>(mv) = m;
     mv.member_id = mid;
-    mv.group_instance_id = m.group_instance_id;
-    mv.client_id = m.client_id;
-    mv.client_host = m.client_host;
-    mv.rebalance_timeout_ms = m.rebalance_timeout_ms;
-    mv.session_timeout_ms = m.session_timeout_ms;
     if (g.protocol_name)
       if (const Bytes* md = m.metadata(*g.protocol_name)) mv.subscription = *md;
     auto a = assignment.find(mid);

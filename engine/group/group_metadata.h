@@ -22,6 +22,7 @@
 #include "engine/core/topic_partition.h"
 #include "engine/core/bytes.h"
 #include "engine/core/types.h"
+#include "engine/group/offsets_topic.h"
 #include "engine/protocol/join_group.h"
 #include "engine/protocol/sync_group.h"
 
@@ -36,13 +37,7 @@ bool valid_transition(GroupState from, GroupState to);
 using JoinCallback = std::function<void(const protocol::JoinGroupResponse&)>;
 using SyncCallback = std::function<void(const protocol::SyncGroupResponse&)>;
 
-struct MemberMetadata {
-  std::string member_id;
-  std::optional<std::string> group_instance_id;
-  std::string client_id;
-  std::string client_host;
-  int32_t rebalance_timeout_ms = 0;
-  int32_t session_timeout_ms = 0;
+struct MemberMetadata : MemberIdentity {
   std::string protocol_type;
   std::vector<std::pair<std::string, Bytes>> protocols;  // in the member's order of preference
   Bytes assignment;
@@ -57,12 +52,8 @@ struct MemberMetadata {
   bool matches(const std::vector<protocol::JoinGroupRequest::JoinGroupRequestProtocol>& p) const;
 };
 
-struct CommittedOffset {
-  int64_t offset = -1;
-  int32_t leader_epoch = -1;
-  std::string metadata;
-  int64_t commit_timestamp = -1;
-};
+// A committed offset is what __consumer_offsets stores for it.
+using CommittedOffset = OffsetCommitValue;
 
 struct GroupMetadata {
   std::string group_id;

@@ -76,7 +76,7 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
       record::Record r;
       r.timestamp = now_ms;
       r.key = encode_key(OffsetCommitKey{req.group_id, req.topics[ti].name, p.partition_index});
-      r.value = encode_value(OffsetCommitValue{c.offset, c.leader_epoch, c.metadata, c.commit_timestamp});
+      r.value = encode_value(c);
       records.push_back(std::move(r));
       accepted.emplace_back(TopicPartition{req.topics[ti].name, p.partition_index}, c);
     }
@@ -231,12 +231,7 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
     g.state_timestamp_ms = value->current_state_timestamp;
     for (const auto& mv : value->members) {
       MemberMetadata m;
-      m.member_id = mv.member_id;
-      m.group_instance_id = mv.group_instance_id;
-      m.client_id = mv.client_id;
-      m.client_host = mv.client_host;
-      m.rebalance_timeout_ms = mv.rebalance_timeout_ms;
-      m.session_timeout_ms = mv.session_timeout_ms;
+      static_cast<MemberIdentity&>(m) = mv;
       m.protocol_type = value->protocol_type;
       if (value->protocol) m.protocols.emplace_back(*value->protocol, mv.subscription);
       m.assignment = mv.assignment;
@@ -252,7 +247,7 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
     const auto& [group_id, tp] = key;
     if (!value || partition_for_group(group_id, offsets_partition_count()) != partition) continue;
     GroupMetadata& g = get_or_create(group_id);
-    g.offsets[tp] = CommittedOffset{value->offset, value->leader_epoch, value->metadata, value->commit_timestamp};
+    g.offsets[tp] = *value;
   }
   return Status::ok();
 }

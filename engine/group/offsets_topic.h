@@ -64,13 +64,18 @@ struct GroupMetadataKey {
   std::string group;
 };
 
-struct GroupMemberValue {
+// Who a member is and its timeouts: what the group's record stores of it, and what the
+// coordinator holds of it besides its protocols (MemberMetadata).
+struct MemberIdentity {
   std::string member_id;
   std::optional<std::string> group_instance_id;
   std::string client_id;
   std::string client_host;
   int32_t rebalance_timeout_ms = 0;
   int32_t session_timeout_ms = 0;
+};
+
+struct GroupMemberValue : MemberIdentity {
   Bytes subscription;
   Bytes assignment;
 };
