@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/broker/topic_config.h"
 #include "engine/broker/zk_data.h"
 #include "engine/coord/zk_types.h"
 #include "engine/core/bytes.h"
@@ -31,7 +32,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-bool truthy(const std::string& v) { return v == "true" || v == "1"; }
 
 }  // namespace
 
@@ -541,23 +541,22 @@ bool ModelBuilder::alive(int32_t node) const {
   return it != nodes_.end() && (it->second.status == NodeStatus::kAlive || it->second.status == NodeStatus::kPaused);
 }
 
-int32_t ModelBuilder::min_isr(const std::string& topic) const {
+// A topic's config as its brokers read it: its overrides in zk over the broker-level defaults. A
+// value the brokers would refuse keeps the default.
+broker::TopicConfig ModelBuilder::topic_config(const std::string& topic) const {
+  broker::TopicConfig c;
+  c.min_insync_replicas = defaults_.min_insync_replicas;
+  c.unclean_leader_election_enable = defaults_.unclean_leader_election;
   auto t = topic_configs_.find(topic);
-  if (t != topic_configs_.end()) {
-    auto v = t->second.find("min.insync.replicas");
-    if (v != t->second.end()) return static_cast<int32_t>(std::strtol(v->second.c_str(), nullptr, 10));
-  }
-  return defaults_.min_insync_replicas;
+  if (t != topic_configs_.end())
+    for (const auto& [k, v] : t->second)
+      if (const auto* key = broker::topic_config_def().find(k)) (void)key->parse(c, v);
+  return c;
 }
 
-bool ModelBuilder::unclean(const std::string& topic) const {
-  auto t = topic_configs_.find(topic);
-  if (t != topic_configs_.end()) {
-    auto v = t->second.find("unclean.leader.election.enable");
-    if (v != t->second.end()) return truthy(v->second);
-  }
-  return defaults_.unclean_leader_election;
-}
+int32_t ModelBuilder::min_isr(const std::string& topic) const { return topic_config(topic).min_insync_replicas; }
+
+bool ModelBuilder::unclean(const std::string& topic) const { return topic_config(topic).unclean_leader_election_enable; }
 
 int32_t ModelBuilder::any_zk() const {
   for (const auto& [id, n] : nodes_)

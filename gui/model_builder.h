@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/broker/topic_config.h"
 #include "engine/core/trace_event.h"
 #include "gui/dashboard_model.h"
 #include "sim/check/replica_model.h"
@@ -96,6 +97,7 @@ class ModelBuilder {
   void after_append(const TraceEvent& e);
   void add_traffic(Time at, int32_t from, int32_t to, TrafficKind kind);
   bool alive(int32_t node) const;
+  broker::TopicConfig topic_config(const std::string& topic) const;
   int32_t min_isr(const std::string& topic) const;
   bool unclean(const std::string& topic) const;
   int32_t any_zk() const;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "engine/broker/broker_config.h"
+
 namespace gregor::gui {
 
 namespace {
@@ -13,15 +15,18 @@ namespace {
 // A step runs the world one loop event at a time until it emits; this bounds a silent world.
 constexpr uint64_t kStepLoopEventsMax = 1'000'000;
 
+// The broker-level settings a trace's run info records, read as a broker reads its configs; a
+// value a broker would refuse keeps the default.
 ModelDefaults defaults_from(const std::map<std::string, std::string>& info) {
-  ModelDefaults d;
-  auto get = [&](const char* key) -> const std::string* {
+  broker::BrokerConfig c;
+  for (const char* key : {"min.insync.replicas", "unclean.leader.election.enable", "replica.lag.time.max.ms"}) {
     auto it = info.find(key);
-    return it == info.end() ? nullptr : &it->second;
-  };
-  if (auto* v = get("min.insync.replicas")) d.min_insync_replicas = static_cast<int32_t>(std::strtol(v->c_str(), nullptr, 10));
-  if (auto* v = get("unclean.leader.election.enable")) d.unclean_leader_election = *v == "true";
-  if (auto* v = get("replica.lag.time.max.ms")) d.replica_lag_time_max_ms = std::strtoll(v->c_str(), nullptr, 10);
+    if (it != info.end()) (void)c.apply({{key, it->second}});
+  }
+  ModelDefaults d;
+  d.min_insync_replicas = c.topic_defaults.min_insync_replicas;
+  d.unclean_leader_election = c.topic_defaults.unclean_leader_election_enable;
+  d.replica_lag_time_max_ms = c.replica_lag_time_max_ms;
   return d;
 }
 

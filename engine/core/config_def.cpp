@@ -1,20 +1,37 @@
 #include "engine/core/config_def.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 namespace gregor {
 
+namespace {
+// Kafka's ConfigDef trims a value before it parses it.
+std::string trimmed(const std::string& value) {
+  const size_t first = value.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return value.substr(first, value.find_last_not_of(" \t") - first + 1);
+}
+}  // namespace
+
 Result<int64_t> parse_config_long(const std::string& key, const std::string& value) {
-  if (value.empty()) return Status::error(StatusCode::kInvalidArgument, key + ": empty value");
+  const std::string text = trimmed(value);
+  if (text.empty()) return Status::error(StatusCode::kInvalidArgument, key + ": empty value");
   char* end = nullptr;
-  long long v = std::strtoll(value.c_str(), &end, 10);
-  if (*end != '\0') return Status::error(StatusCode::kInvalidArgument, key + ": not an integer: '" + value + "'");
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE)
+    return Status::error(StatusCode::kInvalidArgument, key + ": not an integer: '" + value + "'");
   return static_cast<int64_t>(v);
 }
 
+// As Kafka's: true or false in any case.
 Result<bool> parse_config_bool(const std::string& key, const std::string& value) {
-  if (value == "true") return true;
-  if (value == "false") return false;
+  std::string text = trimmed(value);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text == "true") return true;
+  if (text == "false") return false;
   return Status::error(StatusCode::kInvalidArgument, key + ": expected true or false, got '" + value + "'");
 }
 

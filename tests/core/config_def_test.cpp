@@ -72,6 +72,17 @@ TEST_CASE("config def: parsing and validation errors name the key", "[config]") 
   CHECK(error({{"reset", "middle"}}) == "reset: expected earliest or latest, got 'middle'");
   CHECK(error({{"mode", "slow"}}) == "mode: expected fast or safe, got 'slow'");
   CHECK(error({{"nope", "1"}}) == "unknown test config 'nope'");
+  // Numbers beyond a long are refused, not clamped to the largest one.
+  CHECK(error({{"retention.ms", "99999999999999999999"}}) == "retention.ms: not an integer: '99999999999999999999'");
+}
+
+TEST_CASE("config def: values are read as Kafka's ConfigDef reads them: trimmed, booleans in any case", "[config]") {
+  Settings s;
+  REQUIRE(def().apply(s, {{"replicas", " 7 "}, {"enabled", "TRUE"}}).is_ok());
+  CHECK(s.replicas == 7);
+  CHECK(s.enabled);
+  REQUIRE(def().apply(s, {{"enabled", "False"}}).is_ok());
+  CHECK_FALSE(s.enabled);
 }
 
 TEST_CASE("config def: values, non-defaults, validation of a built config, and help", "[config]") {
