@@ -105,8 +105,6 @@ class LineReader {
   bool eof_ = false;
 };
 
-std::string acks_value(const std::string& acks) { return acks == "all" ? "-1" : acks; }
-
 }  // namespace
 
 int cmd_produce(const Args& args) {
@@ -135,7 +133,7 @@ int cmd_produce(const Args& args) {
   pc.client_id = "console-producer";
   std::map<std::string, std::string> settings;
   if (!parse_key_values("produce", properties, settings)) return 2;
-  settings["acks"] = acks_value(acks);
+  settings["acks"] = acks;  // the producer config reads all, -1, 0 and 1
   if (Status s = pc.apply(settings); !s) {
     std::cerr << "gregor produce: " << s.message() << "\n";
     return 2;
