@@ -62,11 +62,12 @@ void await_leaders(HandlerContext& ctx, std::shared_ptr<Response> resp, const st
   };
   ctx.admin.when_metadata(ready, Duration::millis(timeout_ms), [resp, name, timeout_ms, next](bool timed_out) {
     if (timed_out)
-      resp->topics.push_back({name, ErrorCode::REQUEST_TIMED_OUT,
-                              "Topic '" + name + "' was created but its leaders were not known within " +
-                                  std::to_string(timeout_ms) + " ms."});
+      resp->topics.push_back({.name = name,
+                              .error_code = ErrorCode::REQUEST_TIMED_OUT,
+                              .error_message = "Topic '" + name + "' was created but its leaders were not known within " +
+                                               std::to_string(timeout_ms) + " ms."});
     else
-      resp->topics.push_back({name, ErrorCode::NONE, std::nullopt});
+      resp->topics.push_back({.name = name, .error_code = ErrorCode::NONE});
     next();
   });
 }
@@ -76,7 +77,7 @@ void await_leaders(HandlerContext& ctx, std::shared_ptr<Response> resp, const st
 void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::CreateTopicsRequest request) {
   auto resp = std::make_shared<Response>();
   if (!ctx.controller.is_active()) {
-    for (const auto& t : request.topics) resp->topics.push_back({t.name, ErrorCode::NOT_CONTROLLER, std::nullopt});
+    for (const auto& t : request.topics) resp->topics.push_back({.name = t.name, .error_code = ErrorCode::NOT_CONTROLLER});
     return ctx.channel.respond(req, *resp);
   }
   const bool validate_only = request.validate_only;
@@ -89,14 +90,16 @@ void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::Cre
         std::string message;
         const ErrorCode code = check_topic(ctx, t, partitions, rf, configs, message);
         if (code != ErrorCode::NONE || validate_only) {
-          resp->topics.push_back({t.name, code, std::move(message)});
+          resp->topics.push_back({.name = t.name, .error_code = code, .error_message = std::move(message)});
           return next();
         }
         ctx.admin.create_topic(t.name, partitions, rf, configs,
                                [&ctx, resp, name = t.name, partitions, timeout_ms, next](ErrorCode created, std::string msg) {
                                  if (created != ErrorCode::NONE || timeout_ms <= 0) {
                                    resp->topics.push_back(
-                                       {name, created, msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
+                                       {.name = name,
+                                        .error_code = created,
+                                        .error_message = msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
                                    return next();
                                  }
                                  await_leaders(ctx, resp, name, partitions, timeout_ms, next);

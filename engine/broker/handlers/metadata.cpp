@@ -17,7 +17,7 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
     resp.brokers.push_back({ctx.config.broker_id, ctx.config.advertised_host, ctx.config.advertised_port, std::nullopt});
   std::vector<std::string> names;
   if (request.topics) {
-    for (const auto& t : *request.topics) names.push_back(t.name);
+    for (const auto& t : *request.topics) names.push_back(t.name.value_or(""));
   } else {
     names = ctx.metadata.topics();
   }
