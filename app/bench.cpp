@@ -112,6 +112,17 @@ int cmd_bench(const Args& args) {
   pos.add("what", 1);
   po::variables_map vm;
   if (auto done = parse_command_line("bench", args, desc, vm, &hidden, &pos)) return *done;
+  // Bounds, so that a typo neither hangs (--events 1e19) nor measures nothing (--seconds 0).
+  constexpr uint64_t kEventsMax = 10'000'000'000ull;
+  constexpr double kSecondsMax = 86400, kRateMax = 1e6;
+  auto bad = [&](const std::string& message) {
+    std::cerr << "gregor bench: " << message << "\n";
+    return 2;
+  };
+  if (events < 1 || events > kEventsMax) return bad("--events must be in 1.." + std::to_string(kEventsMax));
+  if (!(seconds > 0 && seconds <= kSecondsMax))
+    return bad("--seconds must be more than 0 and at most " + std::to_string(static_cast<int>(kSecondsMax)) + " (simulated seconds)");
+  if (!(rate > 0 && rate <= kRateMax)) return bad("--rate must be more than 0 and at most 1000000 records per second");
   if (what == "sim-loop") return bench_sim_loop(events);
   if (what == "cluster") return bench_cluster(seconds, rate, with_checkers);
   if (what == "log") return bench_log();

@@ -90,9 +90,17 @@ int cmd_check_determinism(const Args& args) {
     }
     opts.until = *d;
   }
+  // Seeds are 64-bit: a range that would run past the largest one ends there (first + seeds must
+  // not wrap around to seed 0, which would also end the loop at once).
+  if (seeds - 1 > UINT64_MAX - first) {
+    seeds = UINT64_MAX - first + 1;
+    std::printf("(%llu seed(s): the seed range ends at %llu)\n", static_cast<unsigned long long>(seeds),
+                static_cast<unsigned long long>(UINT64_MAX));
+  }
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t same = 0;
-  for (uint64_t seed = first; seed < first + seeds; seed++) {
+  for (uint64_t k = 0; k < seeds; k++) {
+    const uint64_t seed = first + k;
     Recorded a = record_run(*scenario, seed, opts);
     Recorded b = record_run(*scenario, seed, opts);
     const bool equal = a.fingerprint == b.fingerprint && a.hashes == b.hashes;

@@ -6,10 +6,12 @@
 // pids and command lines and the bootstrap address, waits until every broker is registered and a
 // controller is elected (Metadata says so) and prints "cluster ready". Then it stays in the
 // foreground until SIGINT or SIGTERM, and stops all its children (SIGTERM, then SIGKILL after a
-// grace period). A child that dies is reported and not restarted: restarting a broker with the same
+// grace period). A child that gets SIGTERM from cluster up and from a signal to the whole process
+// group stops once, cleanly. A child that dies is reported and not restarted: restarting a broker with the same
 // command line (as printed) recovers its log from the same data directory.
 #include <boost/program_options.hpp>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,13 +64,20 @@ std::string command_line(const std::vector<std::string>& argv) {
 }
 
 bool spawn(Child& c) {
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     std::cerr << "gregor cluster: fork: " << std::strerror(errno) << "\n";
     return false;
   }
   if (pid == 0) {
-    // The child: default signal dispositions (exec keeps SIG_IGN ones), then exec.
+    // The child stays in cluster up's process group, so Ctrl-C in a terminal reaches it directly
+    // as well as through cluster up's SIGTERM: a node stops once however many of these signals
+    // it gets (net/run_node.cpp). Should cluster up die without stopping it (SIGKILL), the kernel
+    // sends the child SIGTERM (PR_SET_PDEATHSIG): no broker is orphaned.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before the line above
+    // Default signal dispositions (exec keeps SIG_IGN ones), then exec.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
@@ -196,6 +205,12 @@ int cmd_cluster(const Args& args) {
   if (zookeeper_connect.empty()) {
     zookeeper_connect = host + ":" + std::to_string(port_base + 100);
     children.push_back({"zk", {exe, "zk", "--id", "1", "--listen", zookeeper_connect, "--data-dir", dir + "/zk"}});
+    // Every broker (and its session after a restart) connects from this host: zk's per-address
+    // limit (maxClientCnxns, 60 by default) must leave room for all of them.
+    if (brokers * 3 > 60) {
+      children.back().argv.push_back("--config");
+      children.back().argv.push_back("maxClientCnxns=" + std::to_string(brokers * 3));
+    }
   }
   std::string bootstrap;
   for (int i = 1; i <= brokers; i++) {

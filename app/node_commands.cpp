@@ -39,9 +39,13 @@ int cmd_zk(const Args& args) {
       "Its transaction log and snapshots go under DIR, fsynced.\n\noptions");
   int32_t id = 0;
   std::string listen, data_dir;
+  std::vector<std::string> configs;
   desc.add_options()("help,h", "show this help")("id", po::value<int32_t>(&id)->required(), "the server's id (> 0)")(
       "listen", po::value<std::string>(&listen)->required(), "HOST:PORT to listen on (e.g. 127.0.0.1:2181)")(
-      "data-dir", po::value<std::string>(&data_dir)->required(), "where its data lives");
+      "data-dir", po::value<std::string>(&data_dir)->required(), "where its data lives")(
+      "config", po::value<std::vector<std::string>>(&configs)->composing(),
+      "maxClientCnxns=N (connections and sessions per client address, default 60, 0: no limit) or\n"
+      "connections.max.idle.ms=N (repeatable)");
   po::variables_map vm;
   if (auto done = parse_command_line("zk", args, desc, vm)) return *done;
   if (id <= 0 || id >= kBootstrapIdBase) {
@@ -53,9 +57,34 @@ int cmd_zk(const Args& args) {
   config.name = "zk-" + std::to_string(id);
   config.data_dir = data_dir;
   if (!listen_address("zk", listen, config)) return 2;
-  const coord::ZkServerConfig zk_config;
+  coord::ZkServerConfig zk_config;
   // The transport refuses a larger frame from its size field, before buffering any of it.
   config.transport.socket_request_max_bytes = static_cast<int32_t>(zk_config.max_request_bytes);
+  // A connection that has not even said hello within the longest session timeout is not a client.
+  config.transport.connections_max_idle_ms = zk_config.tick_time.ms() * 20 * 2;
+  std::map<std::string, std::string> settings;
+  if (!parse_key_values("zk", configs, settings)) return 2;
+  for (const auto& [key, value] : settings) {
+    if (key == "maxClientCnxns") {
+      Status s = config.transport.set("max.connections.per.ip", value);
+      if (!s) {
+        std::cerr << "gregor zk: --config maxClientCnxns: " << s.message() << "\n";
+        return 2;
+      }
+      zk_config.max_client_cnxns = static_cast<size_t>(config.transport.max_connections_per_ip);
+    } else if (key == "connections.max.idle.ms") {
+      if (Status s = config.transport.set(key, value); !s) {
+        std::cerr << "gregor zk: --config: " << s.message() << "\n";
+        return 2;
+      }
+    } else {
+      std::cerr << "gregor zk: --config: unknown key " << key << " (maxClientCnxns, connections.max.idle.ms)\n";
+      return 2;
+    }
+  }
+  // ZooKeeper's maxClientCnxns bounds connections per client address; 0 means no limit.
+  config.transport.max_connections_per_ip =
+      zk_config.max_client_cnxns == 0 ? INT32_MAX : static_cast<int32_t>(zk_config.max_client_cnxns);
   return net::run_node(config, [zk_config](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, zk_config); });
 }
 
@@ -91,6 +120,17 @@ int cmd_broker(const Args& args) {
   }
   std::map<std::string, std::string> settings;
   if (!parse_key_values("broker", configs, settings)) return 2;
+  // The socket server's keys belong to the transport (net/transport_config.h), not to the broker.
+  net::TransportConfig transport;
+  for (const char* key : {"queued.max.request.bytes", "connections.max.idle.ms", "max.connections", "max.connections.per.ip"}) {
+    auto it = settings.find(key);
+    if (it == settings.end()) continue;
+    if (Status s = transport.set(key, it->second); !s) {
+      std::cerr << "gregor broker: --config: " << s.message() << "\n";
+      return 2;
+    }
+    settings.erase(it);
+  }
   // zookeeper.connect may come as a Kafka key too, as in server.properties.
   if (auto it = settings.find("zookeeper.connect"); it != settings.end()) {
     if (zk.empty()) zk = it->second;
@@ -148,7 +188,12 @@ int cmd_broker(const Args& args) {
     std::cerr << "gregor broker: --config: " << s.message() << "\n";
     return 2;
   }
-  config.transport.socket_request_max_bytes = bc.socket_request_max_bytes;
+  transport.socket_request_max_bytes = bc.socket_request_max_bytes;
+  if (Status s = transport.validate(); !s) {
+    std::cerr << "gregor broker: --config: " << s.message() << "\n";
+    return 2;
+  }
+  config.transport = transport;
   return net::run_node(config, [bc](Runtime& rt) { return std::make_unique<broker::Broker>(rt, bc); });
 }
 

@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "app/command_line.h"
@@ -26,11 +27,12 @@ int cmd_run(const Args& args) {
       "options");
   std::string file, variant, trace_path, until_text;
   uint64_t seed = 0;
-  bool json = false, quiet = false, verbose = false, story = false;
+  bool json = false, quiet = false, verbose = false, story = false, force = false;
   desc.add_options()("help,h", "show this help")("seed", po::value<uint64_t>(&seed),
                                                   "the run's seed (default: the file's `seed`, else 1)")(
       "variant", po::value<std::string>(&variant), "apply one of the file's variants (e.g. fixed)")(
-      "trace", po::value<std::string>(&trace_path), "record every event to this SQLite file (FILE.db)")(
+      "trace", po::value<std::string>(&trace_path), "record every event to this SQLite file (FILE.db); an existing file is kept unless --force")(
+      "force", po::bool_switch(&force), "let --trace replace an existing file")(
       "until", po::value<std::string>(&until_text), "end the run at this virtual time instead (e.g. 30s)")(
       "json", po::bool_switch(&json), "print a machine-readable report instead of the timeline")(
       "story", po::bool_switch(&story), "print the scenario's story first")(
@@ -45,6 +47,22 @@ int cmd_run(const Args& args) {
   if (file.empty()) {
     std::cerr << "gregor run: which scenario? (e.g. gregor run scenarios/leader-failover.yaml)\n";
     return 2;
+  }
+  if (!trace_path.empty()) {
+    // A trace is often the only record of a long run: never replace one by accident.
+    std::error_code ec;
+    const auto st = std::filesystem::symlink_status(trace_path, ec);
+    if (std::filesystem::exists(st)) {
+      if (std::filesystem::is_directory(st)) {
+        std::cerr << "gregor run: --trace: " << trace_path << " is a directory\n";
+        return 2;
+      }
+      if (!force) {
+        std::cerr << "gregor run: --trace: " << trace_path
+                  << " already exists; choose another file, or add --force to replace it\n";
+        return 2;
+      }
+    }
   }
   auto scenario = load_scenario_or_report("run", file, variant);
   if (!scenario) return 2;

@@ -193,9 +193,16 @@ int merge_reports(const std::vector<std::string>& files) {
       std::cerr << "gregor swarm --merge: cannot open " << f << "\n";
       return 2;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    auto j = Json::parse(text.str());
+    // Read with a bound: a report is a few KiB; a wrong path (a device, a huge file) must not exhaust memory.
+    constexpr size_t kReportBytesMax = 16u << 20;
+    std::string text(kReportBytesMax + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (text.size() > kReportBytesMax) {
+      std::cerr << "gregor swarm --merge: " << f << " is larger than 16 MiB: not a swarm report\n";
+      return 2;
+    }
+    auto j = Json::parse(text);
     if (!j || !j->is_object()) {
       std::cerr << "gregor swarm --merge: " << f << " is not a swarm report\n";
       return 2;
@@ -254,6 +261,11 @@ int cmd_swarm(const Args& args) {
   if (seeds == 0 || seeds > 100'000'000 || jobs == 0 || jobs > 256) {
     std::cerr << "gregor swarm: --seeds must be 1..100000000 and --jobs 1..256\n";
     return 2;
+  }
+  if (seeds - 1 > UINT64_MAX - first) {
+    seeds = UINT64_MAX - first + 1;  // the seed range ends at the largest seed; it does not wrap to 0
+    std::printf("(%llu seed(s): the seed range ends at %llu)\n", static_cast<unsigned long long>(seeds),
+                static_cast<unsigned long long>(UINT64_MAX));
   }
   std::vector<uint64_t> mine;
   for (uint64_t i = 0; i < seeds; i++)

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -65,7 +66,8 @@ AsioRuntime::AsioRuntime(asio::io_context& io, NodeConfig config, SteadyClock::t
       disk_(checked_data_dir(config_)),
       rng_(Rng::derive(seed_, "node", static_cast<uint64_t>(config_.id.value))),
       jitter_rng_(Rng::derive(seed_, "net-reconnect", static_cast<uint64_t>(config_.id.value))),
-      timers_(io, epoch) {
+      timers_(io, epoch),
+      request_pool_(config_.transport.queued_max_request_bytes) {
   for (const auto& [id, address] : config_.peers)
     if (id != config_.id) peers_[id].address = address;
 }
@@ -75,6 +77,19 @@ AsioRuntime::~AsioRuntime() { stop(); }
 Status AsioRuntime::open() {
   GREGOR_ASSERT(!opened_ && !stopped_);
   GREGOR_RETURN_IF_ERROR(config_.validate());
+  // The data directory first: a node must not serve (or even bind its port) over a directory that
+  // is a file or that another node is using.
+  GREGOR_RETURN_IF_ERROR(disk_.lock_root());
+  Status listening = open_listener();
+  if (!listening.is_ok()) {
+    disk_.unlock_root();
+    return listening;
+  }
+  opened_ = true;
+  return Status::ok();
+}
+
+Status AsioRuntime::open_listener() {
   if (config_.listen) {
     boost::system::error_code ec;
     tcp::endpoint endpoint;
@@ -100,7 +115,6 @@ Status AsioRuntime::open() {
     if (ec) return Status::error(StatusCode::kIoError, "cannot read the bound port of " + where + ": " + ec.message());
     acceptor_.emplace(std::move(acceptor));
   }
-  opened_ = true;
   return Status::ok();
 }
 
@@ -116,6 +130,7 @@ void AsioRuntime::start(const NodeFactory& factory) {
   GREGOR_ASSERT_MSG(node != nullptr, "the node factory returned no node");
   node_ = std::move(node);
   if (acceptor_) accept_more();
+  if (config_.transport.connections_max_idle_ms > 0) sweep_idle_connections();
   callback_depth_++;
   node_->start();
   callback_depth_--;
@@ -130,14 +145,18 @@ void AsioRuntime::stop() {
   boost::system::error_code ignored;
   if (acceptor_) acceptor_->close(ignored);
   if (accept_retry_timer_) accept_retry_timer_->cancel();
+  if (idle_timer_) idle_timer_->cancel();
   for (auto& [id, peer] : peers_) {
     if (peer.connection) peer.connection->detach();
     peer.connection.reset();
   }
   for (auto& [id, connection] : inbound_) connection->detach();
   inbound_.clear();
+  inbound_host_.clear();
+  inbound_per_host_.clear();
   if (started_) log("stopped");
   node_.reset();
+  disk_.unlock_root();  // after the node is gone: a restart over the same directory may lock it
 }
 
 void AsioRuntime::set_peer(NodeId id, PeerAddress address) {
@@ -153,6 +172,37 @@ size_t AsioRuntime::connection_count() const {
   for (const auto& [id, peer] : peers_)
     if (peer.connection && peer.connection->state() == Connection::State::kOpen) n++;
   return n + inbound_.size();
+}
+
+uint64_t AsioRuntime::receive_buffer_bytes() const {
+  uint64_t n = 0;
+  for (const auto& [id, peer] : peers_)
+    if (peer.connection) n += peer.connection->receive_buffer_bytes();
+  for (const auto& [id, connection] : inbound_) n += connection->receive_buffer_bytes();
+  return n;
+}
+
+void AsioRuntime::sweep_idle_connections() {
+  const int64_t idle_ms = config_.transport.connections_max_idle_ms;
+  const auto now_steady = std::chrono::steady_clock::now();
+  const auto limit = std::chrono::milliseconds(idle_ms);
+  std::vector<std::shared_ptr<Connection>> idle;
+  for (const auto& [id, connection] : inbound_)
+    if (now_steady - connection->last_active() > limit) idle.push_back(connection);
+  for (auto& connection : idle) {
+    stats_.idle_connections_closed++;
+    connection->close("idle for more than connections.max.idle.ms=" + std::to_string(idle_ms), CloseKind::kNormal);
+  }
+  // Looked at a few times per idle period (at most once a second): a connection is closed between
+  // idle_ms and idle_ms plus that period after its last byte.
+  const int64_t period_ms = std::clamp<int64_t>(idle_ms / 4, 1, 1000);
+  if (!idle_timer_) idle_timer_.emplace(io_);
+  idle_timer_->expires_after(std::chrono::milliseconds(period_ms));
+  std::weak_ptr<int> alive = alive_;
+  idle_timer_->async_wait([this, alive](const boost::system::error_code& ec) {
+    if (ec || alive.expired() || stopped_) return;
+    sweep_idle_connections();
+  });
 }
 
 int64_t AsioRuntime::wall_time_ms() const {
@@ -277,6 +327,11 @@ void AsioRuntime::close_connection(NodeId peer) {
   if (c) c->close("closed by the node", CloseKind::kNormal);
 }
 
+std::string AsioRuntime::peer_host(NodeId peer) const {
+  auto it = inbound_host_.find(peer);
+  return it == inbound_host_.end() ? std::string() : it->second;
+}
+
 void AsioRuntime::on_connection_closed(Connection& c, const std::string& reason, CloseKind kind) {
   stats_.connections_closed++;
   if (kind == CloseKind::kProtocol) stats_.protocol_errors++;
@@ -298,6 +353,11 @@ void AsioRuntime::on_connection_closed(Connection& c, const std::string& reason,
   } else {
     who = "connection " + std::to_string(id.value) + " from " + c.remote();
     inbound_.erase(id);
+    if (auto counted = inbound_host_.find(id); counted != inbound_host_.end()) {
+      auto host = inbound_per_host_.find(counted->second);
+      if (host != inbound_per_host_.end() && --host->second <= 0) inbound_per_host_.erase(host);
+      inbound_host_.erase(counted);
+    }
   }
   if (kind != CloseKind::kNormal || config_.verbose) log(who + ": " + reason);
   defer([this, id, outbound = c.outbound()] {
@@ -326,7 +386,9 @@ Duration AsioRuntime::reconnect_backoff(int failures) {
 
 std::shared_ptr<Connection> AsioRuntime::new_connection(tcp::socket socket, NodeId id) {
   ConnectionOwner* owner = this;  // the base is private: only this class hands itself out
-  return std::make_shared<Connection>(std::move(socket), owner, id, config_.transport);
+  // Requests arrive on accepted connections: only those draw on queued.max.request.bytes.
+  RequestMemoryPool* pool = is_inbound_connection(id) ? &request_pool_ : nullptr;
+  return std::make_shared<Connection>(std::move(socket), owner, id, config_.transport, pool);
 }
 
 void AsioRuntime::defer(std::function<void()> fn) {
@@ -360,11 +422,24 @@ void AsioRuntime::on_accepted(const boost::system::error_code& ec, tcp::socket s
     });
     return;
   }
-  if (inbound_.size() >= static_cast<size_t>(config_.transport.max_connections)) {
+  boost::system::error_code remote_ec;
+  const tcp::endpoint remote = socket.remote_endpoint(remote_ec);
+  const std::string host = remote_ec ? std::string("?") : remote.address().to_string();
+  std::string refused;
+  if (inbound_.size() >= static_cast<size_t>(config_.transport.max_connections))
+    refused = "max.connections=" + std::to_string(config_.transport.max_connections) + " reached";
+  else if (auto it = inbound_per_host_.find(host);
+           it != inbound_per_host_.end() && it->second >= config_.transport.max_connections_per_ip)
+    refused = "max.connections.per.ip=" + std::to_string(config_.transport.max_connections_per_ip) + " reached";
+  if (!refused.empty()) {
+    // One log line per second at most: a flood of refused connections must not flood the log.
+    stats_.connections_refused++;
+    if (now() - last_refusal_log_ >= Duration::seconds(1) || stats_.connections_refused == 1) {
+      log("refusing a connection from " + host + ": " + refused + " (" + std::to_string(stats_.connections_refused) +
+          " refused so far)");
+      last_refusal_log_ = now();
+    }
     boost::system::error_code ignored;
-    tcp::endpoint remote = socket.remote_endpoint(ignored);
-    log("refusing a connection from " + remote.address().to_string() + ": max.connections=" +
-        std::to_string(config_.transport.max_connections) + " reached");
     socket.close(ignored);
     accept_more();
     return;
@@ -373,6 +448,8 @@ void AsioRuntime::on_accepted(const boost::system::error_code& ec, tcp::socket s
   NodeId id{next_connection_id_--};
   auto connection = new_connection(std::move(socket), id);
   inbound_[id] = connection;
+  inbound_per_host_[host]++;
+  inbound_host_[id] = host;
   stats_.connections_accepted++;
   connection->start_inbound();
   if (config_.verbose) log("accepted connection " + std::to_string(id.value) + " from " + connection->remote());

@@ -67,6 +67,7 @@
 #include "net/asio.h"
 #include "net/connection.h"
 #include "net/file_disk.h"
+#include "net/request_memory_pool.h"
 #include "net/timer_queue.h"
 #include "net/transport_config.h"
 
@@ -111,6 +112,8 @@ struct TransportStats {
   uint64_t connect_failures = 0;
   uint64_t connections_closed = 0;
   uint64_t protocol_errors = 0;  // negative or oversized frame sizes
+  uint64_t connections_refused = 0;     // max.connections or max.connections.per.ip reached
+  uint64_t idle_connections_closed = 0;  // connections.max.idle.ms
 };
 
 class AsioRuntime final : public Runtime, private ConnectionOwner {
@@ -120,9 +123,10 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   AsioRuntime(const AsioRuntime&) = delete;
   AsioRuntime& operator=(const AsioRuntime&) = delete;
 
-  // Validates the config and binds the listener (when config.listen), with SO_REUSEADDR so a
-  // restarted node can take its port back at once. An address in use is kIoError, a bad config
-  // kInvalidArgument. REQUIRES: not yet opened.
+  // Validates the config, locks the data directory (FileDisk::lock_root: a directory that is a
+  // file is kInvalidArgument, one another node holds is kIoError; stop() releases it) and binds the
+  // listener (when config.listen), with SO_REUSEADDR so a restarted node can take its port back at
+  // once. An address in use is kIoError, a bad config kInvalidArgument. REQUIRES: not yet opened.
   Status open();
   // Creates the node, starts accepting, and calls Node::start. REQUIRES: open() succeeded, not
   // yet started, and factory returns a node.
@@ -143,6 +147,10 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   Node* node() { return node_.get(); }
   // Open connections: outbound to known peers, and accepted ones.
   size_t connection_count() const;
+  // queued.max.request.bytes: what inbound connections hold reserved for requests they receive.
+  const RequestMemoryPool& request_pool() const { return request_pool_; }
+  // Bytes the receive buffers of all connections hold (a test of the memory bounds reads it).
+  uint64_t receive_buffer_bytes() const;
 
   // Runtime.
   NodeId self() const override { return config_.id; }
@@ -157,6 +165,7 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   // Closes an accepted connection (negative id) or this node's outbound one to a peer; on_disconnect
   // follows on a later turn, as for any end. The loopback connection cannot be closed.
   void close_connection(NodeId peer) override;
+  std::string peer_host(NodeId peer) const override;
   // Ignores (with a log line) an id out of range or a port outside [1, 65535].
   void learn_address(NodeId id, const std::string& host, int32_t port) override;
   Disk& disk() override { return disk_; }
@@ -178,7 +187,10 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   void on_connection_frame(Connection& c, Bytes frame) override;
   void on_connection_closed(Connection& c, const std::string& reason, CloseKind kind) override;
 
+  Status open_listener();
   void accept_more();
+  // connections.max.idle.ms: closes inbound connections idle for longer, then looks again later.
+  void sweep_idle_connections();
   void on_accepted(const boost::system::error_code& ec, tcp::socket socket);
   Duration reconnect_backoff(int failures);
   std::shared_ptr<Connection> new_connection(tcp::socket socket, NodeId id);
@@ -197,6 +209,11 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   TimerQueue timers_;
   std::optional<tcp::acceptor> acceptor_;
   std::optional<asio::steady_timer> accept_retry_timer_;
+  std::optional<asio::steady_timer> idle_timer_;
+  RequestMemoryPool request_pool_;
+  std::map<std::string, int32_t> inbound_per_host_;  // open accepted connections per remote address
+  std::map<NodeId, std::string> inbound_host_;       // the address each accepted one was counted under
+  Time last_refusal_log_{0};
   uint16_t bound_port_ = 0;
   bool opened_ = false;
   bool started_ = false;

@@ -12,8 +12,14 @@ std::string endpoint_text(const tcp::endpoint& e) {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, ConnectionOwner* owner, NodeId peer, const TransportConfig& config)
-    : socket_(std::move(socket)), owner_(owner), peer_(peer), config_(config), reader_(config.socket_request_max_bytes) {}
+Connection::Connection(tcp::socket socket, ConnectionOwner* owner, NodeId peer, const TransportConfig& config,
+                       RequestMemoryPool* pool)
+    : socket_(std::move(socket)),
+      owner_(owner),
+      peer_(peer),
+      config_(config),
+      reader_(config.socket_request_max_bytes),
+      pool_(pool && pool->bounded() ? pool : nullptr) {}
 
 Connection::~Connection() = default;
 
@@ -60,6 +66,7 @@ void Connection::on_connected(const boost::system::error_code& ec, const tcp::en
   if (state_ != State::kConnecting) return;  // timed out or closed meanwhile
   if (ec) return close("connect to " + remote_ + " failed: " + ec.message(), CloseKind::kError);
   remote_ = endpoint_text(endpoint);
+  remote_host_ = endpoint.address().to_string();
   if (setup_timer_) setup_timer_->cancel();
   opened();
   if (state_ == State::kOpen && owner_) owner_->on_connection_open(*this);
@@ -70,12 +77,14 @@ void Connection::start_inbound() {
   boost::system::error_code ec;
   tcp::endpoint e = socket_.remote_endpoint(ec);
   remote_ = ec ? std::string("?") : endpoint_text(e);
+  remote_host_ = ec ? std::string("?") : e.address().to_string();
   opened();
 }
 
 void Connection::opened() {
   state_ = State::kOpen;
   established_ = true;
+  last_active_ = std::chrono::steady_clock::now();
   // Kafka disables Nagle on every socket: requests and responses are small and latency-bound.
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
@@ -133,6 +142,7 @@ void Connection::on_written(const boost::system::error_code& ec, size_t frames) 
     return;
   }
   if (ec) return close("write failed: " + ec.message(), CloseKind::kError);
+  last_active_ = std::chrono::steady_clock::now();
   GREGOR_ASSERT(frames <= queue_.size());
   for (size_t i = 0; i < frames; i++) {
     queued_bytes_ -= queue_.front().bytes();
@@ -142,20 +152,57 @@ void Connection::on_written(const boost::system::error_code& ec, size_t frames) 
 }
 
 void Connection::read_more() {
-  if (state_ != State::kOpen) return;
+  if (state_ != State::kOpen || muted_) return;
   std::span<uint8_t> space = reader_.prepare();
   auto self = shared_from_this();
   socket_.async_read_some(asio::buffer(space.data(), space.size()),
                           [self](const boost::system::error_code& ec, size_t n) { self->on_read(ec, n); });
 }
 
+bool Connection::reserve_head_frame() {
+  if (!pool_ || reserved_ > 0 || reader_.declared_size() < 0) return true;
+  const uint64_t frame_bytes = kFrameSizeBytes + static_cast<uint64_t>(reader_.declared_size());
+  if (frame_bytes <= reader_.buffered_bytes()) return true;  // all here already
+  if (!pool_->try_reserve(frame_bytes)) return false;
+  reserved_ = frame_bytes;
+  return true;
+}
+
+void Connection::release_reservation() {
+  if (reserved_ == 0) return;
+  const uint64_t bytes = reserved_;
+  reserved_ = 0;
+  pool_->release(bytes);
+}
+
 void Connection::on_read(const boost::system::error_code& ec, size_t n) {
-  if (state_ != State::kClosed && n > 0) reader_.commit(n);
+  if (state_ != State::kClosed && n > 0) {
+    reader_.commit(n);
+    last_active_ = std::chrono::steady_clock::now();
+  }
   // Frames that arrived complete are delivered before an error or end of stream is acted on.
   Bytes frame;
   while (state_ == State::kOpen) {
     FrameReader::Outcome outcome = reader_.next(&frame);
-    if (outcome == FrameReader::Outcome::kNeedMore) break;
+    if (outcome == FrameReader::Outcome::kNeedMore) {
+      if (!reserve_head_frame()) {
+        // queued.max.request.bytes: stop reading until the pool has room for this frame. An end of
+        // stream or error that came with these bytes is seen when reading resumes.
+        muted_ = true;
+        std::weak_ptr<Connection> weak = shared_from_this();
+        pool_->wait([weak] {
+          auto self = weak.lock();
+          if (!self || self->state_ != State::kOpen) return true;  // gone: leaves the line
+          if (!self->reserve_head_frame()) return false;
+          self->muted_ = false;
+          self->last_active_ = std::chrono::steady_clock::now();
+          self->read_more();
+          return true;
+        });
+        return;
+      }
+      break;
+    }
     if (outcome == FrameReader::Outcome::kNegativeSize)
       return close("malformed frame: negative size " + std::to_string(reader_.declared_size()), CloseKind::kProtocol);
     if (outcome == FrameReader::Outcome::kOversized)
@@ -165,6 +212,7 @@ void Connection::on_read(const boost::system::error_code& ec, size_t n) {
     if (!owner_) return;
     owner_->on_connection_frame(*this, std::move(frame));
     frame = Bytes();
+    release_reservation();  // the node has taken the frame: its memory may serve another request
   }
   if (state_ != State::kOpen) return;
   if (ec == asio::error::eof) {
@@ -189,6 +237,7 @@ void Connection::close(const std::string& reason, CloseKind kind) {
     queue_.clear();
     queued_bytes_ = 0;
   }
+  release_reservation();
   ConnectionOwner* owner = owner_;
   owner_ = nullptr;
   if (owner) owner->on_connection_closed(*this, reason, kind);

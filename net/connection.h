@@ -9,6 +9,9 @@
 // Contract:
 // - Frames are read in order and passed up one at a time, in arrival order. A negative or
 //   oversized size (socket.request.max.bytes), a read error or end of stream closes the connection.
+//   The receive buffer grows as a frame's bytes arrive, not when its size is read. An inbound
+//   connection with a pool (queued.max.request.bytes) reserves each frame that does not arrive in
+//   one read; while the pool cannot give it that, it does not read (Kafka mutes the channel).
 // - send() queues a frame (one buffer, or two: a head and a tail written after it without being
 //   joined in memory); frames are written in send order by one chain of async writes that
 //   gathers several queued frames per write (writev). Frames sent while an outbound connect is under way
@@ -19,6 +22,7 @@
 // Single-threaded: every method and handler runs on the io_context's one thread.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -29,6 +33,7 @@
 #include "engine/core/types.h"
 #include "net/asio.h"
 #include "net/frame_reader.h"
+#include "net/request_memory_pool.h"
 #include "net/transport_config.h"
 
 namespace gregor::net {
@@ -55,7 +60,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   enum class State { kConnecting, kOpen, kClosed };
 
   // peer: the id the owner knows this connection by (a known peer, or an ephemeral id).
-  Connection(tcp::socket socket, ConnectionOwner* owner, NodeId peer, const TransportConfig& config);
+  // pool: where an inbound connection reserves the frames it receives (queued.max.request.bytes);
+  // null for none. It must outlive the connection's owner link (detach() or close() ends its use).
+  Connection(tcp::socket socket, ConnectionOwner* owner, NodeId peer, const TransportConfig& config,
+             RequestMemoryPool* pool = nullptr);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -86,7 +94,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool established() const { return established_; }
   // "127.0.0.1:54321", the remote end (empty before connect).
   const std::string& remote() const { return remote_; }
+  // The remote IP address alone ("127.0.0.1"; empty before connect).
+  const std::string& remote_host() const { return remote_host_; }
   uint64_t queued_bytes() const { return queued_bytes_; }
+  // Memory the receive buffer holds (see FrameReader), and whether reading waits for the pool.
+  size_t receive_buffer_bytes() const { return reader_.capacity_bytes(); }
+  bool muted() const { return muted_; }
+  // When bytes were last read or written (or the connection opened).
+  std::chrono::steady_clock::time_point last_active() const { return last_active_; }
   size_t queued_frames() const { return queue_.size(); }
 
  private:
@@ -103,6 +118,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void opened();
   void read_more();
   void on_read(const boost::system::error_code& ec, size_t n);
+  // Reserves the frame at the head of the buffer in the pool, once its size is known and it is not
+  // all here yet; false when the pool is full (the connection is then muted and waits in line).
+  bool reserve_head_frame();
+  void release_reservation();
   void write_more();
   void on_written(const boost::system::error_code& ec, size_t frames);
 
@@ -117,6 +136,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<tcp::resolver> resolver_;
   std::optional<asio::steady_timer> setup_timer_;
   FrameReader reader_;
+  RequestMemoryPool* pool_;
+  uint64_t reserved_ = 0;  // bytes this connection holds in pool_ for the frame it is receiving
+  bool muted_ = false;     // waiting for pool_: not reading
+  std::string remote_host_;
+  std::chrono::steady_clock::time_point last_active_ = std::chrono::steady_clock::now();
   std::deque<Outgoing> queue_;  // element references stay valid across push_back (deque)
   uint64_t queued_bytes_ = 0;
   bool writing_ = false;

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,43 @@ FileDisk::FileDisk(std::string root) : root_(std::move(root)) {
 
 FileDisk::~FileDisk() {
   for (auto& [p, fd] : fds_) ::close(fd);
+  unlock_root();
+}
+
+Status FileDisk::lock_root() {
+  GREGOR_ASSERT(lock_fd_ < 0);
+  struct stat st {};
+  if (::stat(root_.c_str(), &st) != 0) {
+    if (errno != ENOENT) return os_error("stat", root_, errno);
+    // Each missing component in turn (the constructor tried already; this names what failed).
+    for (size_t i = 1; i <= root_.size(); i++) {
+      if (i != root_.size() && root_[i] != '/') continue;
+      const std::string part = root_.substr(0, i);
+      if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return os_error("cannot create the data directory", part, errno);
+    }
+    if (::stat(root_.c_str(), &st) != 0) return os_error("stat", root_, errno);
+  }
+  if (!S_ISDIR(st.st_mode))
+    return Status::error(StatusCode::kInvalidArgument, "the data directory " + root_ + " exists and is not a directory");
+  const std::string lock_path = root_ + "/" + kLockFileName;
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return os_error("cannot create the lock file", lock_path, errno);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      return Status::error(StatusCode::kIoError, "the data directory " + root_ +
+                                                     " is in use by another process (it holds " + lock_path + ")");
+    return os_error("cannot lock", lock_path, err);
+  }
+  lock_fd_ = fd;
+  return Status::ok();
+}
+
+void FileDisk::unlock_root() {
+  if (lock_fd_ < 0) return;
+  ::close(lock_fd_);  // closing the only descriptor of the open file releases the flock
+  lock_fd_ = -1;
 }
 
 std::string FileDisk::full(const std::string& path) const {

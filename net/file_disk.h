@@ -43,6 +43,15 @@ class FileDisk final : public Disk {
 
   const std::string& root() const { return root_; }
 
+  // Creates the root if missing and takes an exclusive flock on ROOT/.lock (Kafka's log directory
+  // lock), held until unlock_root() or destruction, so two processes cannot use one directory.
+  // A root that is not a directory (a regular file, say) is kInvalidArgument; a lock held by
+  // someone else (another process, or another FileDisk of this one) is kIoError. The lock file
+  // lives at the top of the root, where no node stores anything of its own.
+  Status lock_root();
+  void unlock_root();
+  static constexpr const char* kLockFileName = ".lock";
+
  private:
   std::string full(const std::string& path) const;
   Result<int> fd_for(const std::string& path);  // cached open descriptor (O_RDWR)
@@ -51,6 +60,7 @@ class FileDisk final : public Disk {
   Status sync_dir_of(const std::string& path);
   std::string root_;
   std::map<std::string, int> fds_;
+  int lock_fd_ = -1;
 };
 
 }  // namespace gregor::net

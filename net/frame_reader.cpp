@@ -19,6 +19,12 @@ FrameReader::FrameReader(int32_t max_frame_bytes) : max_frame_bytes_(max_frame_b
 }
 
 std::span<uint8_t> FrameReader::prepare() {
+  if (direct_active_ && direct_filled_ == direct_.size() && direct_.size() < static_cast<size_t>(declared_size_)) {
+    // The frame's own buffer grows as its bytes arrive (doubling, so copies stay linear), never
+    // when its size is read: a peer that declares 100 MB and sends 4 bytes costs a read chunk or
+    // two, not 100 MB.
+    direct_.resize(std::min(static_cast<size_t>(declared_size_), 2 * direct_.size()));
+  }
   prepared_direct_ = direct_active_ && direct_filled_ < direct_.size();
   if (prepared_direct_) return std::span<uint8_t>(direct_.data() + direct_filled_, direct_.size() - direct_filled_);
   if (begin_ == end_) begin_ = end_ = 0;
@@ -55,7 +61,8 @@ void FrameReader::commit(size_t n) {
 FrameReader::Outcome FrameReader::next(Bytes* frame) {
   if (failed_ != Outcome::kNeedMore) return failed_;
   if (direct_active_) {
-    if (direct_filled_ < direct_.size()) return Outcome::kNeedMore;
+    if (direct_filled_ < static_cast<size_t>(declared_size_)) return Outcome::kNeedMore;
+    GREGOR_ASSERT(direct_filled_ == direct_.size());
     *frame = std::move(direct_);
     direct_ = Bytes();
     direct_active_ = prepared_direct_ = false;
@@ -74,9 +81,10 @@ FrameReader::Outcome FrameReader::next(Bytes* frame) {
   size_t total = kFrameSizeBytes + static_cast<size_t>(size);
   if (have < total) {
     if (static_cast<size_t>(size) > kReadChunkBytes) {
-      // Everything buffered belongs to this frame: move it to the frame's own buffer, once.
-      direct_.resize(static_cast<size_t>(size));
+      // Everything buffered belongs to this frame: move it to the frame's own buffer, once. That
+      // buffer starts at twice what arrived (at least two read chunks) and grows in prepare().
       direct_filled_ = have - kFrameSizeBytes;
+      direct_.resize(std::min(static_cast<size_t>(size), std::max(2 * kReadChunkBytes, 2 * direct_filled_)));
       std::memcpy(direct_.data(), p + kFrameSizeBytes, direct_filled_);
       begin_ = end_;
       direct_active_ = true;

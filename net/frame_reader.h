@@ -13,8 +13,10 @@
 // Small frames are cut out of the buffer (several may arrive in one read). A frame larger than a
 // read chunk (a produce request or fetch response with big batches) gets a buffer of its own as
 // soon as its size is known: what already arrived is moved there once, and prepare() then offers
-// the rest of that frame, so the socket reads the bulk of it straight into the payload that next()
-// hands out, without a second copy, and the shared buffer never grows past two read chunks.
+// the rest of that buffer, so the socket reads the bulk of the frame straight into the payload
+// that next() hands out, and the shared buffer never grows past two read chunks. The frame's own
+// buffer grows as its bytes arrive (starting at two read chunks, doubling when full), never when
+// its size is read: a hostile or stalled peer costs memory for what it sent, not what it announced.
 //
 // No sockets here: the reader is a pure function of the bytes fed to it, tested as such.
 //
@@ -46,7 +48,8 @@ class FrameReader {
   explicit FrameReader(int32_t max_frame_bytes);
 
   // Free space to read into: at least kReadChunkBytes, or, while a large frame is being read into
-  // its own buffer, exactly the rest of that frame. Valid until the next call of any other method.
+  // its own buffer, the rest of that buffer (never past the frame's end). Valid until the next call
+  // of any other method.
   std::span<uint8_t> prepare();
   // n bytes were written at the start of the span prepare() returned. REQUIRES: n <= its size.
   void commit(size_t n);
@@ -66,7 +69,7 @@ class FrameReader {
   int64_t declared_size() const { return declared_size_; }
   // Bytes received and not yet taken out as frames: non-zero at end of stream means a frame was cut.
   size_t buffered_bytes() const { return end_ - begin_ + (direct_active_ ? kFrameSizeBytes + direct_filled_ : 0); }
-  size_t capacity_bytes() const { return buffer_.size(); }
+  size_t capacity_bytes() const { return buffer_.size() + direct_.size(); }
 
  private:
   int32_t max_frame_bytes_;
@@ -74,8 +77,8 @@ class FrameReader {
   size_t begin_ = 0;  // first unconsumed byte
   size_t end_ = 0;    // one past the last received byte
   int64_t declared_size_ = -1;
-  // A large frame being read into its own buffer: direct_ has its full size, direct_filled_ bytes
-  // of it arrived. It precedes whatever is in buffer_.
+  // A large frame being read into its own buffer: direct_filled_ bytes of it arrived into direct_,
+  // which grows up to the frame's size (declared_size_). It precedes whatever is in buffer_.
   bool direct_active_ = false;
   bool prepared_direct_ = false;  // the span prepare() last returned lies in direct_
   Bytes direct_;

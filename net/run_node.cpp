@@ -1,5 +1,8 @@
 #include "net/run_node.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <csignal>
 #include <cstdio>
 
@@ -23,33 +26,56 @@ int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) 
     runtime.log("cannot start: " + s.message());
     return 1;
   }
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  asio::steady_timer limit(io);
-  bool stopping = false;
-  auto stop = [&](const std::string& why) {
-    if (stopping) return;
-    stopping = true;
-    runtime.log("stopping: " + why);
-    boost::system::error_code ignored;
-    signals.cancel(ignored);
-    limit.cancel();
-    runtime.stop();
-    io.stop();
-  };
-  signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
-    if (ec) return;
-    stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM");
-  });
-  if (options.max_run_time.us > 0) {
-    limit.expires_after(std::chrono::microseconds(options.max_run_time.us));
-    limit.async_wait([&](const boost::system::error_code& ec) {
+  // A stop happens once. Signals that come after the first (an operator's kill to the process
+  // group on top of a parent's kill to each child) are blocked from then on, and discarded once
+  // the signal set is gone, so they cannot end the process in the middle of its clean stop.
+  sigset_t stop_signals, previous_mask;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  bool blocked = false;
+  {
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    asio::steady_timer limit(io);
+    bool stopping = false;
+    auto stop = [&](const std::string& why) {
+      if (stopping) return;
+      stopping = true;
+      blocked = pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask) == 0;
+      runtime.log("stopping: " + why);
+      boost::system::error_code ignored;
+      signals.cancel(ignored);
+      limit.cancel();
+      runtime.stop();
+      io.stop();
+    };
+    signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
       if (ec) return;
-      stop("run time limit of " + format_time(Time{options.max_run_time.us}) + " reached");
+      stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM");
     });
+    if (options.max_run_time.us > 0) {
+      limit.expires_after(std::chrono::microseconds(options.max_run_time.us));
+      limit.async_wait([&](const boost::system::error_code& ec) {
+        if (ec) return;
+        stop("run time limit of " + format_time(Time{options.max_run_time.us}) + " reached");
+      });
+    }
+    runtime.start(factory);
+    io.run();
+    stop("the io_context ran out of work");  // no-op after a signal; reached otherwise only by a bug
+  }  // the signal set is gone: SIGINT and SIGTERM have their previous (default) actions again
+  if (blocked) {
+    // Setting SIG_IGN discards a pending signal; then the previous actions and mask come back, so
+    // a later run_node in the same process (tests) is signalled as usual.
+    struct sigaction ignore {}, old_int {}, old_term {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGTERM, &ignore, &old_term);
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   }
-  runtime.start(factory);
-  io.run();
-  stop("the io_context ran out of work");  // no-op after a signal; reached otherwise only by a bug
   return 0;
 }
 

@@ -34,6 +34,9 @@ Status TransportConfig::set(std::string_view key, std::string_view value) {
   if (key == "max.connections") return assign(max_connections, 0, kInt32Max);
   if (key == "socket.send.buffer.bytes") return assign(socket_send_buffer_bytes, -1, kInt32Max);
   if (key == "socket.receive.buffer.bytes") return assign(socket_receive_buffer_bytes, -1, kInt32Max);
+  if (key == "max.connections.per.ip") return assign(max_connections_per_ip, 0, kInt32Max);
+  if (key == "connections.max.idle.ms") return assign(connections_max_idle_ms, -1, INT64_MAX / 1000);
+  if (key == "queued.max.request.bytes") return assign(queued_max_request_bytes, -1, INT64_MAX);
   if (key == "gregor.send.queue.bytes.max") return assign(send_queue_bytes_max, 1, INT64_MAX);
   if (key == "gregor.send.queue.frames.max") return assign(send_queue_frames_max, 1, INT64_MAX);
   return Status::error(StatusCode::kInvalidArgument, "unknown transport setting: " + std::string(key));
@@ -48,6 +51,11 @@ Status TransportConfig::validate() const {
   if (max_connections < 0) return bad("max.connections must not be negative");
   if (socket_send_buffer_bytes < -1 || socket_receive_buffer_bytes < -1)
     return bad("socket.send.buffer.bytes and socket.receive.buffer.bytes are -1 (the OS's choice) or a size");
+  if (max_connections_per_ip < 0) return bad("max.connections.per.ip must not be negative");
+  if (connections_max_idle_ms == 0 || connections_max_idle_ms < -1) return bad("connections.max.idle.ms must be positive or -1");
+  if (queued_max_request_bytes == 0 || queued_max_request_bytes < -1) return bad("queued.max.request.bytes must be positive or -1");
+  if (queued_max_request_bytes > 0 && queued_max_request_bytes < socket_request_max_bytes)
+    return bad("queued.max.request.bytes must be at least socket.request.max.bytes");
   if (send_queue_bytes_max == 0 || send_queue_frames_max == 0) return bad("the send queue limits must be positive");
   return Status::ok();
 }

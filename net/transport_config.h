@@ -37,6 +37,17 @@ struct TransportConfig {
   // write instead of several wake-ups of the reader (bench/produce_vs_iperf.sh measures both).
   int32_t socket_send_buffer_bytes = -1;
   int32_t socket_receive_buffer_bytes = -1;
+  // max.connections.per.ip: the same, counted per remote address (ZooKeeper's maxClientCnxns is
+  // this limit for `gregor zk`).
+  int32_t max_connections_per_ip = 2147483647;
+  // connections.max.idle.ms: an inbound connection with no bytes read or written for this long is
+  // closed. -1: never.
+  int64_t connections_max_idle_ms = 600000;
+  // queued.max.request.bytes: the bytes of requests being received, over all inbound
+  // connections. A connection whose next frame does not fit stops being read (is muted) until
+  // enough of the others' requests have been served, as in Kafka's memory pool. -1: no limit.
+  // When set it must be at least socket.request.max.bytes, or a largest frame could never fit.
+  int64_t queued_max_request_bytes = -1;
   // Gregor's own: what one connection may hold queued for writing (frames handed to send() and
   // not yet written to the socket). Exceeding either closes the connection (a peer that does not
   // read cannot make a node run out of memory).

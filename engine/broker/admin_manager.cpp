@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/protocol/topic_name.h"
+
 namespace gregor::broker {
 
 using coord::CreateMode;
@@ -9,16 +11,36 @@ using coord::ZkError;
 using protocol::ErrorCode;
 
 namespace {
-constexpr size_t kTopicNameLengthMax = 249;  // Kafka's Topic.MAX_NAME_LENGTH
-
 std::string zk_failure(ZkError e) { return std::string("zk: ") + coord::zk_error_name(e); }
+
+// Limits on partitions, checked before anything is allocated or written: one request for
+// 2,147,483,647 partitions made the controller allocate until the kernel killed it, and 100,000
+// made an assignment znode larger than ZooKeeper accepts. Kafka has neither limit (KIP-578 proposed
+// them); Gregor refuses what it could not hold. A topic's assignment of this many partitions stays
+// well inside one znode (jute.maxbuffer, 1 MiB).
+constexpr int64_t kTopicPartitionsMax = 10000;
+constexpr int64_t kClusterPartitionsMax = 100000;
 }  // namespace
 
-bool valid_topic_name(const std::string& t) {
-  if (t.empty() || t.size() > kTopicNameLengthMax || t == "." || t == "..") return false;
-  return std::all_of(t.begin(), t.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-  });
+bool valid_topic_name(const std::string& t) { return protocol::valid_topic_name(t); }
+
+std::optional<std::string> AdminManager::colliding_topic(const std::string& name) const {
+  const std::string key = protocol::topic_collision_key(name);
+  for (const auto& existing : metadata_.topics())
+    if (existing != name && protocol::topic_collision_key(existing) == key) return existing;
+  return std::nullopt;
+}
+
+std::pair<ErrorCode, std::string> AdminManager::partition_limit_problem(int64_t partitions, int64_t planned) const {
+  if (partitions < 1) return {ErrorCode::INVALID_PARTITIONS, "Number of partitions must be larger than 0."};
+  if (partitions > kTopicPartitionsMax)
+    return {ErrorCode::INVALID_PARTITIONS, "Number of partitions " + std::to_string(partitions) + " is more than " +
+                                               std::to_string(kTopicPartitionsMax) + ", the most one topic may have."};
+  const int64_t total = static_cast<int64_t>(metadata_.partitions().size()) + planned + partitions;
+  if (total > kClusterPartitionsMax)
+    return {ErrorCode::POLICY_VIOLATION, "The cluster would have " + std::to_string(total) + " partitions, more than " +
+                                             std::to_string(kClusterPartitionsMax) + "."};
+  return {ErrorCode::NONE, ""};
 }
 
 AdminManager::~AdminManager() {
@@ -37,6 +59,7 @@ void AdminManager::create_topic(const std::string& name, int32_t num_partitions,
     for (const auto& [id, b] : metadata_.brokers()) brokers.push_back(id);
   if (brokers.empty()) brokers.push_back(config_.broker_id);
   const int32_t n = static_cast<int32_t>(brokers.size());
+  if (auto [code, message] = partition_limit_problem(num_partitions, 0); code != ErrorCode::NONE) return done(code, message);
   if (replication_factor < 1 || replication_factor > n)
     return done(ErrorCode::INVALID_REPLICATION_FACTOR,
                 "replication factor " + std::to_string(replication_factor) + " is larger than the " +

@@ -20,7 +20,8 @@
 
 namespace gregor::broker {
 
-// Kafka's rule for topic names: 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..".
+// Kafka's rule for topic names: 1 to 249 characters of [a-zA-Z0-9._-], not "." or ".."
+// (engine/protocol/topic_name.h, which scenarios and clients use too).
 bool valid_topic_name(const std::string& name);
 
 class AdminManager {
@@ -41,6 +42,14 @@ class AdminManager {
   // replica broker ids, the first of each the preferred leader. REQUIRES: partitions 0..n-1.
   void create_topic_with_assignment(const std::string& name, const std::map<int32_t, std::vector<int32_t>>& assignment,
                                     const std::map<std::string, std::string>& configs, Done done);
+  // An existing topic whose name collides with `name` ('.' and '_' swapped: Kafka refuses such a
+  // pair with INVALID_TOPIC_EXCEPTION), if any.
+  std::optional<std::string> colliding_topic(const std::string& name) const;
+  // INVALID_PARTITIONS (more than 10,000 in one topic) or POLICY_VIOLATION (more than 100,000 in
+  // the cluster, counting `planned` ones a request already accepted) with its message, or NONE:
+  // checked before anything is allocated. create_topic checks it too.
+  std::pair<protocol::ErrorCode, std::string> partition_limit_problem(int64_t partitions, int64_t planned) const;
+
   // Marks a topic for deletion (the controller deletes it): NONE, or UNKNOWN_SERVER_ERROR.
   void request_deletion(const std::string& topic, std::function<void(protocol::ErrorCode)> done);
 

@@ -24,6 +24,18 @@ void MetadataManager::add_topic(const std::string& topic) {
   if (wanted_.insert(topic).second) request_update();
 }
 
+namespace {
+// Errors about a topic that no retry can cure: the client gives up on the topic at once.
+bool fatal_topic_error(protocol::ErrorCode e) {
+  return e == protocol::ErrorCode::INVALID_TOPIC_EXCEPTION || e == protocol::ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+}
+}  // namespace
+
+protocol::ErrorCode MetadataManager::topic_error(const std::string& topic) const {
+  auto it = topic_errors_.find(topic);
+  return it == topic_errors_.end() ? protocol::ErrorCode::NONE : it->second;
+}
+
 void MetadataManager::request_update() {
   if (in_flight_) {
     again_ = true;
@@ -68,6 +80,12 @@ void MetadataManager::send() {
     controller_id_ = resp->controller_id;
     bool incomplete = false;
     for (const auto& t : resp->topics) {
+      if (fatal_topic_error(t.error_code)) {
+        topic_errors_[t.name] = t.error_code;
+        wanted_.erase(t.name);  // asking again would get the same answer
+        continue;
+      }
+      topic_errors_.erase(t.name);
       if (t.error_code != protocol::ErrorCode::NONE && t.partitions.empty()) {
         incomplete = true;  // e.g. LEADER_NOT_AVAILABLE while the topic is being created
         continue;

@@ -43,6 +43,10 @@ class MetadataManager {
   bool has_topic(const std::string& topic) const { return topics_.count(topic) > 0; }
   const std::vector<PartitionInfo>* partitions(const std::string& topic) const;
   int32_t leader(const std::string& topic, int32_t partition) const;
+  // The error the last answer gave for a topic when it is one that retrying cannot cure
+  // (INVALID_TOPIC_EXCEPTION, TOPIC_AUTHORIZATION_FAILED); NONE otherwise. Such a topic is not
+  // asked about again until someone adds it again.
+  protocol::ErrorCode topic_error(const std::string& topic) const;
   int32_t controller_id() const { return controller_id_; }
   std::vector<int32_t> broker_ids() const;
   uint64_t updates() const { return updates_; }
@@ -58,6 +62,7 @@ class MetadataManager {
   Duration max_age_;
   std::set<std::string> wanted_;
   std::map<std::string, std::vector<PartitionInfo>> topics_;
+  std::map<std::string, protocol::ErrorCode> topic_errors_;  // see topic_error()
   std::map<int32_t, std::pair<std::string, int32_t>> brokers_;
   int32_t controller_id_ = -1;
   bool in_flight_ = false;

@@ -103,6 +103,12 @@ Status Producer::reconfigure(const std::map<std::string, std::string>& settings)
 void Producer::start() { metadata_.start(); }
 
 void Producer::send(ProducerRecord record, Callback cb) {
+  if (ErrorCode e = metadata_.topic_error(record.topic); e != ErrorCode::NONE) {
+    // The cluster said the topic cannot be used (an illegal name, no permission): fail at once, as
+    // Kafka's producer does, instead of waiting delivery.timeout.ms for metadata that never comes.
+    cb(RecordMetadata{e, record.topic, -1, -1});
+    return;
+  }
   pending_++;
   metadata_.add_topic(record.topic);
   auto p = std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()});
@@ -124,7 +130,10 @@ void Producer::place_waiting() {
   auto waiting = std::move(waiting_for_metadata_);
   waiting_for_metadata_.clear();
   for (auto& p : waiting) {
-    if (metadata_.partitions(p->record.topic))
+    if (ErrorCode e = metadata_.topic_error(p->record.topic); e != ErrorCode::NONE) {
+      pending_--;
+      p->cb(RecordMetadata{e, p->record.topic, -1, -1});
+    } else if (metadata_.partitions(p->record.topic))
       place(std::move(p));
     else
       waiting_for_metadata_.push_back(std::move(p));

@@ -212,9 +212,29 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
   enqueue(std::move(p));
 }
 
-std::optional<std::string> ZkServer::refuse_new_session() const {
+std::optional<std::string> ZkServer::refuse_new_session(int32_t connection) {
   if (sessions_.size() >= config_.max_sessions) return "too many sessions";
+  if (config_.max_client_cnxns == 0) return std::nullopt;
+  const std::string host = rt_.peer_host(NodeId{connection});
+  if (host.empty()) return std::nullopt;
+  std::set<int64_t>& mine = sessions_by_host_[host];
+  std::erase_if(mine, [this](int64_t id) { return !sessions_.contains(id); });
+  if (mine.size() >= config_.max_client_cnxns)
+    return "too many sessions from " + host + " (maxClientCnxns=" + std::to_string(config_.max_client_cnxns) + ")";
   return std::nullopt;
+}
+
+void ZkServer::remember_session_host(const std::string& host, int64_t session) {
+  sessions_by_host_[host].insert(session);
+  // Ended sessions are pruned per address when it connects again; all of them once the table holds
+  // twice as many as can be live, so addresses that never come back cannot make it grow for ever.
+  if (++session_hosts_tracked_ <= 2 * config_.max_sessions) return;
+  session_hosts_tracked_ = 0;
+  for (auto it = sessions_by_host_.begin(); it != sessions_by_host_.end();) {
+    std::erase_if(it->second, [this](int64_t id) { return !sessions_.contains(id); });
+    session_hosts_tracked_ += it->second.size();
+    it = it->second.empty() ? sessions_by_host_.erase(it) : std::next(it);
+  }
 }
 
 int64_t ZkServer::next_session_id() {
@@ -245,11 +265,12 @@ void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c)
   const int64_t min_ms = min_session_timeout().ms(), max_ms = max_session_timeout().ms();
   const int32_t timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(c.timeout_ms, min_ms, max_ms));
   if (c.session_id == 0) {
-    if (auto reason = refuse_new_session()) {
+    if (auto reason = refuse_new_session(connection)) {
       rt_.emit("zk_connect_refused", {{"session", int64_t{0}}, {"reason", *reason}});
       return close(connection);
     }
     const int64_t id = next_session_id();
+    if (std::string host = rt_.peer_host(NodeId{connection}); !host.empty()) remember_session_host(host, id);
     Bytes password(wire::kPasswordBytes);
     for (auto& b : password) b = static_cast<uint8_t>(rt_.rng().next_u64());
     p.txn = prep_->create_session(id, timeout_ms, password, rt_.wall_time_ms()).txn;

@@ -62,6 +62,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ struct ZkServerConfig {
   // append and its fsync.
   Duration commit_delay{0};
   size_t max_sessions = 10000;                  // more connect requests for new sessions are refused
+  // ZooKeeper's maxClientCnxns, counted in live sessions per client address (where the runtime
+  // knows addresses: real sockets): a flood of handshakes from one address, each leaving a
+  // session until it expires, cannot use up max_sessions for everyone else. 0: no limit.
+  size_t max_client_cnxns = 60;
   // The largest request frame served (ZooKeeper's jute.maxbuffer plus room for a request's other
   // fields); a larger one closes its connection. The server sees it whole; `gregor zk` sets its
   // transport's limit (socket.request.max.bytes) to this, so that real sockets refuse such a
@@ -139,7 +144,7 @@ class ZkServer final : public Node {
   void handle_request(int32_t connection, wire::Request request);
   void handle_connect(int32_t connection, const wire::ConnectRequest& request);
   // Why a connect request cannot have a new session, if it cannot (the place for per-client limits).
-  std::optional<std::string> refuse_new_session() const;
+  std::optional<std::string> refuse_new_session(int32_t connection);
   int64_t next_session_id();
   void bad_frame(int32_t connection, const std::string& reason);
   void close(int32_t connection);
@@ -180,6 +185,10 @@ class ZkServer final : public Node {
   std::map<int64_t, int32_t> session_connection_;
   uint64_t next_binding_ = 1;
   uint64_t session_counter_ = 0;  // set at start from the RNG (ZooKeeper's time-based start)
+  // Sessions opened per client address (max_client_cnxns); ended ones are pruned when counted.
+  std::map<std::string, std::set<int64_t>> sessions_by_host_;
+  size_t session_hosts_tracked_ = 0;
+  void remember_session_host(const std::string& host, int64_t session);
 
   std::deque<Pending> pipeline_;  // requests in arrival order, waiting for their fsync
   int64_t durable_zxid_ = 0;

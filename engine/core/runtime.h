@@ -79,6 +79,14 @@ class Runtime {
   // both directions between the two nodes break.
   virtual void close_connection(NodeId peer) { (void)peer; }
 
+  // The remote address of an accepted connection as the transport sees it ("127.0.0.1"), for
+  // limits per client address (zk's maxClientCnxns); never an identity. Empty where the runtime
+  // has none: the simulator, where nodes are ids.
+  virtual std::string peer_host(NodeId peer) const {
+    (void)peer;
+    return {};
+  }
+
   virtual Disk& disk() = 0;
   virtual Rng& rng() = 0;
 

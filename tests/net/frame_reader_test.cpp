@@ -248,3 +248,41 @@ TEST_CASE("parse_peer_address: host:port and [v6]:port") {
   for (const char* bad : {"", "host", ":9092", "host:", "host:0", "host:65536", "::1:9092", "[::1]9092", "h:9x"})
     CHECK(!net::parse_peer_address(bad).is_ok());
 }
+
+// Regression: a 100,000,000-byte size prefix pinned 100 MB per connection until it closed (the
+// issue-17 report: 20 such connections, +1.5 GB), because the buffer was sized for the whole frame
+// as soon as its size was read.
+TEST_CASE("FrameReader: a legal but huge declared size costs memory only as its bytes arrive") {
+  FrameReader reader(104857600);
+  FeedResult r = feed(reader, raw_size(100000000), {4});
+  CHECK(r.frames.empty());
+  CHECK(r.last == FrameReader::Outcome::kNeedMore);
+  CHECK(reader.declared_size() == 100000000);
+  // Reading on offers a chunk-sized space, not the 100 MB the frame would need.
+  CHECK(reader.prepare().size() <= 2 * FrameReader::kReadChunkBytes);
+  CHECK(reader.capacity_bytes() <= 2 * FrameReader::kReadChunkBytes);
+
+  // As bytes come in, the buffer stays within twice what arrived plus two chunks.
+  size_t arrived = 4;
+  Bytes frame;
+  while (arrived < 3'000'000) {
+    std::span<uint8_t> space = reader.prepare();
+    REQUIRE(!space.empty());
+    const size_t n = std::min<size_t>(space.size(), 3'000'000 - arrived);
+    std::fill_n(space.data(), n, uint8_t{9});
+    reader.commit(n);
+    arrived += n;
+    CHECK(reader.next(&frame) == FrameReader::Outcome::kNeedMore);
+    CHECK(reader.capacity_bytes() <= 2 * arrived + 2 * FrameReader::kReadChunkBytes);
+  }
+}
+
+TEST_CASE("FrameReader: a large frame still arrives whole when its buffer grows piece by piece") {
+  const Bytes payload = test::pattern_payload(3, 5'000'000);
+  for (const std::vector<size_t>& pieces : std::vector<std::vector<size_t>>{{1}, {65536}, {4, 1000000}}) {
+    FrameReader reader(10'000'000);
+    FeedResult r = feed(reader, framed(payload), pieces);
+    REQUIRE(r.frames.size() == 1);
+    CHECK(r.frames[0] == payload);
+  }
+}

@@ -303,3 +303,24 @@ variants:
   REQUIRE_FALSE(missing.is_ok());
   CHECK(missing.status().message().find("variants: fixed") != std::string::npos);
 }
+
+// Regression (issue 17): `or/ders` and `..` were accepted and the run failed later instead of the
+// file being refused with its line.
+TEST_CASE("topic names are checked as Kafka checks them, with file and line", "[scenario]") {
+  auto topics = [](const std::string& a, const std::string& b) {
+    return "name: t\ncluster:\n  brokers: 3\ntopics:\n  - name: \"" + a + "\"\n  - name: \"" + b + "\"\n";
+  };
+  CHECK(error_of(topics("orders", "or/ders")).rfind("x.yaml:6: topics[1].name: Topic name \"or/ders\" is illegal", 0) == 0);
+  CHECK(error_of(topics("..", "b")).rfind("x.yaml:5: topics[0].name: Topic name cannot be \".\" or \"..\"", 0) == 0);
+  CHECK(error_of(topics(std::string(250, 'x'), "b")).find("longer than 249") != std::string::npos);
+  const std::string collide = error_of(topics("du.p", "du_p"));
+  CHECK(collide.rfind("x.yaml:6: topics[1].name: topic 'du_p' collides with topic 'du.p'", 0) == 0);
+  CHECK(parse_scenario(topics("a.b-c_9", std::string(249, 'y')), "x.yaml").is_ok());
+}
+
+// Regression (issue 17): `gregor run /dev/zero` read until memory ran out.
+TEST_CASE("a scenario file is read with a bound: /dev/zero is refused, not read forever", "[scenario]") {
+  auto s = sim::load_scenario("/dev/zero");
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.status().message() == "/dev/zero: larger than 1 MiB");
+}

@@ -7,6 +7,7 @@
 #include "engine/broker/async_steps.h"
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/topic_name.h"
 
 namespace gregor::broker {
 
@@ -16,21 +17,26 @@ using CreatableTopic = protocol::CreateTopicsRequest::CreatableTopic;
 using Response = protocol::CreateTopicsResponse;
 
 // Why a topic cannot be created as asked, or NONE; `partitions` and `rf` take the defaults.
-ErrorCode check_topic(HandlerContext& ctx, const CreatableTopic& t, int32_t& partitions, int32_t& rf,
+// `planned`: partitions the same request already accepted, which the metadata does not show yet.
+ErrorCode check_topic(HandlerContext& ctx, const CreatableTopic& t, int64_t planned, int32_t& partitions, int32_t& rf,
                       std::map<std::string, std::string>& configs, std::string& message) {
-  if (!valid_topic_name(t.name)) {
-    message = "Topic name '" + t.name + "' is illegal";
+  if (auto problem = protocol::topic_name_problem(t.name)) {
+    message = *problem;
     return ErrorCode::INVALID_TOPIC_EXCEPTION;
   }
   if (ctx.metadata.has_topic(t.name)) {
     message = "Topic '" + t.name + "' already exists.";
     return ErrorCode::TOPIC_ALREADY_EXISTS;
   }
+  if (auto other = ctx.admin.colliding_topic(t.name)) {
+    message = "Topic '" + t.name + "' collides with existing topic: " + *other;
+    return ErrorCode::INVALID_TOPIC_EXCEPTION;
+  }
   partitions = t.num_partitions == -1 ? ctx.config.num_partitions : t.num_partitions;
   rf = t.replication_factor == -1 ? ctx.config.default_replication_factor : t.replication_factor;
-  if (partitions < 1) {
-    message = "Number of partitions must be larger than 0.";
-    return ErrorCode::INVALID_PARTITIONS;
+  if (auto [code, problem] = ctx.admin.partition_limit_problem(partitions, planned); code != ErrorCode::NONE) {
+    message = std::move(problem);
+    return code;
   }
   if (!t.assignments.empty()) {
     message = "manual replica assignment is not supported";
@@ -82,13 +88,15 @@ void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::Cre
   }
   const bool validate_only = request.validate_only;
   const int32_t timeout_ms = request.timeout_ms;
+  auto planned = std::make_shared<int64_t>(0);  // partitions accepted by this request so far
   sequentially<CreatableTopic>(
       request.topics,
-      [&ctx, resp, validate_only, timeout_ms](const CreatableTopic& t, std::function<void()> next) {
+      [&ctx, resp, validate_only, timeout_ms, planned](const CreatableTopic& t, std::function<void()> next) {
         int32_t partitions = 0, rf = 0;
         std::map<std::string, std::string> configs;
         std::string message;
-        const ErrorCode code = check_topic(ctx, t, partitions, rf, configs, message);
+        const ErrorCode code = check_topic(ctx, t, *planned, partitions, rf, configs, message);
+        if (code == ErrorCode::NONE) *planned += partitions;  // validate_only too: it answers what would happen
         if (code != ErrorCode::NONE || validate_only) {
           resp->topics.push_back({.name = t.name, .error_code = code, .error_message = std::move(message)});
           return next();

@@ -28,13 +28,15 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
     t.is_internal = name == "__consumer_offsets";
     auto parts = ctx.metadata.topic_partitions(name);
     if (parts.empty()) {
-      if (may_create && valid_topic_name(name)) {
+      if (may_create && valid_topic_name(name) && !ctx.admin.colliding_topic(name)) {
         int32_t rf = std::min<int32_t>(ctx.config.default_replication_factor,
                                        std::max<int32_t>(1, static_cast<int32_t>(ctx.metadata.brokers().size())));
         ctx.admin.create_topic(name, ctx.config.num_partitions, rf, {}, [](ErrorCode, std::string) {});
         t.error_code = ErrorCode::LEADER_NOT_AVAILABLE;
       } else {
-        t.error_code = valid_topic_name(name) ? ErrorCode::UNKNOWN_TOPIC_OR_PARTITION : ErrorCode::INVALID_TOPIC_EXCEPTION;
+        t.error_code = valid_topic_name(name) && !(may_create && ctx.admin.colliding_topic(name))
+                           ? ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
+                           : ErrorCode::INVALID_TOPIC_EXCEPTION;
       }
     }
     for (const auto& [index, pm] : parts) {
