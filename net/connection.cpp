@@ -161,10 +161,12 @@ void Connection::read_more() {
 
 bool Connection::reserve_head_frame() {
   if (!pool_ || reserved_ > 0 || reader_.declared_size() < 0) return true;
-  const uint64_t frame_bytes = kFrameSizeBytes + static_cast<uint64_t>(reader_.declared_size());
-  if (frame_bytes <= reader_.buffered_bytes()) return true;  // all here already
-  if (!pool_->try_reserve(frame_bytes)) return false;
-  reserved_ = frame_bytes;
+  // The payload's size, as Kafka's pool counts it: never more than socket.request.max.bytes, which
+  // the pool's capacity is at least (TransportConfig::validate).
+  const uint64_t payload_bytes = static_cast<uint64_t>(reader_.declared_size());
+  if (kFrameSizeBytes + payload_bytes <= reader_.buffered_bytes()) return true;  // all here already
+  if (!pool_->try_reserve(payload_bytes)) return false;
+  reserved_ = payload_bytes;
   return true;
 }
 
