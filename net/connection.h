@@ -98,7 +98,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const std::string& remote_host() const { return remote_host_; }
   uint64_t queued_bytes() const { return queued_bytes_; }
   // Memory the receive buffer holds (see FrameReader), and whether reading waits for the pool.
-  size_t receive_buffer_bytes() const { return reader_.capacity_bytes(); }
+  size_t receive_buffer_bytes() const { return reader_.held_bytes(); }
   bool muted() const { return muted_; }
   // When bytes were last read or written (or the connection opened).
   std::chrono::steady_clock::time_point last_active() const { return last_active_; }

@@ -69,7 +69,10 @@ class FrameReader {
   int64_t declared_size() const { return declared_size_; }
   // Bytes received and not yet taken out as frames: non-zero at end of stream means a frame was cut.
   size_t buffered_bytes() const { return end_ - begin_ + (direct_active_ ? kFrameSizeBytes + direct_filled_ : 0); }
-  size_t capacity_bytes() const { return buffer_.size() + direct_.size(); }
+  // The shared buffer's size (at most kBufferBytesMax).
+  size_t capacity_bytes() const { return buffer_.size(); }
+  // All the memory the reader holds: the shared buffer and a large frame's own buffer.
+  size_t held_bytes() const { return buffer_.size() + direct_.size(); }
 
  private:
   int32_t max_frame_bytes_;

@@ -80,12 +80,13 @@ void MetadataManager::send() {
     controller_id_ = resp->controller_id;
     bool incomplete = false;
     for (const auto& t : resp->topics) {
+      const std::string name = t.name.value_or("");
       if (fatal_topic_error(t.error_code)) {
-        topic_errors_[t.name] = t.error_code;
-        wanted_.erase(t.name);  // asking again would get the same answer
+        topic_errors_[name] = t.error_code;
+        wanted_.erase(name);  // asking again would get the same answer
         continue;
       }
-      topic_errors_.erase(t.name);
+      topic_errors_.erase(name);
       if (t.error_code != protocol::ErrorCode::NONE && t.partitions.empty()) {
         incomplete = true;  // e.g. LEADER_NOT_AVAILABLE while the topic is being created
         continue;
@@ -96,7 +97,7 @@ void MetadataManager::send() {
         parts[static_cast<size_t>(p.partition_index)] = PartitionInfo{p.leader_id, p.replica_nodes, p.isr_nodes, p.error_code};
         if (p.leader_id < 0) incomplete = true;
       }
-      topics_[t.name.value_or("")] = std::move(parts);
+      topics_[name] = std::move(parts);
     }
     updates_++;
     if (listener_) listener_();

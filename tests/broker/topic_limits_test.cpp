@@ -99,7 +99,7 @@ TEST_CASE("Metadata with auto-creation answers INVALID_TOPIC_EXCEPTION for an il
   f.sim.run_for(Duration::seconds(1));
   protocol::MetadataRequest req;
   req.allow_auto_topic_creation = true;
-  req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{"a/b"}, {"du_p"}, {"new-one"}};
+  req.topics = std::vector<protocol::MetadataRequest::MetadataRequestTopic>{{.name = "a/b"}, {.name = "du_p"}, {.name = "new-one"}};
   auto m = f.call<protocol::MetadataRequest, protocol::MetadataResponse>(1, req, 4);
   REQUIRE(m);
   REQUIRE(m->topics.size() == 3);
