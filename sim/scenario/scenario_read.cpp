@@ -8,6 +8,7 @@
 #include "engine/broker/broker_config.h"
 #include "engine/client/consumer_config.h"
 #include "engine/client/producer.h"
+#include "engine/protocol/topic_name.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_checks.h"
@@ -329,6 +330,10 @@ TopicSpec read_topic(const YAML::Node& t, const std::string& key, int32_t broker
   if (!t["name"]) R::fail(t, key + ".name", "a topic needs a name");
   spec.name = R::scalar(t["name"], key + ".name");
   if (names.partitions.count(spec.name)) R::fail(t["name"], key + ".name", "topic '" + spec.name + "' is defined twice");
+  if (auto problem = protocol::topic_name_problem(spec.name)) R::fail(t["name"], key + ".name", *problem);
+  for (const auto& [other, n] : names.partitions)
+    if (protocol::topic_names_collide(spec.name, other))
+      R::fail(t["name"], key + ".name", "topic '" + spec.name + "' collides with topic '" + other + "' ('.' and '_' are the same to Kafka)");
   if (t["partitions"])
     spec.partitions = static_cast<int32_t>(R::integer(t["partitions"], key + ".partitions", 1, kScenarioPartitionsMax));
   spec.replication_factor = std::min<int32_t>(3, brokers);
@@ -503,12 +508,16 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& file
 }
 
 Result<Scenario> load_scenario(const std::string& path) {
+  // Read with a bound: `gregor run /dev/zero` (or a huge file) must not read until memory runs out.
+  constexpr size_t kScenarioFileBytesMax = 1u << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(StatusCode::kNotFound, path + ": cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1u << 20)) return Status::error(StatusCode::kInvalidArgument, path + ": larger than 1 MiB");
-  return parse_scenario(text.str(), path);
+  std::string text(kScenarioFileBytesMax + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Status::error(StatusCode::kIoError, path + ": cannot read the file");
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kScenarioFileBytesMax) return Status::error(StatusCode::kInvalidArgument, path + ": larger than 1 MiB");
+  return parse_scenario(text, path);
 }
 
 }  // namespace gregor::sim
