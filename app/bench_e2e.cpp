@@ -29,9 +29,9 @@ int bench_e2e(double simulated_seconds, double rate, bool with_checkers, BenchFi
   uint64_t events = 0;
   simulator.add_listener([&](const TraceEvent& e) {
     events++;
-    if (e.kind == "consume") consumed++;
-    else if (e.kind == "produce_ack") acked_batches++;
-    else if (e.kind == "offset_commit") commits++;
+    if (e.kind() == "consume") consumed++;
+    else if (e.kind() == "produce_ack") acked_batches++;
+    else if (e.kind() == "offset_commit") commits++;
     if (with_checkers) checkers.on_event(e);
   });
   simulator.run_until_pred([&] { return cluster.ready(); }, Time{} + Duration::seconds(30));

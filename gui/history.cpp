@@ -135,7 +135,7 @@ void History::close_period(const std::string& key, Time at) {
 }
 
 void History::track(const TraceEvent& e) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   if (e.node.value == 0) {
     const std::string target = std::to_string(e.get_int("target", -1));
     const std::string name = e.get_string("name", "node " + target);
@@ -165,7 +165,7 @@ void History::track(const TraceEvent& e) {
         if (key.rfind("cut:", 0) == 0) cuts.push_back(key);
       for (const auto& key : cuts) close_period(key, e.time);
     } else if (k == "clog" || k == "disk_corrupt" || k == "latency") {
-      markers_.push_back({e.time, MarkerKind::kFault, k + " " + e.fields_json()});
+      markers_.push_back({e.time, MarkerKind::kFault, std::string(k) + " " + e.fields_json()});
     }
     return;
   }

@@ -16,7 +16,7 @@ constexpr size_t kTrafficKept = 4096;
 // At most this many dots per link and direction, so a busy link stays readable.
 constexpr int kDotsPerLink = 6;
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -114,7 +114,7 @@ const GroupModel* DashboardModel::group(const std::string& name) const {
 void ModelBuilder::apply(const TraceEvent& e) {
   last_time_ = e.time;
   applied_++;
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   const int32_t node = e.node.value;
   if (node == 0) {
     // Crashes, power losses and restarts change logs through the events that follow (log_open);
@@ -209,7 +209,7 @@ void ModelBuilder::apply(const TraceEvent& e) {
 }
 
 void ModelBuilder::on_world(const TraceEvent& e) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   const int32_t target = static_cast<int32_t>(e.get_int("target", -1));
   if (k == "node_start" || k == "node_restart") {
     auto& n = nodes_[target];
@@ -246,7 +246,7 @@ void ModelBuilder::on_world(const TraceEvent& e) {
 
 void ModelBuilder::on_zk(const TraceEvent& e) {
   on_zk_tree(e);
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   const std::string path = e.get_string("path");
   if (k == "zk_delete" && path == "/controller") {
     controller_ = -1;
@@ -288,7 +288,7 @@ void ModelBuilder::zk_activity(const TraceEvent& e, const char* what, const std:
 // The znode tree, sessions and activity (ZkModel). Clients say which session they hold; the rest
 // comes from one server, the first that speaks (the simulator runs one).
 void ModelBuilder::on_zk_tree(const TraceEvent& e) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   const int32_t node = e.node.value;
   const int64_t session = e.get_int("session");
   if (k == "zk_client_state") {
@@ -415,11 +415,11 @@ void ModelBuilder::on_group(const TraceEvent& e) {
   // The events are the group coordinator's (engine/group: member_join, member_leave, group_rebalance,
   // group_join_complete, group_stable, group_empty, offset_commit) and the consumers' (engine/client:
   // consumer_join, consumer_assignment, consumer_revoke, commit, consume); docs/trace-events.md.
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   auto& g = groups_[e.get_string("group")];
   const int32_t node = e.node.value;
   const bool from_broker = node_kind_of(node) == NodeKind::kBroker;
-  if (const auto* f = e.find("state"); f && std::holds_alternative<std::string>(f->value)) g.state = e.get_string("state");
+  if (auto f = e.find("state"); f && std::holds_alternative<std::string>(*f)) g.state = e.get_string("state");
   if (e.find("generation") && (from_broker || g.generation < 0)) g.generation = static_cast<int32_t>(e.get_int("generation"));
   // The coordinator is the broker that speaks for the group; a consumer's FindCoordinator answer
   // stands in until one does.

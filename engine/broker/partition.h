@@ -181,7 +181,6 @@ class Partition {
   // The leader epoch fence of both fetches: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NONE.
   ErrorCode check_fetch_epoch(LeaderEpoch current_leader_epoch) const;
   void emit_appends(ByteView batches, const char* role);
-  std::vector<TraceField> ids() const;
 
   Runtime& rt_;
   PartitionOwner& owner_;

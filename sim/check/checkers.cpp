@@ -20,7 +20,7 @@ class SingleLeaderChecker final : public Checker {
   const char* name() const override { return "single-leader"; }
   const char* description() const override { return "at most one leader per partition per leader epoch"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "become_leader") return;
+    if (e.kind() != "become_leader") return;
     auto key = std::make_pair(partition_key(e), e.get_int("leader_epoch"));
     auto [it, inserted] = leaders_.emplace(key, e.node.value);
     if (!inserted && it->second != e.node.value)
@@ -37,7 +37,7 @@ class EpochMonotonicChecker final : public Checker {
   const char* name() const override { return "epoch-monotonic"; }
   const char* description() const override { return "leader epochs never go backwards"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "leader_change" && e.kind != "partition_offline") return;
+    if (e.kind() != "leader_change" && e.kind() != "partition_offline") return;
     auto tp = partition_key(e);
     int64_t epoch = e.get_int("leader_epoch");
     auto it = last_.find(tp);
@@ -56,11 +56,11 @@ class HwMonotonicChecker final : public Checker {
   const char* name() const override { return "hw-monotonic"; }
   const char* description() const override { return "a leader's high watermark never goes back"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind == "become_leader" || e.kind == "become_follower" || e.kind == "log_open") {
+    if (e.kind() == "become_leader" || e.kind() == "become_follower" || e.kind() == "log_open") {
       last_.erase({e.node.value, partition_key(e)});
       return;
     }
-    if (e.kind != "hw_advance" || e.get_string("role") != "leader") return;
+    if (e.kind() != "hw_advance" || e.get_string("role") != "leader") return;
     auto key = std::make_pair(e.node.value, partition_key(e));
     int64_t hw = e.get_int("hw");
     auto it = last_.find(key);
@@ -79,7 +79,7 @@ class HwWithinIsrChecker final : public Checker {
   const char* name() const override { return "hw-within-isr"; }
   const char* description() const override { return "the leader's HW <= the LEO of every ISR member"; }
   void on_event(const TraceEvent& e, const ReplicaModel& model) override {
-    if (e.find("topic") == nullptr) return;
+    if (e.has("topic") == false) return;
     const auto tp = partition_key(e);
     const PartitionView* p = model.partition(tp);
     if (!p || p->leader < 0) return;
@@ -103,14 +103,14 @@ class LogMatchingChecker final : public Checker {
   const char* name() const override { return "log-matching"; }
   const char* description() const override { return "replica logs are identical below their high watermarks"; }
   void on_event(const TraceEvent& e, const ReplicaModel& model) override {
-    if (e.kind == "log_truncate" || e.kind == "log_open") {
+    if (e.kind() == "log_truncate" || e.kind() == "log_open") {
       auto key = std::make_pair(e.node.value, partition_key(e));
       auto it = verified_.find(key);
-      int64_t to = e.kind == "log_open" ? e.get_int("leo") : e.get_int("offset");
+      int64_t to = e.kind() == "log_open" ? e.get_int("leo") : e.get_int("offset");
       if (it != verified_.end() && it->second > to) it->second = to;
       return;
     }
-    if (e.kind != "hw_advance") return;
+    if (e.kind() != "hw_advance") return;
     const auto tp = partition_key(e);
     const ReplicaLog* r = model.replica(e.node.value, tp);
     if (!r) return;
@@ -149,11 +149,11 @@ class AckedWriteChecker final : public Checker {
     return acks_ == -1 ? "no acknowledged acks=all write is lost" : "no acknowledged acks=1 write is lost";
   }
   void on_event(const TraceEvent& e, const ReplicaModel& model) override {
-    if (e.kind == "produce_ack" && e.get_int("acks") == acks_) {
+    if (e.kind() == "produce_ack" && e.get_int("acks") == acks_) {
       acked_[partition_key(e)][e.get_int("base_offset")] = e.get_int("crc");
       return;
     }
-    if (e.kind == "become_leader") {
+    if (e.kind() == "become_leader") {
       // A broker acting on a LeaderAndIsr the controller has already superseded (it was paused
       // or cut off when the newer one was sent) leads an epoch nobody follows: it cannot advance
       // its high watermark, so its log is not where acknowledged writes must be. It learns of

@@ -40,7 +40,7 @@ bool mode_promises_no_duplicates(const std::string& mode) { return mode == "at-m
 // ConsumeLedger.
 
 void ConsumeLedger::apply(const TraceEvent& e) {
-  if (e.kind == "produce_ack") {
+  if (e.kind() == "produce_ack") {
     // acks=1 records may be lost by the brokers (acks1-write-lost tells); only acks=all counts.
     if (e.get_int("acks", -1) != -1) return;
     const int64_t base = e.get_int("base_offset", -1);
@@ -51,13 +51,13 @@ void ConsumeLedger::apply(const TraceEvent& e) {
     if (!inserted) it->second = std::max(it->second, base + count);
     return;
   }
-  if (e.kind == "consumer_start") {
+  if (e.kind() == "consumer_start") {
     GroupView& g = groups_[e.get_string("group")];
     if (g.mode.empty()) g.mode = e.get_string("mode");
     for (const auto& t : split_list(e.get_string("topics"))) g.topics.insert(t);
     return;
   }
-  if (e.kind == "consume") {
+  if (e.kind() == "consume") {
     GroupView& g = groups_[e.get_string("group")];
     g.consume_events++;
     g.consumed[partition_key(e)].insert(e.get_int("offset"));
@@ -153,12 +153,12 @@ class ConsumeDuplicateChecker final : public Checker {
     return "no record is consumed twice by an at-most-once or exactly-once group";
   }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind == "consumer_start") {
+    if (e.kind() == "consumer_start") {
       auto& mode = modes_[e.get_string("group")];
       if (mode.empty()) mode = e.get_string("mode");
       return;
     }
-    if (e.kind != "consume") return;
+    if (e.kind() != "consume") return;
     const std::string group = e.get_string("group");
     auto m = modes_.find(group);
     if (m == modes_.end() || !mode_promises_no_duplicates(m->second)) return;
@@ -179,17 +179,17 @@ class ConsumeOrderChecker final : public Checker {
   const char* name() const override { return "consume-order"; }
   const char* description() const override { return "each partition is consumed in offset order from each position taken"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.node.value == 0 && (e.kind == "node_restart" || e.kind == "node_start" || e.kind == "node_crash")) {
+    if (e.node.value == 0 && (e.kind() == "node_restart" || e.kind() == "node_start" || e.kind() == "node_crash")) {
       const int64_t target = e.get_int("target", -1);
       for (auto it = last_.begin(); it != last_.end();)
         it = std::get<0>(it->first) == target ? last_.erase(it) : std::next(it);
       return;
     }
-    if (e.kind == "consumer_position") {
+    if (e.kind() == "consumer_position") {
       last_.erase({e.node.value, e.get_string("group"), partition_key(e)});
       return;
     }
-    if (e.kind != "consume") return;
+    if (e.kind() != "consume") return;
     const auto key = std::make_tuple(static_cast<int64_t>(e.node.value), e.get_string("group"), partition_key(e));
     const int64_t offset = e.get_int("offset");
     auto it = last_.find(key);
@@ -209,7 +209,7 @@ class ConsumeConsistentChecker final : public Checker {
   const char* name() const override { return "consume-consistent"; }
   const char* description() const override { return "an offset is always consumed with the same record"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "consume") return;
+    if (e.kind() != "consume") return;
     const std::string id = e.get_string("value");
     auto [it, fresh] = values_.emplace(std::make_pair(partition_key(e), e.get_int("offset")), id);
     if (!fresh && it->second != id)
@@ -226,12 +226,12 @@ class SingleOwnerChecker final : public Checker {
   const char* name() const override { return "single-owner"; }
   const char* description() const override { return "at most one member owns a partition in a generation"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind == "consumer_assignment") {
+    if (e.kind() == "consumer_assignment") {
       const std::string member = e.get_string("member");
       for (const auto& s : split_list(e.get_string("partitions"))) claim(e, member, s);
       return;
     }
-    if (e.kind == "group_stable") {
+    if (e.kind() == "group_stable") {
       // "member=t-0,t-1;member2=t-2"
       const std::string a = e.get_string("assignment");
       size_t start = 0;
@@ -265,7 +265,7 @@ class CommitMonotonicChecker final : public Checker {
   const char* name() const override { return "commit-monotonic"; }
   const char* description() const override { return "committed offsets never go backwards within a generation"; }
   void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "offset_commit" || e.get_int("generation", -1) < 0) return;
+    if (e.kind() != "offset_commit" || e.get_int("generation", -1) < 0) return;
     const auto key = std::make_tuple(e.get_string("group"), e.get_int("generation"), partition_key(e));
     const int64_t offset = e.get_int("offset");
     auto [it, fresh] = last_.emplace(key, offset);

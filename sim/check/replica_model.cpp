@@ -39,7 +39,7 @@ bool ReplicaModel::holds(int32_t broker, const PartitionKey& tp, int64_t base_of
 }
 
 bool ReplicaModel::apply(const TraceEvent& e) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   const int32_t node = e.node.value;
   if (k == "log_open") {
     // What survived on disk: the model keeps batches below the recovered LEO.

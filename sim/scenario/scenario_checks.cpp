@@ -8,9 +8,9 @@ namespace gregor::sim {
 
 void ReplicasConvergeChecker::on_event(const TraceEvent& e, const ReplicaModel&) {
   if (e.node.value != 0) return;
-  if (e.kind == "node_crash" || e.kind == "power_loss")
+  if (e.kind() == "node_crash" || e.kind() == "power_loss")
     down_.insert(static_cast<int32_t>(e.get_int("target")));
-  else if (e.kind == "node_start" || e.kind == "node_restart")
+  else if (e.kind() == "node_start" || e.kind() == "node_restart")
     down_.erase(static_cast<int32_t>(e.get_int("target")));
 }
 

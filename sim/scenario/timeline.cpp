@@ -74,7 +74,7 @@ void Timeline::flush() {
 }
 
 void Timeline::on_event(const TraceEvent& e) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   if (k == "produce_ack") {
     AckSum& s = acks_[node(e.node.value)];
     s.records += std::max<int64_t>(1, e.get_int("count", 1));
