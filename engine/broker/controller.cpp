@@ -287,9 +287,20 @@ void Controller::on_topic_change(Done done) {
         [this, new_partitions, fresh, done] {
           // Existing state znodes (a controller failover) are read; missing ones are created.
           read_partition_states(*new_partitions, [this, fresh, done] {
-            for (const auto& t : fresh)
-              if (context_.topics.count(t))
-                rt_.emit(ev::TopicCreated{.topic = t, .partitions = static_cast<int64_t>(context_.topics[t].partitions.size())});
+            for (const auto& t : fresh) {
+              auto it = context_.topics.find(t);
+              if (it == context_.topics.end()) continue;
+              ReplicaAssignment replicas;
+              for (const auto& [p, r] : it->second.partitions) {
+                if (p < 0) continue;
+                // Partition p's replicas at index p (a hand-made znode may skip numbers).
+                replicas.resize(std::max(replicas.size(), static_cast<size_t>(p) + 1));
+                replicas[static_cast<size_t>(p)] = r;
+              }
+              rt_.emit(ev::TopicCreated{.topic = t,
+                                        .partitions = static_cast<int64_t>(it->second.partitions.size()),
+                                        .replicas = std::move(replicas)});
+            }
             write_changes(elect_offline("new_partition"), done);
           });
         });

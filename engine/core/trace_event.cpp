@@ -35,6 +35,12 @@ void append_text(std::string& out, const IntList& v) {
     out += std::to_string(v[i]);
   }
 }
+void append_text(std::string& out, const ReplicaAssignment& v) {
+  for (size_t i = 0; i < v.size(); i++) {
+    if (i) out.push_back(';');
+    append_text(out, v[i]);
+  }
+}
 void append_text(std::string& out, const NameList& v) {
   for (size_t i = 0; i < v.size(); i++) {
     if (i) out.push_back(',');
@@ -215,6 +221,14 @@ bool from_text(std::string_view s, IntList& v) {
     int32_t x = 0;
     if (!parse_int32(item, x)) return false;
     v.push_back(x);
+  }
+  return true;
+}
+bool from_text(std::string_view s, ReplicaAssignment& v) {
+  v.clear();
+  for (std::string_view item : split(s, ';')) {
+    v.emplace_back();
+    if (!from_text(item, v.back())) return false;
   }
   return true;
 }
@@ -440,6 +454,10 @@ struct FingerprintEncoder {
   void put(const IntList& v) {
     fp.mix(v.size());
     for (int32_t x : v) put(x);
+  }
+  void put(const ReplicaAssignment& v) {
+    fp.mix(v.size());
+    for (const IntList& x : v) put(x);
   }
   void put(const NameList& v) {
     fp.mix(v.size());

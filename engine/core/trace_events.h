@@ -204,7 +204,10 @@ struct TopicCreated {
   GREGOR_TRACE_EVENT(TopicCreated, "topic_created");
   std::string topic;
   int64_t partitions = 0;
-  GREGOR_TRACE_FIELDS(topic, partitions)
+  // Each partition's replicas, in preference order. Absent only in traces recorded before the
+  // field existed.
+  std::optional<ReplicaAssignment> replicas;
+  GREGOR_TRACE_FIELDS(topic, partitions, replicas)
 };
 struct TopicDeleted {
   GREGOR_TRACE_EVENT(TopicDeleted, "topic_deleted");

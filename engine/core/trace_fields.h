@@ -1,14 +1,15 @@
 // The types a trace event's fields may have, and the macros that declare an event kind.
 //
 // A field is one of: int32_t, int64_t, bool, std::string, IntList (node ids: an ISR, a broker
-// set), NameList (member ids, topic names), PartitionList (topic partitions) or MemberAssignments
-// (a group's assignment), or std::optional of a scalar (a field some events of the kind do not
+// set), ReplicaAssignment (a topic's replicas, partition by partition), NameList (member ids,
+// topic names), PartitionList (topic partitions) or MemberAssignments (a group's assignment), or
+// std::optional of one of them (a field some events of the kind do not
 // carry). Each kind is a plain struct (engine/core/trace_events.h) whose members are its fields, in
 // the order they are written, hashed and shown; GREGOR_TRACE_FIELDS lists them once and gives the
 // generic code (text, JSON, the fingerprint, reading a trace file back) one way to walk them:
 // fields(s, visitor) calls visitor("name", s.name) for each member, const or not.
 //
-// Lists are written as text the way people read them ("1,2,3", "orders-0,orders-1",
+// Lists are written as text the way people read them ("1,2,3", "1,2,3;2,3,1", "orders-0,orders-1",
 // "member=orders-0,orders-1;member2=") in JSON and in to_string(), so a trace reads the same in
 // the sqlite3 shell as it always has; they are typed everywhere else.
 #pragma once
@@ -21,6 +22,8 @@
 namespace gregor {
 
 using IntList = std::vector<int32_t>;
+// Replica lists by partition: element p holds partition p's replicas in preference order.
+using ReplicaAssignment = std::vector<IntList>;
 using NameList = std::vector<std::string>;
 
 // "orders-0": a topic and a partition (topic names never hold ','; the partition follows the last '-').

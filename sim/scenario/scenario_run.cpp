@@ -158,7 +158,7 @@ std::optional<NodeId> ScenarioRun::node_named(const std::string& name) const {
 
 void ScenarioRun::on_event(const TraceEvent& e) {
   checkers_.on_event(e);
-  if (e.kind() == "produce_ack") acked_ += std::max<int64_t>(1, e.get_int("count", 1));
+  if (const auto* a = e.as<ev::ProduceAck>()) acked_ += std::max<int64_t>(1, a->count);
   timeline_.on_event(e);
   const auto& cs = checkers_.checkers();
   for (size_t i = 0; i < cs.size(); i++)

@@ -43,6 +43,7 @@ struct Filler {
   void operator()(const char*, bool& v) { v = true; }
   void operator()(const char* key, std::string& v) { v = std::string(key) + " \"x\"\n" + std::to_string(n++); }
   void operator()(const char*, IntList& v) { v = {static_cast<int32_t>(n++), -static_cast<int32_t>(n++)}; }
+  void operator()(const char*, ReplicaAssignment& v) { v = {{1, 2, 3}, {static_cast<int32_t>(n++)}, {}, {3, 1}}; }
   void operator()(const char*, NameList& v) { v = {"a-" + std::to_string(n++), "b"}; }
   void operator()(const char*, PartitionList& v) { v = {{"t-x", static_cast<int32_t>(n++)}, {"u", 0}}; }
   void operator()(const char*, MemberAssignments& v) {
