@@ -61,7 +61,8 @@ int bench_cluster(double simulated_seconds, double rate, bool with_checkers, dou
   }
   std::printf("workload:      3 brokers, 1 zk, orders: 6 partitions RF 3, producer %.0f records/s x 100 B, acks=all%s\n",
               rate, with_checkers ? ", checkers on" : "");
-  std::printf("simulated:     %.1f s in %.3f s wall  ->  %.1f simulated s per wall s\n", sim_s, wall, sim_s / wall);
+  std::printf("simulated:     %.1f s in %.3f s wall  ->  %.1f simulated s per wall s (%s)\n", sim_s, wall, sim_s / wall,
+              allocator_name());
   if (simulated_per_wall) *simulated_per_wall = sim_s / wall;
   std::printf("records:       %lld acked, %lld failed (%.0f acked records per wall s)\n", static_cast<long long>(p->acked()),
               static_cast<long long>(p->failed()), static_cast<double>(p->acked()) / wall);

@@ -24,6 +24,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int bench_sim_speed(double simulated_seconds, uint64_t loop_events, int swarm_seeds, const std::string& scenario_file) {
   const double bare = bare_loop_events_per_second(loop_events);
+  std::printf("allocator:        %s\n", allocator_name());
   std::printf("bare loop:        %12.0f events per wall s (the yardstick of the loop figures)\n", bare);
 
   BenchFigures cluster;

@@ -40,6 +40,8 @@ int bench_produce(const Args& args);
 // gregor bench consume / latency (app/bench_consume.cpp): a consumer, and produce -> consume.
 int bench_consume(const Args& args);
 int bench_latency(const Args& args);
+// The malloc this process runs on: "mimalloc" or "glibc malloc" (app/allocator.cpp).
+const char* allocator_name();
 // What a simulator benchmark measured, for gregor bench sim-speed (which prints them itself).
 struct BenchFigures {
   double simulated_per_wall = 0;    // simulated seconds per wall second

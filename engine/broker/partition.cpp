@@ -221,7 +221,7 @@ ErrorCode Partition::check_fetch_epoch(LeaderEpoch current_leader_epoch) const {
 }
 
 LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now) {
+                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, bool read_log) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -255,12 +255,19 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
   f.leader_leo_at_last_fetch = leo;
   maybe_expand_isr(replica, now);
   maybe_increment_hw(now);
+  if (!read_log) {
+    // The batch holding fetch_offset starts at or below it, so below the LEO: a read returns it.
+    out.records_available = fetch_offset < leo;
+    out.high_watermark = hw_;
+    return out;
+  }
   out.high_watermark = hw_;
   read_records(*log_, fetch_offset, max_bytes, leo, out);
   return out;
 }
 
-LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes) {
+LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
+                                         bool read_log) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -272,7 +279,12 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return out;
   }
-  if (fetch_offset < hw_) read_records(*log_, fetch_offset, max_bytes, hw_, out);  // else nothing committed yet
+  if (fetch_offset >= hw_) return out;  // nothing committed to serve yet
+  if (!read_log) {
+    out.records_available = true;  // the batch holding fetch_offset starts below the HW
+    return out;
+  }
+  read_records(*log_, fetch_offset, max_bytes, hw_, out);
   return out;
 }
 
