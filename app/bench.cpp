@@ -36,25 +36,11 @@ class PingPong final : public Node {
 };
 
 int bench_sim_loop(uint64_t events) {
-  // Bare event loop: each event schedules the next one a random small delay later, with 64 chains
-  // interleaved so the heap holds a realistic number of entries.
   {
-    sim::EventLoop loop;
-    Rng rng(1);
-    uint64_t remaining = events;
-    std::function<void()> tick = [&] {
-      if (remaining == 0) return;
-      remaining--;
-      loop.schedule_after(Duration::micros(1 + static_cast<int64_t>(rng.uniform(1000))), tick);
-    };
-    for (int i = 0; i < 64; i++) loop.schedule_after(Duration::micros(i), tick);
     auto t0 = std::chrono::steady_clock::now();
-    while (loop.step()) {
-    }
-    double s = seconds_since(t0);
-    std::printf("event loop:   %10.0f events/s  (%llu events in %.3f s)\n",
-                static_cast<double>(loop.events_run()) / s,
-                static_cast<unsigned long long>(loop.events_run()), s);
+    const double per_s = bare_loop_events_per_second(events);
+    std::printf("event loop:   %10.0f events/s  (%llu events in %.3f s)\n", per_s,
+                static_cast<unsigned long long>(events), seconds_since(t0));
   }
   // Network path: two nodes bounce 100-byte frames, 16 in flight; each delivery is one send and
   // one delivery through the simulated network with latency and jitter.
@@ -78,8 +64,25 @@ int bench_sim_loop(uint64_t events) {
 
 }  // namespace
 
+double bare_loop_events_per_second(uint64_t events) {
+  // Bare event loop: each event schedules the next one a random small delay later, with 64 chains
+  // interleaved so the heap holds a realistic number of entries.
+  sim::EventLoop loop;
+  Rng rng(1);
+  uint64_t remaining = events;
+  std::function<void()> tick = [&] {
+    if (remaining == 0) return;
+    remaining--;
+    loop.schedule_after(Duration::micros(1 + static_cast<int64_t>(rng.uniform(1000))), tick);
+  };
+  for (int i = 0; i < 64; i++) loop.schedule_after(Duration::micros(i), tick);
+  auto t0 = std::chrono::steady_clock::now();
+  while (loop.step()) {
+  }
+  return static_cast<double>(loop.events_run()) / seconds_since(t0);
+}
+
 int cmd_bench(const Args& args) {
-  // bench produce talks to a real cluster and has options of its own.
   // The real-socket benchmarks talk to a cluster and have options of their own.
   if (!args.empty() && args[0] == "produce") return bench_produce(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "consume") return bench_consume(Args(args.begin() + 1, args.end()));
@@ -94,18 +97,25 @@ int cmd_bench(const Args& args) {
       "  e2e        records per wall s through produce -> replicate -> consume: the cluster workload + a 2-member group\n"
       "  produce    a real-socket cluster: records/s, MB/s, latency per record and per batch (bench produce --help)\n"
       "  consume    a real-socket cluster: records/s and MB/s read from a topic (bench consume --help)\n"
-      "  latency    a real-socket cluster: end-to-end latency, send to poll, at a rate (bench latency --help)\n\n"
+      "  latency    a real-socket cluster: end-to-end latency, send to poll, at a rate (bench latency --help)\n"
+      "  sim-speed  the simulator's speed as ratios: simulated s per wall s of bench cluster and of a\n"
+      "             scenario (--scenario), their loop events/s per bare-loop events/s, e2e records per\n"
+      "             wall s, swarm seeds/min (bench/sim-speed.sh compares two builds run for run)\n\n"
       "options");
   std::string what;
   uint64_t events = 2'000'000;
   double seconds = 60;
   double rate = 5000;
   bool with_checkers = false;
+  int swarm_seeds = 20;
+  std::string scenario_file = "scenarios/leader-failover.yaml";
   desc.add_options()("help,h", "show this help")("events", po::value<uint64_t>(&events)->default_value(events),
                                                   "events (sim-loop)")(
       "seconds", po::value<double>(&seconds)->default_value(seconds), "simulated seconds (cluster, e2e)")(
       "rate", po::value<double>(&rate)->default_value(rate), "records per second (cluster, e2e)")(
-      "checkers", po::bool_switch(&with_checkers), "run the invariant checkers too (cluster, e2e)");
+      "checkers", po::bool_switch(&with_checkers), "run the invariant checkers too (cluster, e2e)")(
+      "swarm-seeds", po::value<int>(&swarm_seeds)->default_value(swarm_seeds), "swarm seeds, run one after the other (sim-speed)")(
+      "scenario", po::value<std::string>(&scenario_file)->default_value(scenario_file), "the scenario file (sim-speed)");
   po::options_description hidden;
   hidden.add_options()("what", po::value<std::string>(&what));
   po::positional_options_description pos;
@@ -128,6 +138,7 @@ int cmd_bench(const Args& args) {
   if (what == "log") return bench_log();
   if (what == "zk") return bench_zk();
   if (what == "e2e") return bench_e2e(seconds, rate, with_checkers);
+  if (what == "sim-speed") return bench_sim_speed(seconds, events, swarm_seeds, scenario_file);
   std::cerr << "gregor bench: unknown benchmark '" << what << "'\n" << desc << "\n";
   return 2;
 }

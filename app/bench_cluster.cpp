@@ -12,7 +12,8 @@
 
 namespace gregor::app {
 
-int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall) {
+int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall,
+                  BenchFigures* figures) {
   sim::Simulator simulator(1);
   sim::ClusterSpec spec;
   spec.brokers = 3;
@@ -51,15 +52,22 @@ int bench_cluster(double simulated_seconds, double rate, bool with_checkers, dou
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto* p = simulator.node_as<client::ProducerNode>(NodeId{sim::kFirstClientNodeId});
   const double sim_s = static_cast<double>((simulator.now() - start).us) / 1e6;
+  const uint64_t loop_events = simulator.loop().events_run() - loop_events0;
+  if (figures) {
+    figures->simulated_per_wall = sim_s / wall;
+    figures->loop_events_per_wall = static_cast<double>(loop_events) / wall;
+    figures->records_per_wall = static_cast<double>(p->acked()) / wall;
+    return p->acked() > 0 ? 0 : 1;
+  }
   std::printf("workload:      3 brokers, 1 zk, orders: 6 partitions RF 3, producer %.0f records/s x 100 B, acks=all%s\n",
               rate, with_checkers ? ", checkers on" : "");
-  std::printf("simulated:     %.1f s in %.3f s wall  ->  %.1f simulated s per wall s\n", sim_s, wall, sim_s / wall);
+  std::printf("simulated:     %.1f s in %.3f s wall  ->  %.1f simulated s per wall s (%s)\n", sim_s, wall, sim_s / wall,
+              allocator_name());
   if (simulated_per_wall) *simulated_per_wall = sim_s / wall;
   std::printf("records:       %lld acked, %lld failed (%.0f acked records per wall s)\n", static_cast<long long>(p->acked()),
               static_cast<long long>(p->failed()), static_cast<double>(p->acked()) / wall);
   std::printf("events:        %llu loop events (%.0f/s), %llu trace events, %llu frames delivered\n",
-              static_cast<unsigned long long>(simulator.loop().events_run() - loop_events0),
-              static_cast<double>(simulator.loop().events_run() - loop_events0) / wall,
+              static_cast<unsigned long long>(loop_events), static_cast<double>(loop_events) / wall,
               static_cast<unsigned long long>(events), static_cast<unsigned long long>(simulator.frames_delivered()));
   if (with_checkers) {
     checkers.finish(simulator.now());

@@ -214,7 +214,7 @@ class MiniRuntime final : public Runtime {
   }
   Disk& disk() override { return disk_; }
   Rng& rng() override { return rng_; }
-  void emit(std::string, std::vector<TraceField>) override {}
+  void emit(TraceBody) override {}
   void log(const std::string& line) override { std::fprintf(stderr, "%s\n", line.c_str()); }
 
  private:

@@ -40,9 +40,23 @@ int bench_produce(const Args& args);
 // gregor bench consume / latency (app/bench_consume.cpp): a consumer, and produce -> consume.
 int bench_consume(const Args& args);
 int bench_latency(const Args& args);
-int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall = nullptr);
+// The malloc this process runs on: "mimalloc" or "glibc malloc" (app/allocator.cpp).
+const char* allocator_name();
+// What a simulator benchmark measured, for gregor bench sim-speed (which prints them itself).
+struct BenchFigures {
+  double simulated_per_wall = 0;    // simulated seconds per wall second
+  double loop_events_per_wall = 0;  // event-loop events per wall second
+  double records_per_wall = 0;      // acknowledged (cluster) or consumed end to end (e2e) records per wall second
+};
+// gregor bench cluster (app/bench_cluster.cpp). With figures, it prints nothing and fills them in.
+int bench_cluster(double simulated_seconds, double rate, bool with_checkers, double* simulated_per_wall = nullptr,
+                  BenchFigures* figures = nullptr);
 // gregor bench e2e (app/bench_e2e.cpp): produce -> replicate -> consume through a 2-member group.
-int bench_e2e(double simulated_seconds, double rate, bool with_checkers);
+int bench_e2e(double simulated_seconds, double rate, bool with_checkers, BenchFigures* figures = nullptr);
+// gregor bench sim-speed (app/bench_sim_speed.cpp): the simulator's speed figures as ratios.
+int bench_sim_speed(double simulated_seconds, uint64_t loop_events, int swarm_seeds, const std::string& scenario_file);
+// The bare event loop's events per wall second (the yardstick of bench sim-loop and sim-speed).
+double bare_loop_events_per_second(uint64_t events);
 // gregor bench log (app/bench_log.cpp): the partition log against plain POSIX I/O.
 int bench_log();
 // gregor bench zk (app/bench_zk.cpp): conditional writes per second, simulated disk and real files.

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "engine/core/types.h"
+#include "sim/check/cluster_model.h"
 
 namespace gregor::gui {
 
 enum class NodeKind { kBroker, kZk, kClient };
-enum class NodeStatus { kAlive, kPaused, kCrashed, kPoweredOff };
+// As the cluster model has it (sim/check/cluster_model.h).
+using NodeStatus = sim::NodeStatus;
 
 // Kafka's internal topics (__consumer_offsets, __transaction_state) start with two underscores.
 // The dashboard lists them after the user's topics and folds them away by default: in a run with

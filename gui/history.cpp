@@ -134,64 +134,73 @@ void History::close_period(const std::string& key, Time at) {
   open_periods_.erase(it);
 }
 
+namespace {
+std::string id_text(const IntList& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); i++) out += (i ? "," : "") + std::to_string(ids[i]);
+  return out;
+}
+}  // namespace
+
 void History::track(const TraceEvent& e) {
-  const std::string& k = e.kind;
-  if (e.node.value == 0) {
-    const std::string target = std::to_string(e.get_int("target", -1));
-    const std::string name = e.get_string("name", "node " + target);
-    if (k == "node_crash" || k == "power_loss") {
-      markers_.push_back({e.time, MarkerKind::kFault, (k == "node_crash" ? "crash " : "power loss ") + name});
-      open_period("down:" + target, e.time, name + (k == "node_crash" ? " down" : " powered off"));
-    } else if (k == "node_restart") {
-      markers_.push_back({e.time, MarkerKind::kRecover, "restart " + name});
-      close_period("down:" + target, e.time);
-    } else if (k == "node_pause") {
-      markers_.push_back({e.time, MarkerKind::kFault, "pause " + name});
-      open_period("pause:" + target, e.time, name + " paused");
-    } else if (k == "node_resume") {
-      markers_.push_back({e.time, MarkerKind::kRecover, "resume " + name});
-      close_period("pause:" + target, e.time);
-    } else if (k == "partition") {
-      const std::string label = "partition " + e.get_string("from") + " | " + e.get_string("to");
-      markers_.push_back({e.time, MarkerKind::kFault, label});
-      open_period("cut:" + e.get_string("from") + "|" + e.get_string("to"), e.time, label);
-    } else if (k == "heal") {
-      markers_.push_back({e.time, MarkerKind::kRecover, "heal " + e.get_string("from") + " | " + e.get_string("to")});
-      close_period("cut:" + e.get_string("from") + "|" + e.get_string("to"), e.time);
-    } else if (k == "heal_all") {
-      markers_.push_back({e.time, MarkerKind::kRecover, "heal all"});
-      std::vector<std::string> cuts;
-      for (const auto& [key, index] : open_periods_)
-        if (key.rfind("cut:", 0) == 0) cuts.push_back(key);
-      for (const auto& key : cuts) close_period(key, e.time);
-    } else if (k == "clog" || k == "disk_corrupt" || k == "latency") {
-      markers_.push_back({e.time, MarkerKind::kFault, k + " " + e.fields_json()});
-    }
-    return;
-  }
-  const std::string tp = e.get_string("topic") + "-" + std::to_string(e.get_int("partition"));
-  const size_t first_marker = markers_.size();
-  if (k == "leader_change") {
-    markers_.push_back({e.time, MarkerKind::kLeader,
-                        tp + " leader " + std::to_string(e.get_int("leader")) + " (epoch " +
-                            std::to_string(e.get_int("leader_epoch")) + ", " + e.get_string("reason") + ")"});
-    const std::string isr = e.get_string("isr");
-    const size_t size = isr.empty() ? 0 : static_cast<size_t>(std::count(isr.begin(), isr.end(), ',') + 1);
-    auto last = isr_size_.find(tp);
-    if (last != isr_size_.end() && size < last->second)
-      markers_.push_back({e.time, MarkerKind::kIsrShrink, tp + " ISR shrinks to [" + isr + "] (by the controller)"});
-    isr_size_[tp] = size;
-  } else if (k == "partition_offline") {
-    markers_.push_back({e.time, MarkerKind::kOffline, tp + " offline"});
-  } else if (k == "isr_change") {
-    const bool shrink = e.get_string("direction") == "shrink";
-    const std::string isr = e.get_string("isr");
-    isr_size_[tp] = isr.empty() ? 0 : static_cast<size_t>(std::count(isr.begin(), isr.end(), ',') + 1);
-    markers_.push_back({e.time, shrink ? MarkerKind::kIsrShrink : MarkerKind::kIsrExpand,
-                        tp + " ISR " + (shrink ? "shrinks" : "expands") + " to [" + e.get_string("isr") + "]"});
-  }
-  if (is_internal_topic(e.get_string("topic")))
-    for (size_t i = first_marker; i < markers_.size(); i++) markers_[i].internal = true;
+  std::visit(
+      [&](const auto& b) {
+        using B = std::decay_t<decltype(b)>;
+        // The world's faults and recoveries, with the periods they open and close.
+        if constexpr (std::is_same_v<B, ev::NodeCrash> || std::is_same_v<B, ev::PowerLoss>) {
+          const bool crash = std::is_same_v<B, ev::NodeCrash>;
+          markers_.push_back({e.time, MarkerKind::kFault, (crash ? "crash " : "power loss ") + b.name});
+          open_period("down:" + std::to_string(b.target), e.time, b.name + (crash ? " down" : " powered off"));
+        } else if constexpr (std::is_same_v<B, ev::NodeRestart>) {
+          markers_.push_back({e.time, MarkerKind::kRecover, "restart " + b.name});
+          close_period("down:" + std::to_string(b.target), e.time);
+        } else if constexpr (std::is_same_v<B, ev::NodePause>) {
+          markers_.push_back({e.time, MarkerKind::kFault, "pause " + b.name});
+          open_period("pause:" + std::to_string(b.target), e.time, b.name + " paused");
+        } else if constexpr (std::is_same_v<B, ev::NodeResume>) {
+          markers_.push_back({e.time, MarkerKind::kRecover, "resume " + b.name});
+          close_period("pause:" + std::to_string(b.target), e.time);
+        } else if constexpr (std::is_same_v<B, ev::Partition>) {
+          const std::string label = "partition " + id_text(b.from) + " | " + id_text(b.to);
+          markers_.push_back({e.time, MarkerKind::kFault, label});
+          open_period("cut:" + id_text(b.from) + "|" + id_text(b.to), e.time, label);
+        } else if constexpr (std::is_same_v<B, ev::Heal>) {
+          markers_.push_back({e.time, MarkerKind::kRecover, "heal " + id_text(b.from) + " | " + id_text(b.to)});
+          close_period("cut:" + id_text(b.from) + "|" + id_text(b.to), e.time);
+        } else if constexpr (std::is_same_v<B, ev::HealAll>) {
+          markers_.push_back({e.time, MarkerKind::kRecover, "heal all"});
+          std::vector<std::string> cuts;
+          for (const auto& [key, index] : open_periods_)
+            if (key.rfind("cut:", 0) == 0) cuts.push_back(key);
+          for (const auto& key : cuts) close_period(key, e.time);
+        } else if constexpr (std::is_same_v<B, ev::Clog> || std::is_same_v<B, ev::DiskCorrupt> || std::is_same_v<B, ev::Latency>) {
+          markers_.push_back({e.time, MarkerKind::kFault, std::string(B::kKind) + " " + e.fields_json()});
+        } else if constexpr (std::is_same_v<B, ev::LeaderChange> || std::is_same_v<B, ev::PartitionOffline> ||
+                             std::is_same_v<B, ev::IsrChange>) {
+          // Leaders and ISRs of each partition.
+          const std::string tp = b.topic + "-" + std::to_string(b.partition);
+          const size_t first_marker = markers_.size();
+          if constexpr (std::is_same_v<B, ev::LeaderChange>) {
+            markers_.push_back({e.time, MarkerKind::kLeader,
+                                tp + " leader " + std::to_string(b.leader) + " (epoch " + std::to_string(b.leader_epoch) + ", " +
+                                    b.reason + ")"});
+            auto last = isr_size_.find(tp);
+            if (last != isr_size_.end() && b.isr.size() < last->second)
+              markers_.push_back({e.time, MarkerKind::kIsrShrink, tp + " ISR shrinks to [" + id_text(b.isr) + "] (by the controller)"});
+            isr_size_[tp] = b.isr.size();
+          } else if constexpr (std::is_same_v<B, ev::PartitionOffline>) {
+            markers_.push_back({e.time, MarkerKind::kOffline, tp + " offline"});
+          } else {
+            const bool shrink = b.direction == "shrink";
+            isr_size_[tp] = b.isr.size();
+            markers_.push_back({e.time, shrink ? MarkerKind::kIsrShrink : MarkerKind::kIsrExpand,
+                                tp + " ISR " + (shrink ? "shrinks" : "expands") + " to [" + id_text(b.isr) + "]"});
+          }
+          if (is_internal_topic(b.topic))
+            for (size_t i = first_marker; i < markers_.size(); i++) markers_[i].internal = true;
+        }
+      },
+      e.body);
 }
 
 void History::sample_until(Time t) {

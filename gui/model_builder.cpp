@@ -3,9 +3,7 @@
 #include <algorithm>
 
 #include "engine/broker/topic_config.h"
-#include "engine/broker/zk_data.h"
 #include "engine/coord/zk_types.h"
-#include "engine/core/bytes.h"
 
 namespace gregor::gui {
 
@@ -16,21 +14,8 @@ constexpr size_t kTrafficKept = 4096;
 // At most this many dots per link and direction, so a busy link stays readable.
 constexpr int kDotsPerLink = 6;
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
 bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(sep, i);
-    if (j == std::string::npos) j = s.size();
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
 
 
 }  // namespace
@@ -114,157 +99,81 @@ const GroupModel* DashboardModel::group(const std::string& name) const {
 void ModelBuilder::apply(const TraceEvent& e) {
   last_time_ = e.time;
   applied_++;
-  const std::string& k = e.kind;
   const int32_t node = e.node.value;
   if (node == 0) {
     // Crashes, power losses and restarts change logs through the events that follow (log_open);
     // dropping every cached run here is simply the safe choice for these rare events.
     runs_.clear();
-    return on_world(e);
+    model_.apply(e);
+    return;
   }
   // A log that is truncated, reopened or rewritten below its cached end loses its cached runs.
-  if (k == "log_truncate" || k == "log_open") forget_runs(node, sim::partition_key(e), -1);
-  else if (k == "log_append") forget_runs(node, sim::partition_key(e), e.get_int("base_offset"));
-  if (starts_with(k, "zk_")) on_zk(e);
-  if (e.find("group")) on_group(e);
-
-  if (k == "log_append") {
-    before_append(e);
-    replicas_.apply(e);
-    after_append(e);
+  if (const auto* t = e.as<ev::LogTruncate>()) forget_runs(node, {t->topic, t->partition}, -1);
+  if (const auto* o = e.as<ev::LogOpen>()) forget_runs(node, {o->topic, o->partition}, -1);
+  if (const auto* a = e.as<ev::LogAppend>()) {
+    forget_runs(node, {a->topic, a->partition}, a->base_offset);
+    before_append(e, *a);
+    model_.apply(e);
+    after_append(e, *a);
     return;
   }
-  replicas_.apply(e);
+  model_.apply(e);
+  // The znode tree, zk sessions and zk activity: the dashboard's ZooKeeper view.
+  if (e.kind().starts_with("zk_")) on_zk_tree(e);
 
-  if (k == "broker_register") {
-    nodes_[node].registered = true;
-    add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
-  } else if (k == "broker_session_expired") {
-    nodes_[node].registered = false;
-  } else if (k == "controller_elected") {
-    controller_ = node;
-    controller_epoch_ = static_cast<int32_t>(e.get_int("controller_epoch"));
-    add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
-  } else if (k == "controller_resigned") {
-    if (controller_ == node) controller_ = -1;
-  } else if (k == "leader_change" || k == "partition_offline") {
-    auto key = sim::partition_key(e);
-    auto& p = partitions_[key];
-    const int32_t epoch = static_cast<int32_t>(e.get_int("leader_epoch"));
-    if (epoch >= p.leader_epoch) {
-      const int32_t old_leader = p.leader;
-      p.leader = static_cast<int32_t>(e.get_int("leader", -1));
-      p.leader_epoch = epoch;
-      p.isr = sim::parse_int_list(e.get_string("isr"));
-      if (p.has_leader_record && old_leader != p.leader) p.leader_changes++;
-      p.has_leader_record = true;
-    }
-    if (k == "leader_change") {
-      counters_.leader_elections++;
-      if (is_internal_topic(key.first)) counters_.internal_leader_elections++;
-      if (e.get_string("reason") == "unclean") counters_.unclean_elections++;
-    }
-    // LeaderAndIsr from the controller to the partition's replicas.
-    for (int32_t r : replica_list(key, p))
-      if (r != node) add_traffic(e.time, node, r, TrafficKind::kControl);
-  } else if (k == "isr_change") {
-    auto key = sim::partition_key(e);
-    auto& p = partitions_[key];
-    if (e.get_int("leader_epoch") == p.leader_epoch) {
-      p.isr = sim::parse_int_list(e.get_string("isr"));
-      p.isr_changes++;
-    }
-    const bool internal = is_internal_topic(key.first);
-    if (e.get_string("direction") == "shrink") {
-      counters_.isr_shrinks++;
-      counters_.internal_isr_shrinks += internal;
-    } else {
-      counters_.isr_expands++;
-      counters_.internal_isr_expands += internal;
-    }
-    add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
-  } else if (k == "become_leader") {
-    // Kafka gives in-sync followers a fresh lag window when a leader takes over.
-    auto key = sim::partition_key(e);
-    for (int32_t r : sim::parse_int_list(e.get_string("isr")))
-      if (r != node) caught_up_[{r, key}] = e.time;
-  } else if (k == "topic_deleted") {
-    const std::string topic = e.get_string("topic");
-    for (auto it = partitions_.begin(); it != partitions_.end();)
-      it = it->first.first == topic ? partitions_.erase(it) : std::next(it);
-    topic_configs_.erase(topic);
-  } else if (k == "produce_ack") {
-    counters_.produce_acked++;
-    const auto* p = replicas_.partition(sim::partition_key(e));
-    if (p && p->leader >= 0) add_traffic(e.time, node, p->leader, TrafficKind::kProduce);
-  } else if (k == "produce_error") {
-    counters_.produce_errors++;
-    counters_.last_produce_error = e.get_string("error");
-    const auto* p = replicas_.partition(sim::partition_key(e));
-    if (p && p->leader >= 0) add_traffic(e.time, node, p->leader, TrafficKind::kError);
-  } else if (k == "produce_rejected") {
-    counters_.produce_rejected++;
-    counters_.last_produce_error = e.get_string("error");
-  }
-}
-
-void ModelBuilder::on_world(const TraceEvent& e) {
-  const std::string& k = e.kind;
-  const int32_t target = static_cast<int32_t>(e.get_int("target", -1));
-  if (k == "node_start" || k == "node_restart") {
-    auto& n = nodes_[target];
-    n.name = e.get_string("name", n.name);
-    n.status = NodeStatus::kAlive;
-    n.incarnation = static_cast<uint64_t>(e.get_int("incarnation", static_cast<int64_t>(n.incarnation + 1)));
-  } else if (k == "node_crash") {
-    nodes_[target].status = NodeStatus::kCrashed;
-    nodes_[target].registered = false;
-  } else if (k == "power_loss") {
-    nodes_[target].status = NodeStatus::kPoweredOff;
-    nodes_[target].registered = false;
-  } else if (k == "node_pause") {
-    nodes_[target].status = NodeStatus::kPaused;
-  } else if (k == "node_resume") {
-    nodes_[target].status = NodeStatus::kAlive;
-  } else if (k == "partition" || k == "heal") {
-    const bool both = e.get_int("both_ways", 1) != 0;
-    for (int32_t a : sim::parse_int_list(e.get_string("from")))
-      for (int32_t b : sim::parse_int_list(e.get_string("to"))) {
-        if (a == b) continue;
-        if (k == "partition") {
-          cuts_.insert({a, b});
-          if (both) cuts_.insert({b, a});
-        } else {
-          cuts_.erase({a, b});
-          if (both) cuts_.erase({b, a});
+  // What the dashboard adds: messages on the links, Kafka's broker metrics, caught-up times.
+  auto acting_leader = [&](const std::string& topic, int32_t partition) {
+    const auto* p = model_.partition({topic, partition});
+    return p ? p->acting.leader : -1;
+  };
+  std::visit(
+      [&](const auto& b) {
+        using B = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<B, ev::BrokerRegister> || std::is_same_v<B, ev::ControllerElected>) {
+          add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
+        } else if constexpr (std::is_same_v<B, ev::LeaderChange> || std::is_same_v<B, ev::PartitionOffline>) {
+          const sim::PartitionKey key{b.topic, b.partition};
+          if constexpr (std::is_same_v<B, ev::LeaderChange>) {
+            counters_.leader_elections++;
+            if (is_internal_topic(b.topic)) counters_.internal_leader_elections++;
+            if (b.reason == "unclean") counters_.unclean_elections++;
+          }
+          // LeaderAndIsr from the controller to the partition's replicas.
+          if (const auto* p = model_.partition(key))
+            for (int32_t r : replica_list(key, *p))
+              if (r != node) add_traffic(e.time, node, r, TrafficKind::kControl);
+        } else if constexpr (std::is_same_v<B, ev::IsrChange>) {
+          const bool internal = is_internal_topic(b.topic);
+          if (b.direction == "shrink") {
+            counters_.isr_shrinks++;
+            counters_.internal_isr_shrinks += internal;
+          } else {
+            counters_.isr_expands++;
+            counters_.internal_isr_expands += internal;
+          }
+          add_traffic(e.time, node, any_zk(), TrafficKind::kZk);
+        } else if constexpr (std::is_same_v<B, ev::BecomeLeader>) {
+          // Kafka gives in-sync followers a fresh lag window when a leader takes over.
+          for (int32_t r : b.isr)
+            if (r != node) caught_up_[{r, {b.topic, b.partition}}] = e.time;
+        } else if constexpr (std::is_same_v<B, ev::ProduceAck>) {
+          counters_.produce_acked++;
+          const int32_t leader = acting_leader(b.topic, b.partition);
+          if (leader >= 0) add_traffic(e.time, node, leader, TrafficKind::kProduce);
+        } else if constexpr (std::is_same_v<B, ev::ProduceError>) {
+          counters_.produce_errors++;
+          counters_.last_produce_error = b.error;
+          const int32_t leader = acting_leader(b.topic, b.partition);
+          if (leader >= 0) add_traffic(e.time, node, leader, TrafficKind::kError);
+        } else if constexpr (std::is_same_v<B, ev::ProduceRejected>) {
+          counters_.produce_rejected++;
+          counters_.last_produce_error = b.error;
+        } else if constexpr (std::is_same_v<B, ev::Consume>) {
+          const int32_t leader = acting_leader(b.topic, b.partition);
+          if (leader >= 0) add_traffic(e.time, leader, node, TrafficKind::kFetch);
         }
-      }
-  } else if (k == "heal_all") {
-    cuts_.clear();
-  }
-}
-
-void ModelBuilder::on_zk(const TraceEvent& e) {
-  on_zk_tree(e);
-  const std::string& k = e.kind;
-  const std::string path = e.get_string("path");
-  if (k == "zk_delete" && path == "/controller") {
-    controller_ = -1;
-    return;
-  }
-  if (k != "zk_create" && k != "zk_set" && k != "zk_node") return;
-  const std::string data = e.get_string("data");
-  static const std::string kTopics = "/brokers/topics/";
-  static const std::string kConfigs = "/config/topics/";
-  if (starts_with(path, kTopics) && path.find('/', kTopics.size()) == std::string::npos) {
-    auto a = broker::TopicAssignment::decode(as_view(data));
-    if (!a.is_ok()) return;
-    const std::string topic = path.substr(kTopics.size());
-    for (const auto& [p, replicas] : a->partitions) partitions_[{topic, p}].replicas = replicas;
-  } else if (starts_with(path, kConfigs)) {
-    auto c = broker::decode_topic_config(as_view(data));
-    if (c.is_ok()) topic_configs_[path.substr(kConfigs.size())] = *c;
-  }
+      },
+      e.body);
 }
 
 int32_t ModelBuilder::session_node(int64_t session) const {
@@ -288,7 +197,7 @@ void ModelBuilder::zk_activity(const TraceEvent& e, const char* what, const std:
 // The znode tree, sessions and activity (ZkModel). Clients say which session they hold; the rest
 // comes from one server, the first that speaks (the simulator runs one).
 void ModelBuilder::on_zk_tree(const TraceEvent& e) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   const int32_t node = e.node.value;
   const int64_t session = e.get_int("session");
   if (k == "zk_client_state") {
@@ -409,122 +318,30 @@ ZkModel ModelBuilder::zk_model() const {
   return z;
 }
 
-// Consumer-group events (docs/trace-events.md): each carries "group"; offsets and assignments
-// name topic and partition. Unknown kinds with a group field only keep the group visible.
-void ModelBuilder::on_group(const TraceEvent& e) {
-  // The events are the group coordinator's (engine/group: member_join, member_leave, group_rebalance,
-  // group_join_complete, group_stable, group_empty, offset_commit) and the consumers' (engine/client:
-  // consumer_join, consumer_assignment, consumer_revoke, commit, consume); docs/trace-events.md.
-  const std::string& k = e.kind;
-  auto& g = groups_[e.get_string("group")];
-  const int32_t node = e.node.value;
-  const bool from_broker = node_kind_of(node) == NodeKind::kBroker;
-  if (const auto* f = e.find("state"); f && std::holds_alternative<std::string>(f->value)) g.state = e.get_string("state");
-  if (e.find("generation") && (from_broker || g.generation < 0)) g.generation = static_cast<int32_t>(e.get_int("generation"));
-  // The coordinator is the broker that speaks for the group; a consumer's FindCoordinator answer
-  // stands in until one does.
-  if (from_broker) g.coordinator = node;
-  else if (k == "consumer_coordinator" && g.coordinator < 0) g.coordinator = static_cast<int32_t>(e.get_int("coordinator", -1));
-  const std::string member = e.get_string("member");
-  auto drop_owner = [&](const std::string& m) {
-    for (auto it = g.owners.begin(); it != g.owners.end();) it = it->second.first == m ? g.owners.erase(it) : std::next(it);
-  };
-  auto assign = [&](const std::string& m, const std::string& partitions) {
-    drop_owner(m);
-    auto& mm = g.members[m];
-    mm.member_id = m;
-    mm.assignment.clear();
-    for (const std::string& tp : split(partitions, ',')) {
-      mm.assignment.push_back(tp);
-      const size_t dash = tp.rfind('-');
-      if (dash == std::string::npos) continue;
-      g.owners[{tp.substr(0, dash), static_cast<int32_t>(std::strtol(tp.c_str() + dash + 1, nullptr, 10))}] = {m, mm.client};
-    }
-  };
-  if (k == "member_join") {
-    if (member.empty()) return;
-    auto& m = g.members[member];
-    m.member_id = member;
-    m.client_name = e.get_string("client_id", m.client_name);
-    for (const auto& [id, n] : nodes_)
-      if (m.client < 0 && node_kind_of(id) == NodeKind::kClient && n.name == m.client_name) m.client = id;
-  } else if (k == "member_leave") {
-    g.members.erase(member);
-    drop_owner(member);
-  } else if (k == "group_join_complete" || k == "group_stable" || k == "group_empty") {
-    // The coordinator's member list is the truth: members it does not list have left.
-    const auto listed = split(e.get_string("members"), ',');
-    for (auto it = g.members.begin(); it != g.members.end();) {
-      if (std::find(listed.begin(), listed.end(), it->first) == listed.end()) {
-        drop_owner(it->first);
-        it = g.members.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    // group_stable carries the leader's assignment: "member=t-0,t-1;member2=".
-    if (k == "group_stable")
-      for (const std::string& entry : split(e.get_string("assignment"), ';')) {
-        const size_t eq = entry.find('=');
-        if (eq != std::string::npos && g.members.count(entry.substr(0, eq))) assign(entry.substr(0, eq), entry.substr(eq + 1));
-      }
-  } else if (k == "consumer_join") {
-    if (member.empty()) return;
-    auto& m = g.members[member];
-    m.member_id = member;
-    m.client = node;
-    for (auto& [tp, owner] : g.owners)
-      if (owner.first == member) owner.second = node;
-  } else if (k == "consumer_assignment") {
-    if (member.empty()) return;
-    g.members[member].client = node;
-    assign(member, e.get_string("partitions"));
-  } else if (k == "consumer_revoke") {
-    auto it = g.members.find(member);
-    const auto revoked = split(e.get_string("partitions"), ',');
-    if (it != g.members.end())
-      for (const std::string& tp : revoked) {
-        auto& a = it->second.assignment;
-        a.erase(std::remove(a.begin(), a.end(), tp), a.end());
-      }
-    for (auto o = g.owners.begin(); o != g.owners.end();) {
-      const std::string tp = o->first.first + "-" + std::to_string(o->first.second);
-      const bool gone = o->second.first == member && std::find(revoked.begin(), revoked.end(), tp) != revoked.end();
-      o = gone ? g.owners.erase(o) : std::next(o);
-    }
-  } else if (k == "offset_commit" || k == "commit") {
-    g.committed[sim::partition_key(e)] = e.get_int("offset");
-  } else if (k == "consume") {
-    g.consumed += std::max<int64_t>(1, e.get_int("count", 1));
-    const auto* p = replicas_.partition(sim::partition_key(e));
-    if (p && p->leader >= 0) add_traffic(e.time, p->leader, node, TrafficKind::kFetch);
-  }
-}
-
-void ModelBuilder::before_append(const TraceEvent& e) {
-  if (e.get_string("role") != "leader") return;
+void ModelBuilder::before_append(const TraceEvent& e, const ev::LogAppend& a) {
+  if (a.role != "leader") return;
   // Followers that had the leader's whole log were caught up until this moment.
-  auto key = sim::partition_key(e);
-  const auto* leader = replicas_.replica(e.node.value, key);
+  const sim::PartitionKey key{a.topic, a.partition};
+  const auto* leader = model_.replica(e.node.value, key);
   const int64_t old_leo = leader ? leader->leo : 0;
-  auto it = partitions_.find(key);
-  if (it == partitions_.end()) return;
-  for (int32_t r : replica_list(key, it->second)) {
+  const auto* p = model_.partition(key);
+  if (!p) return;
+  for (int32_t r : replica_list(key, *p)) {
     // Kafka updates a follower's lastCaughtUpTime from its fetches: a dead one catches up with nothing.
-    if (r == e.node.value || !alive(r)) continue;
-    const auto* f = replicas_.replica(r, key);
+    if (r == e.node.value || !model_.alive(r)) continue;
+    const auto* f = model_.replica(r, key);
     if (f && f->leo >= old_leo) caught_up_[{r, key}] = e.time;
   }
 }
 
-void ModelBuilder::after_append(const TraceEvent& e) {
-  if (e.get_string("role") == "leader") return;
-  auto key = sim::partition_key(e);
-  const auto* view = replicas_.partition(key);
-  if (!view || view->leader < 0) return;
-  add_traffic(e.time, view->leader, e.node.value, TrafficKind::kFetch);
-  const auto* leader = replicas_.replica(view->leader, key);
-  const auto* self = replicas_.replica(e.node.value, key);
+void ModelBuilder::after_append(const TraceEvent& e, const ev::LogAppend& a) {
+  if (a.role == "leader") return;
+  const sim::PartitionKey key{a.topic, a.partition};
+  const auto* view = model_.partition(key);
+  if (!view || view->acting.leader < 0) return;
+  add_traffic(e.time, view->acting.leader, e.node.value, TrafficKind::kFetch);
+  const auto* leader = model_.replica(view->acting.leader, key);
+  const auto* self = model_.replica(e.node.value, key);
   if (leader && self && self->leo >= leader->leo) caught_up_[{e.node.value, key}] = e.time;
 }
 
@@ -536,19 +353,14 @@ void ModelBuilder::add_traffic(Time at, int32_t from, int32_t to, TrafficKind ki
 
 // ---- Reading -----------------------------------------------------------------------------------
 
-bool ModelBuilder::alive(int32_t node) const {
-  auto it = nodes_.find(node);
-  return it != nodes_.end() && (it->second.status == NodeStatus::kAlive || it->second.status == NodeStatus::kPaused);
-}
-
 // A topic's config as its brokers read it: its overrides in zk over the broker-level defaults. A
 // value the brokers would refuse keeps the default.
 broker::TopicConfig ModelBuilder::topic_config(const std::string& topic) const {
   broker::TopicConfig c;
   c.min_insync_replicas = defaults_.min_insync_replicas;
   c.unclean_leader_election_enable = defaults_.unclean_leader_election;
-  auto t = topic_configs_.find(topic);
-  if (t != topic_configs_.end())
+  auto t = model_.topic_configs().find(topic);
+  if (t != model_.topic_configs().end())
     for (const auto& [k, v] : t->second)
       if (const auto* key = broker::topic_config_def().find(k)) (void)key->parse(c, v);
   return c;
@@ -559,49 +371,48 @@ int32_t ModelBuilder::min_isr(const std::string& topic) const { return topic_con
 bool ModelBuilder::unclean(const std::string& topic) const { return topic_config(topic).unclean_leader_election_enable; }
 
 int32_t ModelBuilder::any_zk() const {
-  for (const auto& [id, n] : nodes_)
+  for (const auto& [id, n] : model_.nodes())
     if (node_kind_of(id) == NodeKind::kZk && n.status == NodeStatus::kAlive) return id;
-  for (const auto& [id, n] : nodes_)
+  for (const auto& [id, n] : model_.nodes())
     if (node_kind_of(id) == NodeKind::kZk) return id;
   return -1;
 }
 
-std::vector<int32_t> ModelBuilder::replica_list(const sim::PartitionKey& key, const PartitionState& p) const {
+std::vector<int32_t> ModelBuilder::replica_list(const sim::PartitionKey& key, const sim::PartitionView& p) const {
   std::vector<int32_t> out = p.replicas;
   // Without the assignment znode (a trace that starts late), the brokers holding a log stand in.
   if (out.empty()) {
-    for (const auto& [rk, log] : replicas_.replicas())
+    for (const auto& [rk, log] : model_.replicas())
       if (rk.second == key && !contains(out, rk.first)) out.push_back(rk.first);
     std::sort(out.begin(), out.end());
   }
   return out;
 }
 
-PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const PartitionState& p, Time now) const {
+PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const sim::PartitionView& p, Time now) const {
   PartitionModel m;
   m.topic = key.first;
   m.partition = key.second;
   m.internal = is_internal_topic(key.first);
   m.replicas = replica_list(key, p);
   m.preferred_leader = m.replicas.empty() ? -1 : m.replicas.front();
-  m.leader = p.leader;
-  m.leader_epoch = p.leader_epoch;
-  m.isr = p.isr;
-  m.leader_alive = p.leader >= 0 && alive(p.leader);
+  m.leader = p.written.leader;
+  m.leader_epoch = p.written.leader_epoch;
+  m.isr = p.written.isr;
+  m.leader_alive = p.written.leader >= 0 && model_.alive(p.written.leader);
   m.min_insync_replicas = min_isr(key.first);
   m.unclean_leader_election = unclean(key.first);
   m.leader_changes = p.leader_changes;
   m.isr_changes = p.isr_changes;
-  m.offline = p.leader < 0;
+  m.offline = p.written.leader < 0;
   const int isr_size = static_cast<int>(m.isr.size());
   m.under_replicated = !m.offline && isr_size < static_cast<int>(m.replicas.size());
   m.under_min_isr = !m.offline && isr_size < m.min_insync_replicas;
   m.at_min_isr = !m.offline && isr_size == m.min_insync_replicas;
 
   // LEO and HW of the partition are the acting leader's (the broker that last took leadership).
-  const auto* view = replicas_.partition(key);
-  const int32_t acting = view ? view->leader : -1;
-  const auto* leader_log = acting >= 0 ? replicas_.replica(acting, key) : nullptr;
+  const int32_t acting = p.acting.leader;
+  const auto* leader_log = acting >= 0 ? model_.replica(acting, key) : nullptr;
   if (leader_log) {
     m.leo = leader_log->leo;
     m.hw = leader_log->hw;
@@ -609,12 +420,12 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
   for (int32_t b : m.replicas) {
     ReplicaRowModel row;
     row.broker = b;
-    auto n = nodes_.find(b);
-    row.alive = alive(b);
-    row.paused = n != nodes_.end() && n->second.status == NodeStatus::kPaused;
-    row.leader = b == p.leader;
-    row.in_isr = contains(p.isr, b);
-    const auto* log = replicas_.replica(b, key);
+    const auto* n = model_.node(b);
+    row.alive = model_.alive(b);
+    row.paused = n && n->status == NodeStatus::kPaused;
+    row.leader = b == p.written.leader;
+    row.in_isr = contains(p.written.isr, b);
+    const auto* log = model_.replica(b, key);
     row.has_log = log != nullptr;
     if (log) {
       row.acting_leader = log->leader;
@@ -678,13 +489,11 @@ const std::vector<EpochRun>& ModelBuilder::epoch_runs(int32_t broker, const sim:
 
 HealthModel ModelBuilder::health() const {
   HealthModel h = counters_;
-  for (const auto& [key, p] : partitions_) {
+  for (const auto& [key, p] : model_.partitions()) {
     if (!p.has_leader_record) continue;
-    const bool offline = p.leader < 0;
-    const int isr_size = static_cast<int>(p.isr.size());
-    // The same replica list the partition view shows: __consumer_offsets' assignment znode is too
-    // big for the trace (its data is recorded as "<712 bytes>"), so its replicas are the brokers
-    // holding a log of it.
+    const bool offline = p.written.leader < 0;
+    const int isr_size = static_cast<int>(p.written.isr.size());
+    // The same replica list the partition view shows.
     const size_t replicas = replica_list(key, p).size();
     const bool internal = is_internal_topic(key.first);
     const bool under_replicated = !offline && static_cast<size_t>(isr_size) < replicas;
@@ -696,22 +505,22 @@ HealthModel ModelBuilder::health() const {
     h.internal_under_replicated += internal && under_replicated;
     h.internal_under_min_isr += internal && under_min_isr;
   }
-  for (const auto& [id, n] : nodes_) {
+  for (const auto& [id, n] : model_.nodes()) {
     if (node_kind_of(id) != NodeKind::kBroker) continue;
     h.brokers_total++;
-    if (alive(id)) h.brokers_alive++;
+    if (model_.alive(id)) h.brokers_alive++;
   }
-  h.active_controllers = controller_ >= 0 && alive(controller_) ? 1 : 0;
+  h.active_controllers = model_.controller() >= 0 && model_.alive(model_.controller()) ? 1 : 0;
   return h;
 }
 
 std::map<std::string, int64_t> ModelBuilder::group_lags() const {
   std::map<std::string, int64_t> out;
-  for (const auto& [name, g] : groups_) {
+  for (const auto& [name, g] : model_.groups()) {
     int64_t lag = 0;
     for (const auto& [tp, committed] : g.committed) {
-      const auto* view = replicas_.partition(tp);
-      const auto* log = view && view->leader >= 0 ? replicas_.replica(view->leader, tp) : nullptr;
+      const auto* view = model_.partition(tp);
+      const auto* log = view && view->acting.leader >= 0 ? model_.replica(view->acting.leader, tp) : nullptr;
       if (log) lag += std::max<int64_t>(0, log->hw - committed);
     }
     out[name] = lag;
@@ -722,33 +531,33 @@ std::map<std::string, int64_t> ModelBuilder::group_lags() const {
 DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
   DashboardModel m;
   m.now = now;
-  m.controller = controller_;
-  m.controller_epoch = controller_epoch_;
+  m.controller = model_.controller();
+  m.controller_epoch = model_.controller_epoch();
   m.health = health();
-  m.topic_configs = topic_configs_;
+  m.topic_configs = model_.topic_configs();
   m.zk = zk_model();
 
   std::map<int32_t, size_t> index;
-  for (const auto& [id, n] : nodes_) {
+  for (const auto& [id, n] : model_.nodes()) {
     NodeModel nm;
     nm.id = id;
     nm.name = n.name.empty() ? std::string(node_kind_name(node_kind_of(id))) + "-" + std::to_string(id) : n.name;
     nm.kind = node_kind_of(id);
     nm.status = n.status;
-    nm.controller = id == controller_;
+    nm.controller = id == model_.controller();
     nm.registered = n.registered;
     nm.incarnation = n.incarnation;
     index[id] = m.nodes.size();
     m.nodes.push_back(std::move(nm));
   }
-  for (const auto& [from, to] : cuts_) {
+  for (const auto& [from, to] : model_.cut_links()) {
     if (index.count(from)) m.nodes[index[from]].cut_links++;
     if (index.count(to)) m.nodes[index[to]].cut_links++;
   }
   const int others = static_cast<int>(m.nodes.size()) - 1;
   for (auto& n : m.nodes) n.isolated = others > 0 && n.cut_links >= 2 * others;
 
-  for (const auto& [key, p] : partitions_) {
+  for (const auto& [key, p] : model_.partitions()) {
     if (!p.has_leader_record && p.replicas.empty()) continue;
     m.partitions.push_back(partition_model(key, p, now));
     const auto& pm = m.partitions.back();
@@ -770,7 +579,7 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
       l.b = b.id;
       links[{a.id, b.id}] = l;
     }
-  for (const auto& [from, to] : cuts_) {
+  for (const auto& [from, to] : model_.cut_links()) {
     auto it = links.find({std::min(from, to), std::max(from, to)});
     if (it == links.end()) {
       LinkModel l;
@@ -808,14 +617,21 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
   }
   for (auto& [k, l] : links) m.links.push_back(l);
 
-  for (const auto& [name, g] : groups_) {
+  for (const auto& [name, g] : model_.groups()) {
     GroupModel gm;
     gm.group = name;
     gm.state = g.state;
     gm.generation = g.generation;
     gm.coordinator = g.coordinator;
     gm.consumed = g.consumed;
-    for (const auto& [id, member] : g.members) gm.members.push_back(member);
+    for (const auto& [id, member] : g.members) {
+      GroupMemberModel mm;
+      mm.member_id = member.member_id;
+      mm.client = member.client;
+      mm.client_name = member.client_name;
+      for (const PartitionName& tp : member.assignment) mm.assignment.push_back(tp.str());
+      gm.members.push_back(std::move(mm));
+    }
     std::set<sim::PartitionKey> tps;
     for (const auto& [tp, off] : g.committed) tps.insert(tp);
     for (const auto& [tp, owner] : g.owners) tps.insert(tp);
@@ -825,8 +641,8 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
       o.partition = tp.second;
       auto c = g.committed.find(tp);
       if (c != g.committed.end()) o.committed = c->second;
-      const auto* view = replicas_.partition(tp);
-      const auto* log = view && view->leader >= 0 ? replicas_.replica(view->leader, tp) : nullptr;
+      const auto* view = model_.partition(tp);
+      const auto* log = view && view->acting.leader >= 0 ? model_.replica(view->acting.leader, tp) : nullptr;
       if (log) o.log_end = log->hw;
       if (o.committed >= 0 && o.log_end >= 0) o.lag = std::max<int64_t>(0, o.log_end - o.committed);
       auto w = g.owners.find(tp);

@@ -25,12 +25,10 @@ ScenarioRunner::ScenarioRunner(sim::Scenario scenario, uint64_t seed, std::funct
     sim::Simulator& s = run_->sim();
     for (NodeId id : s.node_ids()) {
       if (s.incarnation(id) == 0) continue;
-      TraceEvent e;
-      e.time = s.now();
-      e.node = sim::Simulator::kWorld;
-      e.kind = "node_start";
-      e.fields = {{"target", id.value}, {"name", s.node_name(id)}, {"incarnation", s.incarnation(id)}};
-      listener(e);
+      listener(TraceEvent{s.now(), sim::Simulator::kWorld,
+                          ev::NodeStart{.target = id.value,
+                                        .name = s.node_name(id),
+                                        .incarnation = static_cast<int64_t>(s.incarnation(id))}});
     }
     run_->add_listener(std::move(listener));
   }

@@ -13,7 +13,7 @@ namespace {
 const char* kCategories[] = {"all", "faults", "leadership", "ISR", "HW and logs", "produce", "groups", "ZooKeeper", "other"};
 
 bool in_category(const TraceEvent& e, int category) {
-  const std::string& k = e.kind;
+  const std::string_view k = e.kind();
   auto starts = [&](const char* p) { return k.rfind(p, 0) == 0; };
   const bool fault = e.node.value == 0;
   const bool leadership = k == "leader_change" || k == "partition_offline" || k == "become_leader" ||
@@ -21,7 +21,7 @@ bool in_category(const TraceEvent& e, int category) {
   const bool isr = starts("isr_");
   const bool log = k == "hw_advance" || starts("log_");
   const bool produce = starts("produce");
-  const bool group = e.find("group") != nullptr;
+  const bool group = e.has("group");
   const bool zk = starts("zk_");
   switch (category) {
     case 0: return true;
@@ -40,13 +40,13 @@ bool in_category(const TraceEvent& e, int category) {
 // An event of an internal topic's partition, or a zk write under one (/brokers/topics/__consumer_offsets/...).
 bool about_internal_topic(const TraceEvent& e) {
   if (is_internal_topic(e.get_string("topic"))) return true;
-  return e.kind.rfind("zk_", 0) == 0 && e.get_string("path").find("/topics/__") != std::string::npos;
+  return e.kind().rfind("zk_", 0) == 0 && e.get_string("path").find("/topics/__") != std::string::npos;
 }
 
 bool matches(const TraceEvent& e, const char* filter) {
   if (!*filter) return true;
   // Case-sensitive substring of "kind fields" (node names are in the fields of world events).
-  return e.kind.find(filter) != std::string::npos || e.fields_json().find(filter) != std::string::npos ||
+  return e.kind().find(filter) != std::string::npos || e.fields_json().find(filter) != std::string::npos ||
          std::to_string(e.node.value) == filter;
 }
 
@@ -114,14 +114,14 @@ void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui) 
       const TraceEvent& e = events[cache.rows[static_cast<size_t>(i)]];
       ImGui::TableNextRow();
       if (e.node.value == 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(110, 35, 35, 150));
-      else if (e.kind == "leader_change" || e.kind == "partition_offline") ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(100, 85, 20, 150));
-      else if (e.kind == "isr_change") ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(100, 60, 20, 150));
+      else if (e.kind() == "leader_change" || e.kind() == "partition_offline") ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(100, 85, 20, 150));
+      else if (e.kind() == "isr_change") ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(100, 60, 20, 150));
       ImGui::TableNextColumn();
       ImGui::Text("%.6f", static_cast<double>(e.time.us) / 1e6);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(e.node.value == 0 ? "world" : node_label(m, e.node.value).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(e.kind.c_str());
+      ImGui::TextUnformatted(e.kind().data(), e.kind().data() + e.kind().size());
       ImGui::TableNextColumn();
       const std::string f = e.fields_json();
       ImGui::TextUnformatted(f.c_str());

@@ -282,9 +282,9 @@ void AsioRuntime::learn_address(NodeId id, const std::string& host, int32_t port
   set_peer(id, std::move(address));
 }
 
-void AsioRuntime::emit(std::string kind, std::vector<TraceField> fields) {
+void AsioRuntime::emit(TraceBody body) {
   if (stopped_) return;
-  TraceEvent event{now(), config_.id, std::move(kind), std::move(fields)};
+  TraceEvent event{now(), config_.id, std::move(body)};
   if (config_.verbose) log("event " + event.to_string());
   if (config_.event_sink) config_.event_sink(event);
 }

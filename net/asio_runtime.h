@@ -170,7 +170,7 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   void learn_address(NodeId id, const std::string& host, int32_t port) override;
   Disk& disk() override { return disk_; }
   Rng& rng() override { return rng_; }
-  void emit(std::string kind, std::vector<TraceField> fields) override;
+  void emit(TraceBody body) override;
   void log(const std::string& line) override;
 
  private:

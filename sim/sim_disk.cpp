@@ -1,12 +1,69 @@
 #include "sim/sim_disk.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 namespace gregor::sim {
 
+SimDisk::SimDisk(uint64_t capacity_bytes, size_t page_bytes) : capacity_(capacity_bytes), page_bytes_(page_bytes) {
+  GREGOR_ASSERT(page_bytes_ > 0);
+}
+
 Status SimDisk::not_found(const std::string& path) const {
   return Status::error(StatusCode::kNotFound, "no such file: " + path);
+}
+
+SimDisk::PageData SimDisk::new_page() const {
+  // Not zeroed: the bytes past a file's size are never read, and those below it are written first.
+  return std::make_shared_for_overwrite<uint8_t[]>(page_bytes_);
+}
+
+void SimDisk::own_page(Page& page, size_t from) {
+  if (page.data.use_count() == 1) {
+    page.shown = 0;  // nobody else holds it any more
+    return;
+  }
+  if (page.shown <= from) return;  // nobody sees the bytes about to change
+  PageData copy = new_page();
+  std::memcpy(copy.get(), page.data.get(), page_bytes_);
+  page.data = std::move(copy);
+  page.shown = 0;
+  stats_.pages_copied++;
+}
+
+uint8_t& SimDisk::byte_for_write(File& f, uint64_t pos) {
+  GREGOR_ASSERT(pos < f.size);
+  Page& page = f.pages[pos / page_bytes_];
+  const size_t at = static_cast<size_t>(pos % page_bytes_);
+  own_page(page, at);
+  return page.data[at];
+}
+
+void SimDisk::write_at(File& f, uint64_t pos, ByteView data) {
+  GREGOR_ASSERT(pos <= f.size);
+  size_t done = 0;
+  while (done < data.size()) {
+    const size_t index = static_cast<size_t>(pos / page_bytes_);
+    const size_t at = static_cast<size_t>(pos % page_bytes_);
+    if (index == f.pages.size())
+      f.pages.push_back(Page{new_page(), 0});
+    else
+      own_page(f.pages[index], at);
+    const size_t n = std::min(page_bytes_ - at, data.size() - done);
+    std::memcpy(f.pages[index].data.get() + at, data.data() + done, n);
+    done += n;
+    pos += n;
+  }
+  f.size = std::max(f.size, pos);
+}
+
+void SimDisk::trim_pages(File& f) const {
+  f.pages.resize(static_cast<size_t>((f.size + page_bytes_ - 1) / page_bytes_));
+}
+
+uint8_t SimDisk::durable_byte(const File& f, uint64_t pos, size_t page_bytes) {
+  return f.durable[pos / page_bytes][pos % page_bytes];
 }
 
 Status SimDisk::create(const std::string& path) {
@@ -16,16 +73,23 @@ Status SimDisk::create(const std::string& path) {
 }
 
 Result<uint64_t> SimDisk::append(const std::string& path, ByteView data) {
+  const ByteView parts[] = {data};
+  return append_parts(path, parts);
+}
+
+Result<uint64_t> SimDisk::append_parts(const std::string& path, std::span<const ByteView> parts) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
-  if (used_ + data.size() > capacity_)
-    return Status::error(StatusCode::kDiskFull, "disk full appending " + std::to_string(data.size()) +
-                                                    " bytes to " + path);
-  uint64_t pos = it->second.data.size();
-  it->second.data.insert(it->second.data.end(), data.begin(), data.end());
-  used_ += data.size();
+  uint64_t total = 0;
+  for (ByteView p : parts) total += p.size();
+  if (used_ + total > capacity_)
+    return Status::error(StatusCode::kDiskFull, "disk full appending " + std::to_string(total) + " bytes to " + path);
+  File& f = it->second;
+  const uint64_t pos = f.size;
+  for (ByteView p : parts) write_at(f, f.size, p);
+  used_ += total;
   stats_.appends++;
-  stats_.bytes_appended += data.size();
+  stats_.bytes_appended += total;
   return pos;
 }
 
@@ -33,27 +97,80 @@ Result<Bytes> SimDisk::read(const std::string& path, uint64_t offset, size_t len
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
   stats_.reads++;
-  const Bytes& d = it->second.data;
-  if (offset >= d.size()) return Bytes{};
-  size_t n = std::min<uint64_t>(len, d.size() - offset);
-  return Bytes(d.begin() + static_cast<std::ptrdiff_t>(offset),
-               d.begin() + static_cast<std::ptrdiff_t>(offset + n));
+  const File& f = it->second;
+  if (offset >= f.size) return Bytes{};
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(len, f.size - offset));
+  Bytes out(n);
+  size_t done = 0;
+  while (done < n) {
+    const uint64_t pos = offset + done;
+    const size_t at = static_cast<size_t>(pos % page_bytes_);
+    const size_t k = std::min(page_bytes_ - at, n - done);
+    std::memcpy(out.data() + done, f.pages[pos / page_bytes_].data.get() + at, k);
+    done += k;
+  }
+  return out;
+}
+
+Result<SharedBytes> SimDisk::read_shared(const std::string& path, uint64_t offset, size_t len) {
+  auto it = files_.find(path);
+  if (it == files_.end()) return not_found(path);
+  File& f = it->second;
+  if (offset >= f.size) {
+    stats_.reads++;
+    return SharedBytes();
+  }
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(len, f.size - offset));
+  const size_t at = static_cast<size_t>(offset % page_bytes_);
+  if (at + n > page_bytes_) {
+    // Across pages: one contiguous copy.
+    auto bytes = read(path, offset, n);
+    if (!bytes) return bytes.status();
+    return SharedBytes(std::move(*bytes));
+  }
+  stats_.reads++;
+  Page& page = f.pages[static_cast<size_t>(offset / page_bytes_)];
+  page.shown = std::max(page.shown, at + n);
+  return SharedBytes(page.data, page.data.get() + at, n);
 }
 
 Status SimDisk::truncate(const std::string& path, uint64_t size) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
   File& f = it->second;
-  Bytes& d = f.data;
-  if (size > d.size() && used_ + (size - d.size()) > capacity_)
+  if (size > f.size && used_ + (size - f.size) > capacity_)
     return Status::error(StatusCode::kDiskFull, "disk full extending " + path);
   if (size < f.synced && !f.rewritten) {
-    // Cutting into fsynced data: keep the durable image that a power loss returns to.
-    f.durable.assign(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(f.synced));
+    // Cutting into fsynced data: keep the durable image that a power loss returns to. Its pages
+    // are shared with the page cache, which copies any of them before writing where it is durable.
+    const size_t durable_pages = static_cast<size_t>((f.synced + page_bytes_ - 1) / page_bytes_);
+    f.durable.clear();
+    for (size_t i = 0; i < durable_pages; i++) {
+      f.durable.push_back(f.pages[i].data);
+      const uint64_t page_start = static_cast<uint64_t>(i) * page_bytes_;
+      f.pages[i].shown = std::max<size_t>(f.pages[i].shown, static_cast<size_t>(std::min<uint64_t>(page_bytes_, f.synced - page_start)));
+    }
+    f.durable_size = f.synced;
     f.rewritten = true;
   }
-  used_ = used_ - d.size() + size;
-  d.resize(size, 0);
+  used_ = used_ - f.size + size;
+  if (size < f.size) {
+    f.size = size;
+    trim_pages(f);
+  } else {
+    // Zero-extends.
+    while (f.size < size) {
+      const size_t index = static_cast<size_t>(f.size / page_bytes_);
+      const size_t at = static_cast<size_t>(f.size % page_bytes_);
+      if (index == f.pages.size())
+        f.pages.push_back(Page{new_page(), 0});
+      else
+        own_page(f.pages[index], at);
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(page_bytes_ - at, size - f.size));
+      std::memset(f.pages[index].data.get() + at, 0, n);
+      f.size += n;
+    }
+  }
   return Status::ok();
 }
 
@@ -61,9 +178,10 @@ Status SimDisk::fsync(const std::string& path) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
   File& f = it->second;
-  f.synced = f.data.size();
+  f.synced = f.size;
   f.rewritten = false;
-  Bytes().swap(f.durable);
+  f.durable.clear();
+  f.durable_size = 0;
   stats_.fsyncs++;
   return Status::ok();
 }
@@ -75,7 +193,7 @@ Status SimDisk::rename(const std::string& from, const std::string& to) {
   files_.erase(it);
   auto old = files_.find(to);
   if (old != files_.end()) {
-    used_ -= old->second.data.size();
+    used_ -= old->second.size;
     files_.erase(old);
   }
   files_[to] = std::move(f);
@@ -85,7 +203,7 @@ Status SimDisk::rename(const std::string& from, const std::string& to) {
 Status SimDisk::remove(const std::string& path) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
-  used_ -= it->second.data.size();
+  used_ -= it->second.size;
   files_.erase(it);
   return Status::ok();
 }
@@ -93,7 +211,7 @@ Status SimDisk::remove(const std::string& path) {
 Result<uint64_t> SimDisk::size(const std::string& path) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
-  return static_cast<uint64_t>(it->second.data.size());
+  return it->second.size;
 }
 
 bool SimDisk::exists(const std::string& path) { return files_.count(path) > 0; }
@@ -114,41 +232,60 @@ void SimDisk::power_loss(Rng& rng) {
   used_ = 0;
   for (auto& [path, f] : files_) {
     if (f.rewritten) {
-      f.data = std::move(f.durable);
+      // Back to the durable image. Its pages may be shown (views of reads before the truncation):
+      // all of each counts as shown, so a later write copies it.
+      f.pages.clear();
+      for (PageData& d : f.durable) f.pages.push_back(Page{std::move(d), page_bytes_});
       f.durable.clear();
+      f.size = f.durable_size;
+      f.durable_size = 0;
       f.rewritten = false;
-    } else if (f.data.size() > f.synced) {
+      trim_pages(f);
+    } else if (f.size > f.synced) {
       // Part of the appended tail may have reached the platter before the power went.
-      uint64_t extra = f.data.size() - f.synced;
-      uint64_t kept = rng.uniform(extra + 1);
-      f.data.resize(f.synced + kept);
+      const uint64_t extra = f.size - f.synced;
+      const uint64_t kept = rng.uniform(extra + 1);
+      f.size = f.synced + kept;
       if (kept > 0 && rng.chance(0.5)) {
         // A torn write: the last few surviving bytes are garbage.
-        uint64_t torn = 1 + rng.uniform(std::min<uint64_t>(kept, 16));
-        for (uint64_t i = 0; i < torn; i++) f.data[f.data.size() - 1 - i] = static_cast<uint8_t>(rng.next_u64());
+        const uint64_t torn = 1 + rng.uniform(std::min<uint64_t>(kept, 16));
+        for (uint64_t i = 0; i < torn; i++) byte_for_write(f, f.size - 1 - i) = static_cast<uint8_t>(rng.next_u64());
       }
+      trim_pages(f);
     }
-    f.synced = f.data.size();
-    used_ += f.data.size();
+    f.synced = f.size;
+    used_ += f.size;
   }
 }
 
 std::pair<std::string, uint64_t> SimDisk::corrupt_bit(Rng& rng, const std::string& path) {
   std::vector<std::string> candidates;
   if (!path.empty()) {
-    if (files_.count(path) && !files_[path].data.empty()) candidates.push_back(path);
+    auto it = files_.find(path);
+    if (it != files_.end() && it->second.size > 0) candidates.push_back(path);
   } else {
     for (auto& [p, f] : files_)
-      if (!f.data.empty()) candidates.push_back(p);
+      if (f.size > 0) candidates.push_back(p);
   }
   if (candidates.empty()) return {"", 0};
   const std::string& victim = candidates[rng.uniform(candidates.size())];
   File& f = files_[victim];
-  uint64_t pos = rng.uniform(f.data.size());
-  uint8_t mask = static_cast<uint8_t>(1u << rng.uniform(8));
-  // Without rewritten, the durable image is a prefix of data and flips with it.
-  f.data[pos] ^= mask;
-  if (f.rewritten && pos < f.durable.size()) f.durable[pos] ^= mask;
+  const uint64_t pos = rng.uniform(f.size);
+  const uint8_t mask = static_cast<uint8_t>(1u << rng.uniform(8));
+  // Without rewritten, the durable image is a prefix of the page cache and flips with it.
+  byte_for_write(f, pos) ^= mask;
+  if (f.rewritten && pos < f.durable_size) {
+    // The durable page may still be the very page the cache had (the cache copied its own
+    // before the flip when it was shown) or one views hold: it gets a flipped copy of its own.
+    PageData& d = f.durable[pos / page_bytes_];
+    if (d.use_count() > 1) {
+      PageData copy = new_page();
+      std::memcpy(copy.get(), d.get(), page_bytes_);
+      d = std::move(copy);
+      stats_.pages_copied++;
+    }
+    d[pos % page_bytes_] ^= mask;
+  }
   return {victim, pos};
 }
 
@@ -157,12 +294,19 @@ uint64_t SimDisk::unsynced_bytes() const {
   uint64_t n = 0;
   for (const auto& [p, f] : files_) {
     if (!f.rewritten) {
-      n += f.data.size() - f.synced;
+      n += f.size - f.synced;
       continue;
     }
-    const size_t common = std::min(f.data.size(), f.durable.size());
-    n += std::max(f.data.size(), f.durable.size()) - common;
-    for (size_t i = 0; i < common; i++) n += f.data[i] != f.durable[i] ? 1 : 0;
+    const uint64_t common = std::min(f.size, f.durable_size);
+    n += std::max(f.size, f.durable_size) - common;
+    for (uint64_t i = 0; i < common; i++) {
+      const size_t page = static_cast<size_t>(i / page_bytes_);
+      if (f.pages[page].data == f.durable[page]) {
+        i = (static_cast<uint64_t>(page) + 1) * page_bytes_ - 1;  // the same page: no difference
+        continue;
+      }
+      n += f.pages[page].data[i % page_bytes_] != durable_byte(f, i, page_bytes_) ? 1 : 0;
+    }
   }
   return n;
 }

@@ -1,4 +1,4 @@
-// SimDisk: a node's disk in the simulated world, in memory.
+// SimDisk: a node's disk in the simulated world, in memory, in fixed-size pages.
 //
 // Each file has two images: what the node sees (the page cache) and what is durable. append and
 // truncate change the page cache; fsync makes the page cache the durable image. The two crash kinds
@@ -8,15 +8,27 @@
 //   appends, a random prefix of the appended bytes may survive and its last bytes (at most 16) may be
 //   garbage (a torn write). A truncation below the fsynced size is not an append: such a file
 //   reverts to its durable image exactly, whatever was appended after the truncation.
-// The durable image is not a second copy: while a file has only been appended to since its last
-// fsync, it is the prefix of the page cache up to the fsynced size, so fsync costs nothing and the
-// file is stored once. Only a truncation below the fsynced size keeps a copy of the old image.
-// Faults: bit flips (corrupt_bit) and a capacity beyond which append fails with kDiskFull.
-// Metadata operations (create, rename, remove) are durable at once; see engine/core/disk.h.
+//
+// Storage: a file is a table of pages of page_bytes (64 KiB unless the constructor says), each
+// page a shared buffer. A file grows by adding pages, never by moving what it holds, so appending
+// costs one copy of the data and no reallocation. read() copies; read_shared() returns a view of a
+// page when the bytes lie in one (no copy), and the page stays alive as long as the view does.
+// A page whose bytes have been shown that way is copied before anything writes into those bytes
+// (copy on write), so a view never changes.
+//
+// The durable image is not a second copy either: while a file has only been appended to since its
+// last fsync, it is the prefix of the page cache up to the fsynced size, so fsync costs nothing.
+// A truncation below the fsynced size keeps the durable image as the table of the pages it had
+// (sharing them, not copying); a page the cache then writes into is copied first.
+// Faults: bit flips (corrupt_bit: the medium, so both images) and a capacity beyond which append
+// fails with kDiskFull. Metadata operations (create, rename, remove) are durable at once; see
+// engine/core/disk.h.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/core/disk.h"
 #include "engine/core/rng.h"
@@ -28,15 +40,20 @@ struct SimDiskStats {
   uint64_t bytes_appended = 0;
   uint64_t fsyncs = 0;
   uint64_t reads = 0;
+  uint64_t pages_copied = 0;  // copies on write: a shown or durable page written into
 };
 
 class SimDisk final : public Disk {
  public:
-  explicit SimDisk(uint64_t capacity_bytes = UINT64_MAX) : capacity_(capacity_bytes) {}
+  static constexpr size_t kDefaultPageBytes = 64 * 1024;
+  // REQUIRES: page_bytes > 0 (tests use tiny pages to put batches across page boundaries).
+  explicit SimDisk(uint64_t capacity_bytes = UINT64_MAX, size_t page_bytes = kDefaultPageBytes);
 
   Status create(const std::string& path) override;
   Result<uint64_t> append(const std::string& path, ByteView data) override;
+  Result<uint64_t> append_parts(const std::string& path, std::span<const ByteView> parts) override;
   Result<Bytes> read(const std::string& path, uint64_t offset, size_t len) override;
+  Result<SharedBytes> read_shared(const std::string& path, uint64_t offset, size_t len) override;
   Status truncate(const std::string& path, uint64_t size) override;
   Status fsync(const std::string& path) override;
   Status rename(const std::string& from, const std::string& to) override;
@@ -48,25 +65,49 @@ class SimDisk final : public Disk {
   // Faults.
   void power_loss(Rng& rng);
   // Flips one random bit of one file (a random non-empty one when path is empty), in both the page
-  // cache and the durable image: rot on the medium. Returns the path and byte position hit, or an
-  // empty path when the disk holds no data.
+  // cache and the durable image: rot on the medium. Bytes already read (views included) keep their
+  // old value, as memory would. Returns the path and byte position hit, or an empty path when the
+  // disk holds no data.
   std::pair<std::string, uint64_t> corrupt_bit(Rng& rng, const std::string& path = "");
   void set_capacity(uint64_t bytes) { capacity_ = bytes; }
 
   uint64_t used_bytes() const { return used_; }
   uint64_t unsynced_bytes() const;
+  size_t page_bytes() const { return page_bytes_; }
   const SimDiskStats& stats() const { return stats_; }
 
  private:
-  struct File {
-    Bytes data;           // the page cache: what reads see
-    uint64_t synced = 0;  // without rewritten: data[0, synced) is the durable image
-    bool rewritten = false;
-    Bytes durable;  // with rewritten (a truncation below synced since the last fsync): the image
+  using PageData = std::shared_ptr<uint8_t[]>;
+  // A page of the page cache. Bytes [0, shown) may be seen by someone else (a read_shared view or
+  // the durable image of a truncated file): when the buffer is shared, writing there copies it.
+  struct Page {
+    PageData data;
+    size_t shown = 0;
   };
+  struct File {
+    std::vector<Page> pages;  // the page cache: page i holds bytes [i * page_bytes, (i + 1) * page_bytes)
+    uint64_t size = 0;
+    uint64_t synced = 0;      // without rewritten: [0, synced) of the page cache is the durable image
+    bool rewritten = false;   // a truncation below synced since the last fsync:
+    std::vector<PageData> durable;  // then the durable image is these pages
+    uint64_t durable_size = 0;      // and this many bytes of them
+  };
+
   Status not_found(const std::string& path) const;
+  PageData new_page() const;
+  // Byte at position pos (REQUIRES: pos < size).
+  uint8_t& byte_for_write(File& f, uint64_t pos);
+  // Makes page i writable from byte `from` on: a copy when someone else may see those bytes.
+  void own_page(Page& page, size_t from);
+  // Writes data at position pos (pos <= size), growing the file.
+  void write_at(File& f, uint64_t pos, ByteView data);
+  // Drops the pages wholly past size.
+  void trim_pages(File& f) const;
+  static uint8_t durable_byte(const File& f, uint64_t pos, size_t page_bytes);
+
   std::map<std::string, File> files_;  // ordered: list() and power_loss() iterate it
   uint64_t capacity_;
+  size_t page_bytes_;
   uint64_t used_ = 0;
   SimDiskStats stats_;
 };

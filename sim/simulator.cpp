@@ -86,9 +86,9 @@ class SimRuntime final : public Runtime {
   }
   Rng& rng() override { return sim_.slot(id_).rng; }
 
-  void emit(std::string kind, std::vector<TraceField> fields) override {
+  void emit(TraceBody event) override {
     if (!alive()) return;
-    sim_.emit(id_, std::move(kind), std::move(fields));
+    sim_.emit(id_, std::move(event));
   }
 
   void log(const std::string& line) override {
@@ -236,9 +236,12 @@ void Simulator::start(NodeId id) {
   s.node = s.factory(*s.runtime);
   GREGOR_ASSERT(s.node != nullptr);
   const uint64_t inc = s.incarnation;
-  const char* kind = s.started ? "node_restart" : "node_start";
+  const bool restart = s.started;
   s.started = true;
-  emit(kWorld, kind, {{"target", id.value}, {"name", s.name}, {"incarnation", inc}});
+  if (restart)
+    emit(kWorld, ev::NodeRestart{.target = id.value, .name = s.name, .incarnation = static_cast<int64_t>(inc)});
+  else
+    emit(kWorld, ev::NodeStart{.target = id.value, .name = s.name, .incarnation = static_cast<int64_t>(inc)});
   invoke(id, [&s, inc] {
     // A listener of the event above may already have crashed or restarted it.
     if (s.incarnation == inc && s.state != NodeState::kCrashed && s.node) s.node->start();
@@ -248,7 +251,7 @@ void Simulator::start(NodeId id) {
 void Simulator::crash(NodeId id) {
   Slot& s = slot(id);
   if (s.state == NodeState::kCrashed) return;
-  emit(kWorld, "node_crash", {{"target", id.value}, {"name", s.name}});
+  emit(kWorld, ev::NodeCrash{.target = id.value, .name = s.name});
   s.state = NodeState::kCrashed;
   s.runtime->kill_timers();
   s.deferred.clear();
@@ -267,7 +270,7 @@ void Simulator::power_loss(NodeId id) {
   uint64_t unsynced = s.disk->unsynced_bytes();
   Rng r = Rng::derive(seed_, "power-loss", s.incarnation * 1000003ull + static_cast<uint64_t>(id.value));
   s.disk->power_loss(r);
-  emit(kWorld, "power_loss", {{"target", id.value}, {"name", s.name}, {"unsynced_bytes", unsynced}});
+  emit(kWorld, ev::PowerLoss{.target = id.value, .name = s.name, .unsynced_bytes = static_cast<int64_t>(unsynced)});
 }
 
 void Simulator::restart(NodeId id) {
@@ -280,14 +283,14 @@ void Simulator::pause(NodeId id) {
   Slot& s = slot(id);
   if (s.state != NodeState::kRunning) return;
   s.state = NodeState::kPaused;
-  emit(kWorld, "node_pause", {{"target", id.value}, {"name", s.name}});
+  emit(kWorld, ev::NodePause{.target = id.value, .name = s.name});
 }
 
 void Simulator::resume(NodeId id) {
   Slot& s = slot(id);
   if (s.state != NodeState::kPaused) return;
   s.state = NodeState::kRunning;
-  emit(kWorld, "node_resume", {{"target", id.value}, {"name", s.name}});
+  emit(kWorld, ev::NodeResume{.target = id.value, .name = s.name});
   // What fell due during the pause runs now, in order; anything arriving before it has run queues
   // behind it (see run_on_node).
   if (!s.deferred.empty()) {
@@ -335,24 +338,26 @@ void Simulator::disconnected(NodeId self, NodeId peer) {
   });
 }
 
+namespace {
+IntList id_list(const std::set<NodeId>& ids) {
+  IntList out;
+  for (NodeId n : ids) out.push_back(n.value);
+  return out;
+}
+}  // namespace
+
 void Simulator::partition(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {
-  std::string a, b;
-  for (NodeId n : from) a += (a.empty() ? "" : ",") + std::to_string(n.value);
-  for (NodeId n : to) b += (b.empty() ? "" : ",") + std::to_string(n.value);
-  emit(kWorld, "partition", {{"from", a}, {"to", b}, {"both_ways", both_ways}});
+  emit(kWorld, ev::Partition{.from = id_list(from), .to = id_list(to), .both_ways = both_ways});
   network_.cut(from, to, both_ways);
 }
 
 void Simulator::heal(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {
-  std::string a, b;
-  for (NodeId n : from) a += (a.empty() ? "" : ",") + std::to_string(n.value);
-  for (NodeId n : to) b += (b.empty() ? "" : ",") + std::to_string(n.value);
-  emit(kWorld, "heal", {{"from", a}, {"to", b}, {"both_ways", both_ways}});
+  emit(kWorld, ev::Heal{.from = id_list(from), .to = id_list(to), .both_ways = both_ways});
   network_.heal(from, to, both_ways);
 }
 
 void Simulator::heal_all() {
-  emit(kWorld, "heal_all", {});
+  emit(kWorld, ev::HealAll{});
   network_.heal_all();
 }
 
@@ -366,13 +371,12 @@ void Simulator::isolate(NodeId id) {
 bool Simulator::is_cut(NodeId from, NodeId to) const { return network_.is_cut(from, to); }
 
 void Simulator::clog(NodeId from, NodeId to, Duration d) {
-  emit(kWorld, "clog", {{"from", from.value}, {"to", to.value}, {"duration_us", d.us}});
+  emit(kWorld, ev::Clog{.from = from.value, .to = to.value, .duration_us = d.us});
   network_.clog(from, to, d);
 }
 
 void Simulator::set_latency(NodeId from, NodeId to, LinkLatency latency) {
-  emit(kWorld, "latency", {{"from", from.value}, {"to", to.value}, {"base_us", latency.base.us},
-                           {"jitter_us", latency.jitter.us}});
+  emit(kWorld, ev::Latency{.from = from.value, .to = to.value, .base_us = latency.base.us, .jitter_us = latency.jitter.us});
   GREGOR_ASSERT_MSG((from == kWorld) == (to == kWorld), "set_latency: both ends or neither may be kWorld");
   if (from == kWorld) return network_.set_default_latency(latency);
   network_.set_latency(from, to, latency);
@@ -380,16 +384,16 @@ void Simulator::set_latency(NodeId from, NodeId to, LinkLatency latency) {
 
 void Simulator::corrupt_disk(NodeId id, const std::string& path) {
   auto [victim, pos] = slot(id).disk->corrupt_bit(disk_fault_rng_, path);
-  emit(kWorld, "disk_corrupt", {{"target", id.value}, {"path", victim}, {"position", pos}});
+  emit(kWorld, ev::DiskCorrupt{.target = id.value, .path = victim, .position = static_cast<int64_t>(pos)});
 }
 
 void Simulator::set_disk_capacity(NodeId id, uint64_t bytes) {
-  emit(kWorld, "disk_capacity", {{"target", id.value}, {"bytes", bytes}});
+  emit(kWorld, ev::DiskCapacity{.target = id.value, .bytes = static_cast<int64_t>(bytes)});
   slot(id).disk->set_capacity(bytes);
 }
 
-void Simulator::emit(NodeId node, std::string kind, std::vector<TraceField> fields) {
-  TraceEvent e{now(), node, std::move(kind), std::move(fields)};
+void Simulator::emit(NodeId node, TraceBody event) {
+  TraceEvent e{now(), node, std::move(event)};
   fingerprint_.add(e);
   events_emitted_++;
   // By index: a listener may add another listener.

@@ -21,66 +21,6 @@ Status sql_error(sqlite3* db, const std::string& what) {
   return Status::error(StatusCode::kIoError, what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
-// A minimal parser for the flat JSON objects fields_json() writes: string and integer values.
-bool parse_fields(const std::string& s, std::vector<TraceField>& out) {
-  size_t i = 0;
-  auto ws = [&] { while (i < s.size() && (s[i] == ' ')) i++; };
-  auto str = [&](std::string& r) -> bool {
-    if (i >= s.size() || s[i] != '"') return false;
-    i++;
-    while (i < s.size() && s[i] != '"') {
-      if (s[i] == '\\' && i + 1 < s.size()) {
-        i++;
-        char c = s[i];
-        if (c == 'n') r.push_back('\n');
-        else if (c == 't') r.push_back('\t');
-        else if (c == 'r') r.push_back('\r');
-        else if (c == 'u' && i + 4 < s.size()) {
-          r.push_back(static_cast<char>(std::strtol(s.substr(i + 1, 4).c_str(), nullptr, 16)));
-          i += 4;
-        } else r.push_back(c);
-      } else {
-        r.push_back(s[i]);
-      }
-      i++;
-    }
-    if (i >= s.size()) return false;
-    i++;
-    return true;
-  };
-  ws();
-  if (i >= s.size() || s[i] != '{') return false;
-  i++;
-  ws();
-  if (i < s.size() && s[i] == '}') return true;
-  while (i < s.size()) {
-    std::string key;
-    ws();
-    if (!str(key)) return false;
-    ws();
-    if (i >= s.size() || s[i] != ':') return false;
-    i++;
-    ws();
-    if (i < s.size() && s[i] == '"') {
-      std::string v;
-      if (!str(v)) return false;
-      out.emplace_back(key, v);
-    } else {
-      size_t start = i;
-      while (i < s.size() && (s[i] == '-' || (s[i] >= '0' && s[i] <= '9'))) i++;
-      if (start == i) return false;
-      out.emplace_back(key, static_cast<int64_t>(std::strtoll(s.substr(start, i - start).c_str(), nullptr, 10)));
-    }
-    ws();
-    if (i < s.size() && s[i] == ',') {
-      i++;
-      continue;
-    }
-    if (i < s.size() && s[i] == '}') return true;
-    return false;
-  }
-  return false;
-}
 }  // namespace
 
 struct TraceRecorder::Impl {
@@ -160,7 +100,8 @@ Status TraceRecorder::flush() {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, e.time.us);
     sqlite3_bind_int64(st, 2, e.node.value);
-    sqlite3_bind_text(st, 3, e.kind.c_str(), static_cast<int>(e.kind.size()), SQLITE_TRANSIENT);
+    const std::string_view kind = e.kind();
+    sqlite3_bind_text(st, 3, kind.data(), static_cast<int>(kind.size()), SQLITE_TRANSIENT);
     std::string json = e.fields_json();
     sqlite3_bind_text(st, 4, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(st) != SQLITE_DONE) {
@@ -213,13 +154,14 @@ Result<TraceFile> read_trace(const std::string& path) {
     TraceEvent e;
     e.time = Time{sqlite3_column_int64(st, 0)};
     e.node = NodeId{static_cast<int32_t>(sqlite3_column_int64(st, 1))};
-    e.kind = column_text(st, 2);
-    std::string fields = column_text(st, 3);
-    if (!parse_fields(fields, e.fields)) {
+    auto body = trace_body_from_json(column_text(st, 2), column_text(st, 3));
+    if (!body) {
       sqlite3_finalize(st);
       sqlite3_close(db);
-      return Status::error(StatusCode::kCorruption, path + ": malformed fields: " + fields);
+      return Status::error(StatusCode::kCorruption, path + " event " + std::to_string(tf.events.size() + 1) + ": " +
+                                                        body.status().message());
     }
+    e.body = std::move(*body);
     tf.events.push_back(std::move(e));
   }
   sqlite3_finalize(st);

@@ -56,7 +56,7 @@ void Broker::start() {
   zk_.set_watch_listener([this](const coord::WatchEvent& e) { on_watch(e); });
   zk_.start();
   replicas_.start_ticks();
-  rt_.emit("broker_start", {{"broker", config_.broker_id}});
+  rt_.emit(ev::BrokerStart{.broker = config_.broker_id});
 }
 
 void Broker::on_session_state(coord::SessionState s) {
@@ -66,7 +66,7 @@ void Broker::on_session_state(coord::SessionState s) {
     // Our ephemerals are gone: this broker is dead to the cluster until it registers again.
     registered_ = false;
     controller_.resign("zk session expired");
-    rt_.emit("broker_session_expired", {{"broker", config_.broker_id}});
+    rt_.emit(ev::BrokerSessionExpired{.broker = config_.broker_id});
     zk_.start();
   }
 }
@@ -120,7 +120,7 @@ void Broker::register_broker() {
   zk_.create(zk_paths::broker(config_.broker_id), reg.encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
     if (err == ZkError::kOk) {
       registered_ = true;
-      rt_.emit("broker_register", {{"broker", config_.broker_id}});
+      rt_.emit(ev::BrokerRegister{.broker = config_.broker_id});
       controller_.elect();
       config_changes_.on_change();
       return;
@@ -142,7 +142,7 @@ void Broker::on_topic_config(const std::string& topic, const TopicConfig& tc, co
   if (!replicas_.update_topic_config(topic, tc)) return;
   std::string text;
   for (const auto& [k, v] : overrides) text += (text.empty() ? "" : ",") + k + "=" + v;
-  rt_.emit("topic_config_change", {{"broker", config_.broker_id}, {"topic", topic}, {"config", text}});
+  rt_.emit(ev::TopicConfigChange{.broker = config_.broker_id, .topic = topic, .config = text});
   replicas_.recheck_all_waiting();  // produces waiting under the old min.insync.replicas decide again
 }
 
@@ -186,7 +186,7 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
                   ok = resp && resp->error_code == ErrorCode::NONE && resp->remaining_partitions.empty();
                 }
                 if (ok) {
-                  rt_.emit("controlled_shutdown_complete", {{"broker", config_.broker_id}});
+                  rt_.emit(ev::ControlledShutdownComplete{.broker = config_.broker_id});
                   return done(true);
                 }
                 rt_.after(Duration::millis(kControlledShutdownRetryBackoffMs), [self, tries_left] { (*self)(tries_left - 1); });

@@ -132,7 +132,7 @@ void Controller::on_elected(int32_t epoch, int32_t epoch_zk_version, Done done) 
   active_ = true;
   context_.epoch = epoch;
   context_.epoch_zk_version = epoch_zk_version;
-  rt_.emit("controller_elected", {{"broker", config_.broker_id}, {"controller_epoch", context_.epoch}});
+  rt_.emit(ev::ControllerElected{.broker = config_.broker_id, .controller_epoch = context_.epoch});
   load_cluster(std::move(done));
 }
 
@@ -149,7 +149,7 @@ void Controller::resign(const char* why) {
   context_ = std::move(fresh);
   if (rebalance_timer_.value) rt_.cancel(rebalance_timer_);
   rebalance_timer_ = TimerId{0};
-  if (was_active) rt_.emit("controller_resigned", {{"broker", config_.broker_id}, {"reason", why}});
+  if (was_active) rt_.emit(ev::ControllerResigned{.broker = config_.broker_id, .reason = why});
 }
 
 void Controller::on_watch(const coord::WatchEvent& e) {
@@ -260,8 +260,8 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     rt_.learn_address(NodeId{id}, reg.host, reg.port);
   }
   if (dead.empty() && added.empty()) return done();
-  auto ids = [](const std::set<int32_t>& s) { return int_list(std::vector<int32_t>(s.begin(), s.end())); };
-  rt_.emit("broker_change", {{"live", ids(context_.live_ids())}, {"dead", ids(dead)}, {"added", ids(added)}});
+  auto ids = [](const std::set<int32_t>& s) { return IntList(s.begin(), s.end()); };
+  rt_.emit(ev::BrokerChange{.live = ids(context_.live_ids()), .dead = ids(dead), .added = ids(added)});
   write_changes(elect_offline(dead.empty() ? "broker_startup" : "leader_failure"), [this, added, done] {
     // A (re)started broker learns every partition it hosts, and everyone the new metadata.
     std::set<TopicPartition> hosted;
@@ -287,10 +287,20 @@ void Controller::on_topic_change(Done done) {
         [this, new_partitions, fresh, done] {
           // Existing state znodes (a controller failover) are read; missing ones are created.
           read_partition_states(*new_partitions, [this, fresh, done] {
-            for (const auto& t : fresh)
-              if (context_.topics.count(t))
-                rt_.emit("topic_created",
-                         {{"topic", t}, {"partitions", static_cast<int64_t>(context_.topics[t].partitions.size())}});
+            for (const auto& t : fresh) {
+              auto it = context_.topics.find(t);
+              if (it == context_.topics.end()) continue;
+              ReplicaAssignment replicas;
+              for (const auto& [p, r] : it->second.partitions) {
+                if (p < 0) continue;
+                // Partition p's replicas at index p (a hand-made znode may skip numbers).
+                replicas.resize(std::max(replicas.size(), static_cast<size_t>(p) + 1));
+                replicas[static_cast<size_t>(p)] = r;
+              }
+              rt_.emit(ev::TopicCreated{.topic = t,
+                                        .partitions = static_cast<int64_t>(it->second.partitions.size()),
+                                        .replicas = std::move(replicas)});
+            }
             write_changes(elect_offline("new_partition"), done);
           });
         });
@@ -353,14 +363,22 @@ std::vector<Controller::PartitionChange> Controller::elect_offline(const char* r
 }
 
 void Controller::emit_leader_change(const TopicPartition& tp, const LeaderIsrState& s, const char* reason) {
-  rt_.emit(s.leader < 0 ? "partition_offline" : "leader_change",
-           {{"topic", tp.topic},
-            {"partition", tp.partition},
-            {"leader", s.leader},
-            {"leader_epoch", s.leader_epoch},
-            {"isr", int_list(s.isr)},
-            {"controller_epoch", s.controller_epoch},
-            {"reason", reason}});
+  if (s.leader < 0)
+    rt_.emit(ev::PartitionOffline{.topic = tp.topic,
+                                  .partition = tp.partition,
+                                  .leader = s.leader,
+                                  .leader_epoch = s.leader_epoch,
+                                  .isr = s.isr,
+                                  .controller_epoch = s.controller_epoch,
+                                  .reason = reason});
+  else
+    rt_.emit(ev::LeaderChange{.topic = tp.topic,
+                              .partition = tp.partition,
+                              .leader = s.leader,
+                              .leader_epoch = s.leader_epoch,
+                              .isr = s.isr,
+                              .controller_epoch = s.controller_epoch,
+                              .reason = reason});
 }
 
 void Controller::write_changes(std::vector<PartitionChange> changes, Done done) {
@@ -513,7 +531,7 @@ void Controller::delete_topic(const std::string& topic, Done next) {
     paths.push_back(zk_paths::topic_config(topic));
     context_.topics.erase(it);
     context_.topic_configs.erase(topic);
-    rt_.emit("topic_deleted", {{"topic", topic}});
+    rt_.emit(ev::TopicDeleted{.topic = topic});
   }
   paths.push_back(zk_paths::delete_topic(topic));
   sequentially<std::string>(
@@ -559,7 +577,7 @@ void Controller::controlled_shutdown(int32_t id, std::function<void(protocol::Er
       return done();
     }
     context_.shutting_down.insert(id);
-    rt_.emit("controlled_shutdown", {{"broker", id}});
+    rt_.emit(ev::ControlledShutdown{.broker = id});
     const election::Brokers brokers = context_.brokers();
     std::vector<PartitionChange> changes;
     std::vector<TopicPartition> followed;

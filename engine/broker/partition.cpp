@@ -64,14 +64,10 @@ Partition::Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, Node
       config_(config),
       broker_config_(broker_config) {
   GREGOR_ASSERT(log_ != nullptr);
-  auto f = ids();
-  f.emplace_back("leo", log_->log_end_offset().value);
-  f.emplace_back("log_start", log_->log_start_offset().value);
-  rt_.emit("log_open", std::move(f));
-}
-
-std::vector<TraceField> Partition::ids() const {
-  return {{"topic", tp_.topic}, {"partition", tp_.partition}};
+  rt_.emit(ev::LogOpen{.topic = tp_.topic,
+                       .partition = tp_.partition,
+                       .leo = log_->log_end_offset().value,
+                       .log_start = log_->log_start_offset().value});
 }
 
 void Partition::restore_high_watermark(Offset hw) {
@@ -118,12 +114,12 @@ bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
     followers_[r] = f;
   }
   check_invariants();
-  auto f = ids();
-  f.emplace_back("leader_epoch", leader_epoch_.value);
-  f.emplace_back("isr", int_list(isr_));
-  f.emplace_back("leo", log_->log_end_offset().value);
-  f.emplace_back("hw", hw_.value);
-  rt_.emit("become_leader", std::move(f));
+  rt_.emit(ev::BecomeLeader{.topic = tp_.topic,
+                            .partition = tp_.partition,
+                            .leader_epoch = leader_epoch_.value,
+                            .isr = to_ids(isr_),
+                            .leo = log_->log_end_offset().value,
+                            .hw = hw_.value});
   maybe_increment_hw(now);
   return true;
 }
@@ -135,12 +131,12 @@ bool Partition::make_follower(const PartitionAssignmentState& st, Time now) {
   take_state(Role::kFollower, st);
   followers_.clear();
   check_invariants();
-  auto f = ids();
-  f.emplace_back("leader", leader_.value);
-  f.emplace_back("leader_epoch", leader_epoch_.value);
-  f.emplace_back("leo", log_->log_end_offset().value);
-  f.emplace_back("hw", hw_.value);
-  rt_.emit("become_follower", std::move(f));
+  rt_.emit(ev::BecomeFollower{.topic = tp_.topic,
+                              .partition = tp_.partition,
+                              .leader = leader_.value,
+                              .leader_epoch = leader_epoch_.value,
+                              .leo = log_->log_end_offset().value,
+                              .hw = hw_.value});
   return true;
 }
 
@@ -177,8 +173,11 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Tim
     out.base_offset = Offset{producer.duplicate->first_offset};
     out.last_offset = Offset{producer.duplicate->last_offset};
     out.log_start = log_->log_start_offset();
-    rt_.emit("produce_duplicate", {{"topic", tp_.topic}, {"partition", tp_.partition}, {"producer_id", header.producer_id},
-                                   {"base_sequence", header.base_sequence}, {"base_offset", out.base_offset.value}});
+    rt_.emit(ev::ProduceDuplicate{.topic = tp_.topic,
+                                  .partition = tp_.partition,
+                                  .producer_id = header.producer_id,
+                                  .base_sequence = header.base_sequence,
+                                  .base_offset = out.base_offset.value});
     return out;
   }
   if (producer.error != ErrorCode::NONE) {
@@ -195,13 +194,13 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Tim
   out.base_offset = info->first_offset;
   out.last_offset = info->last_offset;
   out.log_start = log_->log_start_offset();
-  auto f = ids();
-  f.emplace_back("base_offset", info->first_offset.value);
-  f.emplace_back("last_offset", info->last_offset.value);
-  f.emplace_back("epoch", leader_epoch_.value);
-  f.emplace_back("crc", static_cast<int64_t>(header.crc));
-  f.emplace_back("role", "leader");
-  rt_.emit("log_append", std::move(f));
+  rt_.emit(ev::LogAppend{.topic = tp_.topic,
+                         .partition = tp_.partition,
+                         .base_offset = info->first_offset.value,
+                         .last_offset = info->last_offset.value,
+                         .epoch = leader_epoch_.value,
+                         .crc = static_cast<int64_t>(header.crc),
+                         .role = "leader"});
   maybe_increment_hw(now);
   owner_.on_partition_progress(*this);
   return out;
@@ -222,7 +221,7 @@ ErrorCode Partition::check_fetch_epoch(LeaderEpoch current_leader_epoch) const {
 }
 
 LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now) {
+                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, bool read_log) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -256,12 +255,19 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
   f.leader_leo_at_last_fetch = leo;
   maybe_expand_isr(replica, now);
   maybe_increment_hw(now);
+  if (!read_log) {
+    // The batch holding fetch_offset starts at or below it, so below the LEO: a read returns it.
+    out.records_available = fetch_offset < leo;
+    out.high_watermark = hw_;
+    return out;
+  }
   out.high_watermark = hw_;
   read_records(*log_, fetch_offset, max_bytes, leo, out);
   return out;
 }
 
-LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes) {
+LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
+                                         bool read_log) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -273,7 +279,12 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return out;
   }
-  if (fetch_offset < hw_) read_records(*log_, fetch_offset, max_bytes, hw_, out);  // else nothing committed yet
+  if (fetch_offset >= hw_) return out;  // nothing committed to serve yet
+  if (!read_log) {
+    out.records_available = true;  // the batch holding fetch_offset starts below the HW
+    return out;
+  }
+  read_records(*log_, fetch_offset, max_bytes, hw_, out);
   return out;
 }
 
@@ -312,11 +323,7 @@ void Partition::set_hw(Offset hw, const char* why) {
   GREGOR_ASSERT(hw > hw_);  // only truncation moves it back
   hw_ = hw;
   check_invariants();
-  auto f = ids();
-  f.emplace_back("hw", hw_.value);
-  f.emplace_back("leader_epoch", leader_epoch_.value);
-  f.emplace_back("role", why);
-  rt_.emit("hw_advance", std::move(f));
+  rt_.emit(ev::HwAdvance{.topic = tp_.topic, .partition = tp_.partition, .hw = hw_.value, .leader_epoch = leader_epoch_.value, .role = why});
   owner_.on_partition_progress(*this);
 }
 
@@ -361,12 +368,12 @@ void Partition::propose_isr(Replicas new_isr, const char* direction) {
   s.isr = to_ids(new_isr);
   s.controller_epoch = controller_epoch_;
   pending_isr_ = std::move(new_isr);
-  auto f = ids();
-  f.emplace_back("isr", int_list(isr_));
-  f.emplace_back("proposed_isr", int_list(s.isr));
-  f.emplace_back("direction", direction);
-  f.emplace_back("zk_version", zk_version_);
-  rt_.emit("isr_change_proposed", std::move(f));
+  rt_.emit(ev::IsrChangeProposed{.topic = tp_.topic,
+                                 .partition = tp_.partition,
+                                 .isr = to_ids(isr_),
+                                 .proposed_isr = s.isr,
+                                 .direction = direction,
+                                 .zk_version = zk_version_});
   owner_.write_isr(*this, s, zk_version_);
 }
 
@@ -374,10 +381,7 @@ void Partition::on_isr_write_result(bool ok, const LeaderIsrState& written, int3
   if (!pending_isr_ || to_ids(*pending_isr_) != written.isr) return;  // superseded by a role change
   pending_isr_.reset();
   if (!ok) {
-    auto f = ids();
-    f.emplace_back("proposed_isr", int_list(written.isr));
-    f.emplace_back("zk_version", zk_version_);
-    rt_.emit("isr_change_failed", std::move(f));
+    rt_.emit(ev::IsrChangeFailed{.topic = tp_.topic, .partition = tp_.partition, .proposed_isr = written.isr, .zk_version = zk_version_});
     return;
   }
   if (role_ != Role::kLeader || written.leader_epoch != leader_epoch_.value) return;
@@ -385,12 +389,12 @@ void Partition::on_isr_write_result(bool ok, const LeaderIsrState& written, int3
   isr_ = to_replicas(written.isr);
   zk_version_ = new_zk_version;
   check_invariants();
-  auto f = ids();
-  f.emplace_back("isr", int_list(isr_));
-  f.emplace_back("leader_epoch", leader_epoch_.value);
-  f.emplace_back("zk_version", zk_version_);
-  f.emplace_back("direction", shrink ? "shrink" : "expand");
-  rt_.emit("isr_change", std::move(f));
+  rt_.emit(ev::IsrChange{.topic = tp_.topic,
+                         .partition = tp_.partition,
+                         .isr = to_ids(isr_),
+                         .leader_epoch = leader_epoch_.value,
+                         .zk_version = zk_version_,
+                         .direction = shrink ? "shrink" : "expand"});
   maybe_increment_hw(rt_.now());
 }
 
@@ -399,13 +403,13 @@ void Partition::emit_appends(ByteView batches, const char* role) {
   while (pos < batches.size()) {
     auto h = record::parse_batch_header(batches.subspan(pos), false);
     if (!h) break;
-    auto f = ids();
-    f.emplace_back("base_offset", h->base_offset);
-    f.emplace_back("last_offset", h->last_offset());
-    f.emplace_back("epoch", h->partition_leader_epoch);
-    f.emplace_back("crc", static_cast<int64_t>(h->crc));
-    f.emplace_back("role", role);
-    rt_.emit("log_append", std::move(f));
+    rt_.emit(ev::LogAppend{.topic = tp_.topic,
+                           .partition = tp_.partition,
+                           .base_offset = h->base_offset,
+                           .last_offset = h->last_offset(),
+                           .epoch = h->partition_leader_epoch,
+                           .crc = static_cast<int64_t>(h->crc),
+                           .role = role});
     pos += static_cast<size_t>(h->batch_length) + 12;
   }
 }
@@ -430,11 +434,7 @@ Status Partition::truncate_to(Offset offset, const char* reason) {
   // The batch holding `offset` goes whole, so the log may now end below it.
   hw_ = std::min({hw_, offset, log_->log_end_offset()});
   check_invariants();
-  auto f = ids();
-  f.emplace_back("offset", offset.value);
-  f.emplace_back("old_leo", old.value);
-  f.emplace_back("reason", reason);
-  rt_.emit("log_truncate", std::move(f));
+  rt_.emit(ev::LogTruncate{.topic = tp_.topic, .partition = tp_.partition, .offset = offset.value, .old_leo = old.value, .reason = reason, .full = std::nullopt});
   return Status::ok();
 }
 
@@ -444,12 +444,8 @@ Status Partition::truncate_fully_and_start_at(Offset offset, const char* reason)
   producer_state_.on_truncate();
   hw_ = offset;
   check_invariants();
-  auto f = ids();
-  f.emplace_back("offset", offset.value);
-  f.emplace_back("old_leo", old.value);
-  f.emplace_back("reason", reason);
-  f.emplace_back("full", true);
-  rt_.emit("log_truncate", std::move(f));
+  rt_.emit(ev::LogTruncate{
+      .topic = tp_.topic, .partition = tp_.partition, .offset = offset.value, .old_leo = old.value, .reason = reason, .full = true});
   return Status::ok();
 }
 

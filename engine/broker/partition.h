@@ -96,6 +96,8 @@ struct LeaderAppend {
 struct LeaderRead {
   ErrorCode error = ErrorCode::NONE;
   Bytes records;
+  // Without records (read_records false): whether the read would have returned at least one batch.
+  bool records_available = false;
   Offset high_watermark{-1};
   Offset log_start{-1};
   Offset leo{-1};
@@ -148,11 +150,14 @@ class Partition {
   ErrorCode check_enough_replicas_reach(Offset required_offset) const;
   // A follower's fetch: validates the epoch, detects divergence, records the follower's progress,
   // may expand the ISR and advance the HW, and returns records up to the LEO. An epoch below 0 is
-  // "not given", as in Kafka's fetch fields.
+  // "not given", as in Kafka's fetch fields. With read_log false it does all that but reads
+  // nothing, and says whether there was something to read: a delayed fetch asks so each time the
+  // purgatory checks it, and reads only once it can complete.
   LeaderRead fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now);
-  // A consumer's fetch: up to the HW.
-  LeaderRead fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes);
+                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, bool read_log = true);
+  // A consumer's fetch: up to the HW (read_log as above).
+  LeaderRead fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
+                                bool read_log = true);
   // OffsetForLeaderEpoch (as leader, and a follower's own answer for KIP-101/279 truncation).
   EpochEndOffset end_offset_for_epoch(LeaderEpoch epoch) const;
   // Periodic: drop followers that fell behind for longer than replica.lag.time.max.ms.
@@ -181,7 +186,6 @@ class Partition {
   // The leader epoch fence of both fetches: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NONE.
   ErrorCode check_fetch_epoch(LeaderEpoch current_leader_epoch) const;
   void emit_appends(ByteView batches, const char* role);
-  std::vector<TraceField> ids() const;
 
   Runtime& rt_;
   PartitionOwner& owner_;

@@ -97,7 +97,7 @@ void ProducerIdManager::write_block(const ProducerIdBlock& block, int32_t expect
 void ProducerIdManager::take_block(const ProducerIdBlock& block) {
   next_ = block.first;
   last_ = block.last;
-  rt_.emit("producer_id_block", {{"broker", broker_id_}, {"block_start", block.first}, {"block_end", block.last}});
+  rt_.emit(ev::ProducerIdBlock{.broker = broker_id_, .block_start = block.first, .block_end = block.last});
   finish_claim(true);
 }
 

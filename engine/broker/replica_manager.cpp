@@ -61,8 +61,10 @@ void ReplicaManager::retention_tick() {
   for (auto& [tp, p] : partitions_) {
     auto deleted = p->log().apply_retention(rt_.now());
     if (deleted && *deleted > 0)
-      rt_.emit("log_retention", {{"topic", tp.topic}, {"partition", tp.partition}, {"segments_deleted", *deleted},
-                                 {"log_start", p->log_start_offset().value}});
+      rt_.emit(ev::LogRetention{.topic = tp.topic,
+                                .partition = tp.partition,
+                                .segments_deleted = *deleted,
+                                .log_start = p->log_start_offset().value});
   }
   rt_.after(Duration::millis(kRetentionCheckIntervalMs), [this] { retention_tick(); });
 }
@@ -90,7 +92,7 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   auto lg = log::Log::load(rt_.disk(), tp.str(), tc.log_config(), rt_.now(), &report);
   if (!lg) {
     rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
-    rt_.emit("log_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", lg.status().to_string()}});
+    rt_.emit(ev::LogError{.topic = tp.topic, .partition = tp.partition, .error = lg.status().to_string()});
     return nullptr;
   }
   auto p = std::make_unique<Partition>(rt_, *this, tp, NodeId{config_.broker_id}, std::move(*lg), tc, config_);
@@ -176,7 +178,7 @@ protocol::StopReplicaResponse ReplicaManager::stop_replicas(const protocol::Stop
           auto files = rt_.disk().list(tp.str());
           if (files)
             for (const auto& f : *files) (void)rt_.disk().remove(tp.str() + "/" + f);
-          rt_.emit("partition_deleted", {{"topic", tp.topic}, {"partition", tp.partition}});
+          rt_.emit(ev::PartitionDeleted{.topic = tp.topic, .partition = tp.partition});
         }
       }
       resp.partition_errors.push_back({tp.topic, tp.partition, ErrorCode::NONE});

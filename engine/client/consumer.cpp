@@ -121,9 +121,13 @@ void Consumer::set_position(const TopicPartition& tp, int64_t offset, const char
   PartitionState& st = parts_[tp];
   st.position = offset;
   st.buffered.clear();
-  rt_.emit("consumer_position", {{"group", config_.group_id}, {"member", coordinator_.member_id()},
-                                 {"generation", coordinator_.generation()}, {"topic", tp.topic},
-                                 {"partition", tp.partition}, {"offset", offset}, {"reason", reason}});
+  rt_.emit(ev::ConsumerPosition{.group = config_.group_id,
+                                .member = coordinator_.member_id(),
+                                .generation = coordinator_.generation(),
+                                .topic = tp.topic,
+                                .partition = tp.partition,
+                                .offset = offset,
+                                .reason = reason});
   wakeup();
 }
 
@@ -239,8 +243,7 @@ void Consumer::reset_positions(const std::vector<TopicPartition>& tps) {
   if (config_.auto_offset_reset == "none") {
     for (const auto& tp : tps) {
       parts_[tp].no_offset = true;
-      rt_.emit("consumer_error", {{"group", config_.group_id}, {"topic", tp.topic}, {"partition", tp.partition},
-                                  {"error", "NoOffsetForPartition"}});
+      rt_.emit(ev::ConsumerError{.group = config_.group_id, .topic = tp.topic, .partition = tp.partition, .error = "NoOffsetForPartition", .offset = std::nullopt});
     }
     return;
   }
@@ -372,8 +375,11 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
       if (f == fetched.end() || it == parts_.end() || it->second.position != f->second || it->second.paused) continue;
       PartitionState& st = it->second;
       if (pd.error_code == ErrorCode::OFFSET_OUT_OF_RANGE) {
-        rt_.emit("consumer_error", {{"group", config_.group_id}, {"topic", tp.topic}, {"partition", tp.partition},
-                                    {"error", "OFFSET_OUT_OF_RANGE"}, {"offset", f->second}});
+        rt_.emit(ev::ConsumerError{.group = config_.group_id,
+                                   .topic = tp.topic,
+                                   .partition = tp.partition,
+                                   .error = "OFFSET_OUT_OF_RANGE",
+                                   .offset = f->second});
         st.position.reset();
         reset_positions({tp});
         continue;
@@ -387,8 +393,8 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
       if (!pd.records || pd.records->empty()) continue;
       auto split = record::split_batches(as_view(*pd.records), config_.check_crcs);
       if (!split) {
-        rt_.emit("consumer_error", {{"group", config_.group_id}, {"topic", tp.topic}, {"partition", tp.partition},
-                                    {"error", split.status().to_string()}});
+        rt_.emit(ev::ConsumerError{
+            .group = config_.group_id, .topic = tp.topic, .partition = tp.partition, .error = split.status().to_string(), .offset = std::nullopt});
         st.retry_at = now + Duration::millis(config_.retry_backoff_ms);
         continue;
       }
@@ -402,8 +408,8 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
         }
         auto recs = record::decode_records(b.bytes);
         if (!recs) {
-          rt_.emit("consumer_error", {{"group", config_.group_id}, {"topic", tp.topic}, {"partition", tp.partition},
-                                      {"error", recs.status().to_string()}});
+          rt_.emit(ev::ConsumerError{
+              .group = config_.group_id, .topic = tp.topic, .partition = tp.partition, .error = recs.status().to_string(), .offset = std::nullopt});
           break;
         }
         for (auto& r : *recs) {

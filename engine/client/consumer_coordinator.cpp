@@ -29,9 +29,10 @@ bool is_coordinator_error(ErrorCode e) {
          e == ErrorCode::NETWORK_EXCEPTION || e == ErrorCode::REQUEST_TIMED_OUT;
 }
 
-std::string partitions_text(const std::vector<TopicPartition>& tps) {
-  std::string out;
-  for (const auto& tp : tps) out += (out.empty() ? "" : ",") + tp.str();
+PartitionList partition_names(const std::vector<TopicPartition>& tps) {
+  PartitionList out;
+  out.reserve(tps.size());
+  for (const auto& tp : tps) out.push_back({tp.topic, tp.partition});
   return out;
 }
 }  // namespace
@@ -106,14 +107,14 @@ void ConsumerCoordinator::find_coordinator() {
               coordinator_ = resp->node_id;
               last_heartbeat_ok_ = rt_.now();
               rt_.learn_address(NodeId{resp->node_id}, resp->host, resp->port);
-              rt_.emit("consumer_coordinator", {{"group", config_.group_id}, {"coordinator", resp->node_id}});
+              rt_.emit(ev::ConsumerCoordinator{.group = config_.group_id, .coordinator = resp->node_id});
               if (listener_.wakeup) listener_.wakeup();
             });
 }
 
 void ConsumerCoordinator::coordinator_unknown(const char* why) {
   if (!coordinator_) return;
-  rt_.emit("consumer_coordinator_lost", {{"group", config_.group_id}, {"coordinator", *coordinator_}, {"reason", why}});
+  rt_.emit(ev::ConsumerCoordinatorLost{.group = config_.group_id, .coordinator = *coordinator_, .reason = why});
   coordinator_.reset();
   find_after_ = rt_.now() + Duration::millis(config_.retry_backoff_ms);
   retry_later([this] { if (listener_.wakeup) listener_.wakeup(); });
@@ -141,23 +142,25 @@ void ConsumerCoordinator::poll() {
 }
 
 void ConsumerCoordinator::request_rejoin(const char* why) {
-  if (!rejoin_needed_) rt_.emit("consumer_rejoin_needed", {{"group", config_.group_id}, {"member", member_id_}, {"reason", why}});
+  if (!rejoin_needed_) rt_.emit(ev::ConsumerRejoinNeeded{.group = config_.group_id, .member = member_id_, .reason = why});
   rejoin_needed_ = true;
   if (listener_.wakeup) listener_.wakeup();
 }
 
 void ConsumerCoordinator::revoke(const std::vector<TopicPartition>& partitions, const char* reason) {
   if (partitions.empty()) return;
-  rt_.emit("consumer_revoke", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_},
-                               {"partitions", partitions_text(partitions)}, {"reason", reason}});
+  rt_.emit(ev::ConsumerRevoke{.group = config_.group_id,
+                              .member = member_id_,
+                              .generation = generation_,
+                              .partitions = partition_names(partitions),
+                              .reason = reason});
   // The listener may commit; the partitions are still ours (and the generation current) while it runs.
   if (listener_.on_revoked) listener_.on_revoked(partitions);
   for (const auto& tp : partitions) owned_.erase(tp);
 }
 
 void ConsumerCoordinator::reset_generation(bool reset_member_id, const char* why) {
-  rt_.emit("consumer_generation_reset", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_},
-                                         {"reason", why}});
+  rt_.emit(ev::ConsumerGenerationReset{.group = config_.group_id, .member = member_id_, .generation = generation_, .reason = why});
   generation_ = -1;
   protocol_name_.clear();
   if (reset_member_id) member_id_.clear();
@@ -167,16 +170,18 @@ void ConsumerCoordinator::reset_generation(bool reset_member_id, const char* why
   if (!owned_.empty()) {
     auto lost = owned_list();
     owned_.clear();
-    rt_.emit("consumer_revoke", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_},
-                                 {"partitions", partitions_text(lost)}, {"reason", "lost"}});
+    rt_.emit(ev::ConsumerRevoke{.group = config_.group_id,
+                                .member = member_id_,
+                                .generation = generation_,
+                                .partitions = partition_names(lost),
+                                .reason = "lost"});
     if (listener_.on_lost) listener_.on_lost(lost);
   }
   request_rejoin(why);
 }
 
 void ConsumerCoordinator::handle_group_error(ErrorCode code, const char* api) {
-  rt_.emit("consumer_group_error", {{"group", config_.group_id}, {"member", member_id_}, {"api", api},
-                                    {"error", protocol::error_name(code)}});
+  rt_.emit(ev::ConsumerGroupError{.group = config_.group_id, .member = member_id_, .api = api, .error = protocol::error_name(code)});
   switch (code) {
     case ErrorCode::UNKNOWN_MEMBER_ID: return reset_generation(true, "UNKNOWN_MEMBER_ID");
     case ErrorCode::ILLEGAL_GENERATION: return reset_generation(false, "ILLEGAL_GENERATION");
@@ -239,8 +244,8 @@ void ConsumerCoordinator::on_join_response(ByteReader* body, ErrorCode transport
       return handle_group_error(code, "JoinGroup");
     // INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT, ...: a configuration problem. Keep
     // trying (slowly) and say so.
-    rt_.emit("consumer_group_error", {{"group", config_.group_id}, {"member", member_id_}, {"api", "JoinGroup"},
-                                      {"error", protocol::error_name(code)}});
+    rt_.emit(ev::ConsumerGroupError{
+        .group = config_.group_id, .member = member_id_, .api = "JoinGroup", .error = protocol::error_name(code)});
     join_after_ = rt_.now() + Duration::seconds(1);
     return;
   }
@@ -248,8 +253,12 @@ void ConsumerCoordinator::on_join_response(ByteReader* body, ErrorCode transport
   member_id_ = resp->member_id;
   protocol_name_ = resp->protocol_name.value_or("");
   const bool leader = resp->leader == resp->member_id;
-  rt_.emit("consumer_join", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_},
-                             {"leader", resp->leader}, {"protocol", protocol_name_}, {"is_leader", leader}});
+  rt_.emit(ev::ConsumerJoin{.group = config_.group_id,
+                            .member = member_id_,
+                            .generation = generation_,
+                            .leader = resp->leader,
+                            .protocol = protocol_name_,
+                            .is_leader = leader});
   std::vector<protocol::SyncGroupRequest::SyncGroupRequestAssignment> assignments;
   if (leader) assignments = assign(resp->members);
   send_sync(assignments);
@@ -262,7 +271,7 @@ std::vector<protocol::SyncGroupRequest::SyncGroupRequestAssignment> ConsumerCoor
     if (protocol_name_ == a->name()) assignor = a.get();
   std::vector<protocol::SyncGroupRequest::SyncGroupRequestAssignment> out;
   if (!assignor) {
-    rt_.emit("consumer_group_error", {{"group", config_.group_id}, {"api", "assign"}, {"error", "unknown assignor " + protocol_name_}});
+    rt_.emit(ev::ConsumerGroupError{.group = config_.group_id, .member = std::nullopt, .api = "assign", .error = "unknown assignor " + protocol_name_});
     return out;
   }
   std::map<std::string, Subscription> subscriptions;
@@ -326,13 +335,13 @@ void ConsumerCoordinator::on_sync_response(ByteReader* body, ErrorCode transport
     if (!next.count(tp)) revoked.push_back(tp);
   state_ = State::kStable;
   last_heartbeat_ok_ = rt_.now();
-  rt_.emit("consumer_assignment", {{"group", config_.group_id},
-                                   {"member", member_id_},
-                                   {"generation", generation_},
-                                   {"protocol", protocol_name_},
-                                   {"partitions", partitions_text({next.begin(), next.end()})},
-                                   {"added", partitions_text(added)},
-                                   {"revoked", partitions_text(revoked)}});
+  rt_.emit(ev::ConsumerAssignment{.group = config_.group_id,
+                                  .member = member_id_,
+                                  .generation = generation_,
+                                  .protocol = protocol_name_,
+                                  .partitions = partition_names({next.begin(), next.end()}),
+                                  .added = partition_names(added),
+                                  .revoked = partition_names(revoked)});
   // Cooperative: give up what moved away, then rejoin so it can be handed over.
   if (!revoked.empty()) {
     revoke(revoked, "cooperative");
@@ -353,7 +362,7 @@ void ConsumerCoordinator::heartbeat_tick(uint64_t epoch) {
   const Time now = rt_.now();
   if (now - last_poll_ > Duration::millis(config_.max_poll_interval_ms)) {
     // The application stopped polling: leave, so the group does not wait for it.
-    rt_.emit("consumer_poll_timeout", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_}});
+    rt_.emit(ev::ConsumerPollTimeout{.group = config_.group_id, .member = member_id_, .generation = generation_});
     left_for_poll_timeout_ = true;
     leave("max.poll.interval.ms", [] {});
     return;
@@ -401,7 +410,7 @@ void ConsumerCoordinator::leave(const std::string& reason, std::function<void()>
   protocol::LeaveGroupRequest req;
   req.group_id = config_.group_id;
   req.member_id = member_id_;
-  rt_.emit("consumer_leave", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_}, {"reason", reason}});
+  rt_.emit(ev::ConsumerLeave{.group = config_.group_id, .member = member_id_, .generation = generation_, .reason = reason});
   net_.send(NodeId{*coordinator_}, req, kLeaveGroupVersion, Duration::millis(config_.request_timeout_ms),
             [done](ErrorCode, ByteReader*) { done(); });
   reset_generation(true, "leave");
@@ -416,8 +425,8 @@ void ConsumerCoordinator::commit(const OffsetMap& offsets, std::function<void(Er
   };
   if (offsets.empty()) return later(std::move(done), ErrorCode::NONE);
   if (state_ != State::kStable) {
-    rt_.emit("commit_failed", {{"group", config_.group_id}, {"member", member_id_}, {"generation", generation_},
-                               {"error", "REBALANCE_IN_PROGRESS"}});
+    rt_.emit(ev::CommitFailed{
+        .group = config_.group_id, .member = member_id_, .generation = generation_, .error = "REBALANCE_IN_PROGRESS"});
     return later(std::move(done), ErrorCode::REBALANCE_IN_PROGRESS);
   }
   auto c = std::make_shared<PendingCommit>(PendingCommit{offsets, generation_, member_id_,
@@ -428,8 +437,8 @@ void ConsumerCoordinator::commit(const OffsetMap& offsets, std::function<void(Er
 
 void ConsumerCoordinator::commit_attempt(std::shared_ptr<PendingCommit> c) {
   auto fail = [this, c](ErrorCode code) {
-    rt_.emit("commit_failed", {{"group", config_.group_id}, {"member", c->member_id}, {"generation", c->generation},
-                               {"error", protocol::error_name(code)}});
+    rt_.emit(ev::CommitFailed{
+        .group = config_.group_id, .member = c->member_id, .generation = c->generation, .error = protocol::error_name(code)});
     c->done(code);
   };
   if (!coordinator_) {
@@ -463,8 +472,12 @@ void ConsumerCoordinator::commit_attempt(std::shared_ptr<PendingCommit> c) {
               }
               if (code == ErrorCode::NONE) {
                 for (const auto& [tp, offset] : c->offsets)
-                  rt_.emit("commit", {{"group", config_.group_id}, {"member", c->member_id}, {"generation", c->generation},
-                                      {"topic", tp.topic}, {"partition", tp.partition}, {"offset", offset}});
+                  rt_.emit(ev::Commit{.group = config_.group_id,
+                                      .member = c->member_id,
+                                      .generation = c->generation,
+                                      .topic = tp.topic,
+                                      .partition = tp.partition,
+                                      .offset = offset});
                 return c->done(ErrorCode::NONE);
               }
               const bool retriable = is_coordinator_error(code) || code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;

@@ -10,11 +10,6 @@ namespace {
 constexpr Duration kSinkRetryBackoff = Duration::millis(100);
 constexpr size_t kRecordIdBytesMax = 64;
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
 }  // namespace
 
 const char* delivery_mode_name(DeliveryMode m) {
@@ -55,11 +50,11 @@ void ConsumerNode::start() {
   consumer_.set_wakeup([this] {
     if (!busy_ && !stopped_) schedule_poll(Duration{0});
   });
-  rt_.emit("consumer_start", {{"group", consumer_.config().group_id},
-                              {"client_id", consumer_.config().client_id},
-                              {"mode", delivery_mode_name(workload_.mode)},
-                              {"behaviour", delivery_mode_name(behaviour())},
-                              {"topics", join(workload_.topics)}});
+  rt_.emit(ev::ConsumerStart{.group = consumer_.config().group_id,
+                             .client_id = consumer_.config().client_id,
+                             .mode = delivery_mode_name(workload_.mode),
+                             .behaviour = delivery_mode_name(behaviour()),
+                             .topics = workload_.topics});
   RebalanceListener listener;
   if (behaviour() == DeliveryMode::kExactlyOnce) {
     // The sink, not the group, knows where this member's new partitions stand.
@@ -142,9 +137,14 @@ void ConsumerNode::process(const std::vector<ConsumerRecord>& records) {
   const std::string& group = consumer_.config().group_id;
   for (const auto& r : records) {
     processed_++;
-    rt_.emit("consume", {{"group", group}, {"member", consumer_.member_id()}, {"generation", consumer_.generation()},
-                         {"mode", delivery_mode_name(workload_.mode)}, {"topic", r.topic}, {"partition", r.partition},
-                         {"offset", r.offset}, {"value", record_id(r.value)}});
+    rt_.emit(ev::Consume{.group = group,
+                         .member = consumer_.member_id(),
+                         .generation = consumer_.generation(),
+                         .mode = delivery_mode_name(workload_.mode),
+                         .topic = r.topic,
+                         .partition = r.partition,
+                         .offset = r.offset,
+                         .value = record_id(r.value)});
   }
 }
 
@@ -163,8 +163,10 @@ void ConsumerNode::handle(std::vector<ConsumerRecord> records) {
       // Save the position first; only a batch whose offsets are saved is processed.
       consumer_.commit(offsets, [this, recs](ErrorCode err) {
         if (err != ErrorCode::NONE) {
-          rt_.emit("consume_dropped", {{"group", consumer_.config().group_id}, {"member", consumer_.member_id()},
-                                       {"count", static_cast<int64_t>(recs->size())}, {"error", protocol::error_name(err)}});
+          rt_.emit(ev::ConsumeDropped{.group = consumer_.config().group_id,
+                                      .member = consumer_.member_id(),
+                                      .count = static_cast<int64_t>(recs->size()),
+                                      .error = protocol::error_name(err)});
           return finish_batch();
         }
         rt_.after(workload_.processing_time, [this, recs] {
@@ -239,7 +241,7 @@ void ConsumerNode::sink_write(std::shared_ptr<std::vector<ConsumerRecord>> recor
               }
               if (code != ErrorCode::NONE) {
                 // Retry the same transaction: the sink applies a record at most once.
-                rt_.emit("sink_error", {{"group", consumer_.config().group_id}, {"error", protocol::error_name(code)}});
+                rt_.emit(ev::SinkError{.group = consumer_.config().group_id, .error = protocol::error_name(code)});
                 rt_.after(kSinkRetryBackoff, [this, records] { sink_write(records); });
                 return;
               }
@@ -271,7 +273,7 @@ void ConsumerNode::sink_resume(const std::vector<TopicPartition>& tps) {
       if (!r->ok()) code = ErrorCode::CORRUPT_MESSAGE;
     }
     if (code != ErrorCode::NONE) {
-      rt_.emit("sink_error", {{"group", consumer_.config().group_id}, {"error", protocol::error_name(code)}});
+      rt_.emit(ev::SinkError{.group = consumer_.config().group_id, .error = protocol::error_name(code)});
       rt_.after(kSinkRetryBackoff, [this, tps] { sink_resume(tps); });
       return;
     }

@@ -96,7 +96,7 @@ Status Producer::reconfigure(const std::map<std::string, std::string>& settings)
   config_ = std::move(*next);
   std::string text;
   for (const auto& [k, v] : settings) text += (text.empty() ? "" : ",") + k + "=" + v;
-  rt_.emit("producer_config_change", {{"client_id", config_.client_id}, {"config", text}});
+  rt_.emit(ev::ProducerConfigChange{.client_id = config_.client_id, .config = text});
   return Status::ok();
 }
 
@@ -354,8 +354,7 @@ bool Producer::retriable(ErrorCode err) const {
 
 void Producer::retry_or_fail(const TopicPartitionKey& tp, std::unique_ptr<Batch> b, ErrorCode err) {
   const Time now = rt_.now();
-  rt_.emit("produce_error", {{"topic", tp.topic}, {"partition", tp.partition}, {"error", protocol::error_name(err)},
-                             {"attempt", b->attempts}});
+  rt_.emit(ev::ProduceError{.topic = tp.topic, .partition = tp.partition, .error = protocol::error_name(err), .attempt = b->attempts});
   bool may_retry = retriable(err);
   if (idempotent() && err == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER) {
     // Out of order behind an older batch still unacknowledged (it failed and will be retried
@@ -383,12 +382,12 @@ void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, in
     if (err != ErrorCode::NONE) reset_needed_ = true;
   }
   if (err == ErrorCode::NONE && b.sent_acks != 0)
-    rt_.emit("produce_ack", {{"topic", tp.topic},
-                             {"partition", tp.partition},
-                             {"base_offset", base_offset},
-                             {"count", static_cast<int64_t>(b.records.size())},
-                             {"crc", b.crc},
-                             {"acks", static_cast<int64_t>(b.sent_acks)}});
+    rt_.emit(ev::ProduceAck{.topic = tp.topic,
+                            .partition = tp.partition,
+                            .base_offset = base_offset,
+                            .count = static_cast<int64_t>(b.records.size()),
+                            .crc = b.crc,
+                            .acks = b.sent_acks});
   for (size_t i = 0; i < b.callbacks.size(); i++) {
     pending_--;
     RecordMetadata md{err, tp.topic, tp.partition, base_offset >= 0 ? base_offset + static_cast<int64_t>(i) : -1};
@@ -416,14 +415,13 @@ void Producer::init_producer_id() {
                 if (r) resp = *r;
               }
               if (!resp || resp->error_code != ErrorCode::NONE || resp->producer_id < 0) {
-                rt_.emit("producer_init_error",
-                         {{"error", protocol::error_name(resp ? resp->error_code : transport)}});
+                rt_.emit(ev::ProducerInitError{.error = protocol::error_name(resp ? resp->error_code : transport)});
                 schedule_drain(Duration::millis(config_.retry_backoff_ms));
                 return;
               }
               producer_id_ = resp->producer_id;
               producer_epoch_ = resp->producer_epoch;
-              rt_.emit("producer_init", {{"producer_id", producer_id_}, {"producer_epoch", static_cast<int32_t>(producer_epoch_)}});
+              rt_.emit(ev::ProducerInit{.producer_id = producer_id_, .producer_epoch = producer_epoch_});
               schedule_drain(Duration{0});
             });
 }
@@ -433,7 +431,7 @@ void Producer::maybe_reset_producer_id() {
   for (const auto& [tp, n] : in_flight_batches_)
     if (n > 0) return;  // wait until nothing of the old id is in flight
   reset_needed_ = false;
-  rt_.emit("producer_reset", {{"producer_id", producer_id_}});
+  rt_.emit(ev::ProducerReset{.producer_id = producer_id_});
   producer_id_ = -1;
   producer_epoch_ = -1;
   next_sequence_.clear();

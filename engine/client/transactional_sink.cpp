@@ -59,7 +59,7 @@ Bytes encode_sink_write(int32_t correlation_id, const std::string& group, const 
 
 void TransactionalSinkNode::start() {
   recover();
-  rt_.emit("sink_start", {{"transactions", transactions_}, {"records", records_stored_}});
+  rt_.emit(ev::SinkStart{.transactions = transactions_, .records = records_stored_});
 }
 
 int64_t TransactionalSinkNode::next_offset(const std::string& group, const TopicPartition& tp) const {
@@ -134,8 +134,8 @@ void TransactionalSinkNode::recover() {
     if (s.is_ok()) s = d.fsync(kSinkJournalPath);
     if (!s.is_ok()) healthy_ = false;
   }
-  rt_.emit("sink_recover", {{"transactions", transactions_}, {"records", records_stored_},
-                            {"truncated_bytes", static_cast<int64_t>(truncated)}});
+  rt_.emit(ev::SinkRecover{
+      .transactions = transactions_, .records = records_stored_, .truncated_bytes = static_cast<int64_t>(truncated)});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,16 +250,25 @@ void TransactionalSinkNode::handle_write(NodeId from, int32_t correlation_id, By
       // Durable: the records are now output, exactly once.
       for (const auto& a : applied)
         for (const auto& [offset, id] : a.records)
-          rt_.emit("consume", {{"group", group}, {"member", member}, {"generation", generation},
-                               {"mode", "exactly-once"}, {"topic", a.tp.topic}, {"partition", a.tp.partition},
-                               {"offset", offset}, {"value", id}});
+          rt_.emit(ev::Consume{.group = group,
+                               .member = member,
+                               .generation = generation,
+                               .mode = "exactly-once",
+                               .topic = a.tp.topic,
+                               .partition = a.tp.partition,
+                               .offset = offset,
+                               .value = id});
     }
   }
   int64_t applied_records = 0;
   for (const auto& res : results) applied_records += res.applied;
-  rt_.emit("sink_write", {{"group", group}, {"member", member}, {"generation", generation},
-                          {"applied", code == ErrorCode::NONE ? applied_records : 0}, {"skipped", skipped},
-                          {"refused", refused}, {"error", protocol::error_name(code)}});
+  rt_.emit(ev::SinkWrite{.group = group,
+                         .member = member,
+                         .generation = generation,
+                         .applied = code == ErrorCode::NONE ? applied_records : 0,
+                         .skipped = skipped,
+                         .refused = refused,
+                         .error = protocol::error_name(code)});
   ByteWriter w;
   w.i32(correlation_id);
   w.i16(static_cast<int16_t>(code));

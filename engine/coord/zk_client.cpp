@@ -65,9 +65,7 @@ int32_t ZkClient::next_xid() {
 void ZkClient::set_state(SessionState s, bool notify) {
   if (state_ == s) return;
   state_ = s;
-  rt_.emit("zk_client_state", {{"session", session_id_},
-                               {"state", session_state_name(s)},
-                               {"server", server_ ? server_->value : 0}});
+  rt_.emit(ev::ZkClientState{.session = session_id_, .state = session_state_name(s), .server = server_ ? server_->value : 0});
   if (notify && session_listener_) session_listener_(s);
 }
 

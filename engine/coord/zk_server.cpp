@@ -16,7 +16,7 @@ ZkServer::~ZkServer() = default;
 void ZkServer::start() {
   auto info = storage_.recover(db_);
   if (!info) {
-    rt_.emit("zk_recover_failed", {{"reason", info.status().to_string()}});
+    rt_.emit(ev::ZkRecoverFailed{.reason = info.status().to_string()});
     rt_.log("zk: recovery failed, not serving: " + info.status().to_string());
     return;
   }
@@ -28,22 +28,22 @@ void ZkServer::start() {
   session_counter_ = (rt_.rng().next_u64() & ((uint64_t{1} << 40) - 1)) << 16;
   durable_zxid_ = db_.last_zxid();
   serving_ = true;
-  rt_.emit("zk_recover", {{"zxid", db_.last_zxid()},
-                          {"snapshot_zxid", recovery_.snapshot_zxid},
-                          {"txns_replayed", recovery_.txns_replayed},
-                          {"truncated_bytes", recovery_.truncated_bytes},
-                          {"nodes", static_cast<uint64_t>(db_.tree().node_count())},
-                          {"sessions", static_cast<uint64_t>(db_.sessions().size())}});
+  rt_.emit(ev::ZkRecover{.zxid = db_.last_zxid(),
+                         .snapshot_zxid = recovery_.snapshot_zxid,
+                         .txns_replayed = recovery_.txns_replayed,
+                         .truncated_bytes = static_cast<int64_t>(recovery_.truncated_bytes),
+                         .nodes = static_cast<int64_t>(db_.tree().node_count()),
+                         .sessions = static_cast<int64_t>(db_.sessions().size())});
   for (const auto& [path, node] : db_.tree().nodes())
-    rt_.emit("zk_node", {{"path", path},
-                         {"version", node.stat.version},
-                         {"cversion", node.stat.cversion},
-                         {"ephemeral_owner", node.stat.ephemeral_owner},
-                         {"data", printable_data(as_view(node.data))}});
+    rt_.emit(ev::ZkNode{.path = path,
+                        .version = node.stat.version,
+                        .cversion = node.stat.cversion,
+                        .ephemeral_owner = node.stat.ephemeral_owner,
+                        .data = printable_data(as_view(node.data))});
   // Restored sessions get a fresh window: their clients could not reach a server that was down.
   for (const auto& [id, record] : db_.sessions()) {
     sessions_.add(id, Duration::millis(record.timeout_ms), rt_.now());
-    rt_.emit("zk_session_restore", {{"session", id}, {"timeout_ms", record.timeout_ms}});
+    rt_.emit(ev::ZkSessionRestore{.session = id, .timeout_ms = record.timeout_ms});
   }
   schedule_tick();
 }
@@ -83,14 +83,14 @@ void ZkServer::on_message(NodeId from, Bytes frame) {
   p.session = conn.session;
   if (!wire::served_op(op)) {
     // As ZooKeeper's UnimplementedRequestProcessor: the request's xid with Unimplemented.
-    rt_.emit("zk_bad_frame", {{"reason", "unimplemented op " + wire::op_name(op)}});
+    rt_.emit(ev::ZkBadFrame{.reason = "unimplemented op " + wire::op_name(op)});
     p.error = ZkError::kUnimplemented;
     return enqueue(std::move(p));
   }
   wire::Request request;
   if (!wire::decode_request(as_view(frame), &request)) {
     // The header is readable: answer this request with MarshallingError, in order.
-    rt_.emit("zk_bad_frame", {{"reason", "malformed " + wire::op_name(op) + " request"}});
+    rt_.emit(ev::ZkBadFrame{.reason = "malformed " + wire::op_name(op) + " request"});
     p.error = ZkError::kMarshallingError;
     return enqueue(std::move(p));
   }
@@ -100,7 +100,7 @@ void ZkServer::on_message(NodeId from, Bytes frame) {
 void ZkServer::bad_frame(int32_t connection, const std::string& reason) {
   // Nothing can be answered without an xid; ZooKeeper closes such a connection. It loses its
   // session binding and its watches; the session itself lives on until it expires or resumes.
-  rt_.emit("zk_bad_frame", {{"reason", reason}});
+  rt_.emit(ev::ZkBadFrame{.reason = reason});
   close(connection);
 }
 
@@ -253,8 +253,7 @@ void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c)
     // The client has seen a newer state than this server has: never true of a single server
     // that recovers what it acknowledged. ZooKeeper closes such a connection, so that the client
     // tries another server.
-    rt_.emit("zk_connect_refused", {{"session", c.session_id}, {"reason", "client saw zxid " +
-                                                                          std::to_string(c.last_zxid_seen)}});
+    rt_.emit(ev::ZkConnectRefused{.session = c.session_id, .reason = "client saw zxid " + std::to_string(c.last_zxid_seen)});
     return close(connection);
   }
   Pending p;
@@ -266,7 +265,7 @@ void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c)
   const int32_t timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(c.timeout_ms, min_ms, max_ms));
   if (c.session_id == 0) {
     if (auto reason = refuse_new_session(connection)) {
-      rt_.emit("zk_connect_refused", {{"session", int64_t{0}}, {"reason", *reason}});
+      rt_.emit(ev::ZkConnectRefused{.session = 0, .reason = *reason});
       return close(connection);
     }
     const int64_t id = next_session_id();
@@ -362,7 +361,7 @@ void ZkServer::flush() {
       db_.last_zxid() == storage_.last_appended_zxid()) {
     Status snap = storage_.snapshot(db_);
     if (snap.is_ok()) {
-      rt_.emit("zk_snapshot", {{"zxid", db_.last_zxid()}, {"nodes", static_cast<uint64_t>(db_.tree().node_count())}});
+      rt_.emit(ev::ZkSnapshot{.zxid = db_.last_zxid(), .nodes = static_cast<int64_t>(db_.tree().node_count())});
     } else {
       // Not fatal: the log still holds everything. The next flush tries again.
       rt_.log("zk: snapshot failed: " + snap.to_string());
@@ -570,7 +569,7 @@ void ZkServer::fire(const std::string& path, WatchType type, int64_t zxid) {
 void ZkServer::notify(int32_t connection, const std::string& path, WatchType type, int64_t zxid) {
   auto it = connections_.find(connection);
   if (it == connections_.end() || it->second.session == 0) return;
-  rt_.emit("zk_watch_fire", {{"path", path}, {"type", watch_type_name(type)}, {"session", it->second.session}});
+  rt_.emit(ev::ZkWatchFire{.path = path, .type = watch_type_name(type), .session = it->second.session});
   rt_.send(NodeId{connection}, wire::encode_notification(zxid, WatchEvent{type, path}));
 }
 
@@ -579,33 +578,35 @@ void ZkServer::emit_txn(const Txn& txn, const ApplyResult& result) {
   for (const TxnOp& op : txn.ops) {
     switch (op.type) {
       case TxnType::kCreateSession:
-        rt_.emit("zk_session_open", {{"session", txn.session}, {"timeout_ms", op.timeout_ms}});
+        rt_.emit(ev::ZkSessionOpen{.session = txn.session, .timeout_ms = op.timeout_ms});
         break;
       case TxnType::kCloseSession:
         for (const auto& path : op.paths)
-          rt_.emit("zk_delete", {{"path", path}, {"session", txn.session}, {"zxid", txn.zxid}});
-        rt_.emit(op.expired ? "zk_session_expire" : "zk_session_close",
-                 {{"session", txn.session}, {"ephemerals", static_cast<uint64_t>(op.paths.size())}});
+          rt_.emit(ev::ZkDelete{.path = path, .session = txn.session, .zxid = txn.zxid});
+        if (op.expired)
+          rt_.emit(ev::ZkSessionExpire{.session = txn.session, .ephemerals = static_cast<int64_t>(op.paths.size())});
+        else
+          rt_.emit(ev::ZkSessionClose{.session = txn.session, .ephemerals = static_cast<int64_t>(op.paths.size())});
         break;
       case TxnType::kCreate:
-        rt_.emit("zk_create", {{"path", op.path},
-                               {"version", int32_t{0}},
-                               {"session", txn.session},
-                               {"ephemeral", op.ephemeral_owner != 0},
-                               {"data", printable_data(as_view(op.data))},
-                               {"zxid", txn.zxid}});
+        rt_.emit(ev::ZkCreate{.path = op.path,
+                              .version = 0,
+                              .session = txn.session,
+                              .ephemeral = op.ephemeral_owner != 0,
+                              .data = printable_data(as_view(op.data)),
+                              .zxid = txn.zxid});
         result_index++;
         break;
       case TxnType::kDelete:
-        rt_.emit("zk_delete", {{"path", op.path}, {"session", txn.session}, {"zxid", txn.zxid}});
+        rt_.emit(ev::ZkDelete{.path = op.path, .session = txn.session, .zxid = txn.zxid});
         result_index++;
         break;
       case TxnType::kSetData:
-        rt_.emit("zk_set", {{"path", op.path},
-                            {"version", op.version},
-                            {"session", txn.session},
-                            {"data", printable_data(as_view(op.data))},
-                            {"zxid", txn.zxid}});
+        rt_.emit(ev::ZkSet{.path = op.path,
+                           .version = op.version,
+                           .session = txn.session,
+                           .data = printable_data(as_view(op.data)),
+                           .zxid = txn.zxid});
         result_index++;
         break;
       case TxnType::kCheck:
@@ -625,14 +626,13 @@ void ZkServer::emit_refused(const wire::Request& request, const std::vector<ZkOp
     path = request.ops[i].path;
     break;
   }
-  rt_.emit("zk_refused", {{"path", path}, {"op", wire::op_name(request.op)}, {"error", zk_error_name(error)},
-                          {"session", session}});
+  rt_.emit(ev::ZkRefused{.path = path, .op = wire::op_name(request.op), .error = zk_error_name(error), .session = session});
 }
 
 void ZkServer::halt(const std::string& reason) {
   if (!serving_) return;
   serving_ = false;
-  rt_.emit("zk_server_halt", {{"reason", reason}});
+  rt_.emit(ev::ZkServerHalt{.reason = reason});
   rt_.log("zk: halted: " + reason);
   rt_.cancel(flush_timer_);
   rt_.cancel(tick_timer_);

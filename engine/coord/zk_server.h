@@ -34,7 +34,7 @@
 // ZooKeeper exits: it stops answering, so clients time out and reconnect elsewhere; a restart
 // recovers the durable state. If recovery finds corruption it refuses to serve.
 //
-// Trace events (Runtime::emit), for checkers and the GUI:
+// Trace events (Runtime::emit: the ev::Zk* kinds of engine/core/trace_events.h), for checkers and the GUI:
 //   zk_recover        {zxid, snapshot_zxid, txns_replayed, truncated_bytes, nodes, sessions}
 //   zk_node           {path, version, cversion, ephemeral_owner, data}   one per znode after recovery,
 //                                                                        so a viewer can rebuild the tree

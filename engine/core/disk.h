@@ -18,7 +18,10 @@
 #include <string>
 #include <vector>
 
+#include <span>
+
 #include "engine/core/bytes.h"
+#include "engine/core/shared_bytes.h"
 #include "engine/core/status.h"
 
 namespace gregor {
@@ -31,8 +34,15 @@ class Disk {
   virtual Status create(const std::string& path) = 0;
   // Appends data at the end; returns the position where it landed.
   virtual Result<uint64_t> append(const std::string& path, ByteView data) = 0;
+  // Appends the parts one after the other, as one append of their concatenation (all or nothing
+  // when the disk is full). The default concatenates them; a disk that can gather overrides it.
+  virtual Result<uint64_t> append_parts(const std::string& path, std::span<const ByteView> parts);
   // Reads up to len bytes at offset; fewer at the end of the file.
   virtual Result<Bytes> read(const std::string& path, uint64_t offset, size_t len) = 0;
+  // The same bytes as read, but possibly shared with the disk's own cache instead of copied (the
+  // simulated disk's page cache does so when they lie in one page). They never change once
+  // returned, whatever is written to the file later. The default adopts what read returns.
+  virtual Result<SharedBytes> read_shared(const std::string& path, uint64_t offset, size_t len);
   // Shrinks (or zero-extends) the file to size.
   virtual Status truncate(const std::string& path, uint64_t size) = 0;
   virtual Status fsync(const std::string& path) = 0;

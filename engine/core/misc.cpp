@@ -27,6 +27,22 @@ std::string hex(ByteView b) {
   return s;
 }
 
+Result<uint64_t> Disk::append_parts(const std::string& path, std::span<const ByteView> parts) {
+  if (parts.size() == 1) return append(path, parts[0]);
+  Bytes all;
+  size_t n = 0;
+  for (ByteView p : parts) n += p.size();
+  all.reserve(n);
+  for (ByteView p : parts) all.insert(all.end(), p.begin(), p.end());
+  return append(path, as_view(all));
+}
+
+Result<SharedBytes> Disk::read_shared(const std::string& path, uint64_t offset, size_t len) {
+  auto bytes = read(path, offset, len);
+  if (!bytes) return bytes.status();
+  return SharedBytes(std::move(*bytes));
+}
+
 Result<Bytes> Disk::read_all(const std::string& path) {
   auto sz = size(path);
   if (!sz) return sz.status();

@@ -90,8 +90,9 @@ class Runtime {
   virtual Disk& disk() = 0;
   virtual Rng& rng() = 0;
 
-  // Records a state change; the runtime stamps time and node.
-  virtual void emit(std::string kind, std::vector<TraceField> fields) = 0;
+  // Records a state change (one of the kinds of engine/core/trace_events.h); the runtime stamps
+  // time and node.
+  virtual void emit(TraceBody event) = 0;
 
   // Human-readable log line (not part of the fingerprint): debugging and the real-socket console.
   virtual void log(const std::string& line) = 0;

@@ -100,7 +100,7 @@ void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& 
     const int32_t rf = config_.offsets_topic_replication_factor;
     if (!creating_offsets_topic_ && live >= rf) {
       creating_offsets_topic_ = true;
-      rt_.emit("offsets_topic_create", {{"partitions", config_.offsets_topic_num_partitions}, {"replication_factor", rf}});
+      rt_.emit(ev::OffsetsTopicCreate{.partitions = config_.offsets_topic_num_partitions, .replication_factor = rf});
       host_.create_offsets_topic(config_.offsets_topic_num_partitions, rf, [this](ErrorCode) { creating_offsets_topic_ = false; });
     }
     return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);

@@ -136,7 +136,6 @@ class GroupCoordinator {
   void remove_pending_member(GroupMetadata& g, const std::string& member_id);
   void transition(GroupMetadata& g, GroupState to);
   std::string new_member_id(const std::string& client_id);
-  void emit_group(const char* kind, const GroupMetadata& g, std::vector<TraceField> extra = {});
 
   // Stores (group_coordinator.cpp).
   void store_group(GroupMetadata& g, const std::map<std::string, Bytes>& assignment,

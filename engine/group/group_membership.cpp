@@ -28,36 +28,32 @@ protocol::SyncGroupResponse sync_result(ErrorCode code, Bytes assignment = {}) {
   return r;
 }
 
-std::string member_list(const GroupMetadata& g) {
-  std::string out;
-  for (const auto& [id, m] : g.members) out += (out.empty() ? "" : ",") + id;
+NameList member_list(const GroupMetadata& g) {
+  NameList out;
+  for (const auto& [id, m] : g.members) out.push_back(id);
   return out;
 }
 
-// "member=orders-0,orders-3;member2=..." when the group speaks the consumer protocol.
-std::string assignment_summary(const GroupMetadata& g, const std::map<std::string, Bytes>& assignment) {
-  std::string out;
+// Each member's partitions when the group speaks the consumer protocol (the coordinator cannot
+// read other protocols' assignments).
+MemberAssignments assignment_summary(const GroupMetadata& g, const std::map<std::string, Bytes>& assignment) {
+  MemberAssignments out;
   for (const auto& [mid, bytes] : assignment) {
-    std::string parts = "?";
+    MemberAssignment m{mid, std::nullopt};
     if (g.protocol_type == std::string(protocol::kConsumerProtocolType)) {
       auto a = protocol::decode_assignment(as_view(bytes));
-      if (a) parts = protocol::format_partitions(a->partitions);
+      if (a) {
+        m.partitions.emplace();
+        for (const auto& [topic, parts] : a->partitions)
+          for (int32_t p : parts) m.partitions->push_back({topic, p});
+      }
     }
-    out += (out.empty() ? "" : ";") + mid + "=" + parts;
+    out.push_back(std::move(m));
   }
   return out;
 }
 
 }  // namespace
-
-void GroupCoordinator::emit_group(const char* kind, const GroupMetadata& g, std::vector<TraceField> extra) {
-  std::vector<TraceField> f{{"group", g.group_id},
-                            {"generation", g.generation},
-                            {"state", group_state_name(g.state)},
-                            {"members", member_list(g)}};
-  for (auto& x : extra) f.push_back(std::move(x));
-  rt_.emit(kind, std::move(f));
-}
 
 void GroupCoordinator::transition(GroupMetadata& g, GroupState to) {
   GREGOR_ASSERT_MSG(valid_transition(g.state, to),
@@ -183,8 +179,11 @@ void GroupCoordinator::add_member_and_rebalance(GroupMetadata& g, const std::str
   if (!g.leader_id) g.leader_id = member_id;
   g.members[member_id] = std::move(m);
   g.new_member_added = true;
-  rt_.emit("member_join", {{"group", g.group_id}, {"member", member_id}, {"client_id", client_id},
-                           {"generation", g.generation}, {"state", group_state_name(g.state)}});
+  rt_.emit(ev::MemberJoin{.group = g.group_id,
+                          .member = member_id,
+                          .client_id = client_id,
+                          .generation = g.generation,
+                          .state = group_state_name(g.state)});
   maybe_prepare_rebalance(g, "add member " + member_id);
   try_complete_join(g);
 }
@@ -242,7 +241,11 @@ void GroupCoordinator::prepare_rebalance(GroupMetadata& g, const std::string& re
     g.initial_delay = false;
     arm_join_timer(g, g.rebalance_timeout_ms());
   }
-  emit_group("group_rebalance", g, {{"reason", reason}});
+  rt_.emit(ev::GroupRebalance{.group = g.group_id,
+                              .generation = g.generation,
+                              .state = group_state_name(g.state),
+                              .members = member_list(g),
+                              .reason = reason});
 }
 
 void GroupCoordinator::arm_join_timer(GroupMetadata& g, int64_t delay_ms) {
@@ -286,7 +289,7 @@ void GroupCoordinator::complete_join(GroupMetadata& g) {
   for (const auto& mid : gone) {
     rt_.cancel(g.members.at(mid).heartbeat_timer);
     g.members.erase(mid);
-    rt_.emit("member_leave", {{"group", g.group_id}, {"member", mid}, {"generation", g.generation}, {"reason", "rebalance_timeout"}});
+    rt_.emit(ev::MemberLeave{.group = g.group_id, .member = mid, .generation = g.generation, .reason = "rebalance_timeout"});
   }
   if (g.leader_id && !g.members.count(*g.leader_id)) g.leader_id.reset();
   if (!g.leader_id && !g.members.empty()) g.leader_id = g.members.begin()->first;
@@ -296,17 +299,23 @@ void GroupCoordinator::complete_join(GroupMetadata& g) {
     g.protocol_name.reset();
     g.leader_id.reset();
     transition(g, GroupState::kEmpty);
-    emit_group("group_empty", g);
+    rt_.emit(ev::GroupEmpty{
+        .group = g.group_id, .generation = g.generation, .state = group_state_name(g.state), .members = member_list(g)});
     const std::string group_id = g.group_id;
     store_group(g, {}, [this, group_id](ErrorCode err) {
       if (err != ErrorCode::NONE)
-        rt_.emit("group_store_failed", {{"group", group_id}, {"error", protocol::error_name(err)}});
+        rt_.emit(ev::GroupStoreFailed{.group = group_id, .generation = std::nullopt, .error = protocol::error_name(err)});
     });
     return;
   }
   g.protocol_name = g.select_protocol();
   transition(g, GroupState::kCompletingRebalance);
-  emit_group("group_join_complete", g, {{"leader", g.leader_id.value_or("")}, {"protocol", g.protocol_name.value_or("")}});
+  rt_.emit(ev::GroupJoinComplete{.group = g.group_id,
+                                 .generation = g.generation,
+                                 .state = group_state_name(g.state),
+                                 .members = member_list(g),
+                                 .leader = g.leader_id.value_or(""),
+                                 .protocol = g.protocol_name.value_or("")});
   std::vector<std::string> ids;
   for (const auto& [mid, m] : g.members) ids.push_back(mid);
   for (const auto& mid : ids) {
@@ -382,16 +391,20 @@ void GroupCoordinator::sync_group(const protocol::SyncGroupRequest& req, SyncCal
     // Someone may have joined (or the group moved away) while the store was in flight.
     if (!sg || sg->state != GroupState::kCompletingRebalance || sg->generation != generation) return;
     if (err != ErrorCode::NONE) {
-      rt_.emit("group_store_failed", {{"group", group_id}, {"generation", generation}, {"error", protocol::error_name(err)}});
+      rt_.emit(ev::GroupStoreFailed{.group = group_id, .generation = generation, .error = protocol::error_name(err)});
       reset_and_propagate_assignment_error(*sg, store_error(err, StoreKind::kGroup));
       maybe_prepare_rebalance(*sg, "error storing the assignment");
       return;
     }
     set_and_propagate_assignment(*sg, assignment);
     transition(*sg, GroupState::kStable);
-    emit_group("group_stable", *sg, {{"leader", sg->leader_id.value_or("")},
-                                     {"protocol", sg->protocol_name.value_or("")},
-                                     {"assignment", assignment_summary(*sg, assignment)}});
+    rt_.emit(ev::GroupStable{.group = sg->group_id,
+                             .generation = sg->generation,
+                             .state = group_state_name(sg->state),
+                             .members = member_list(*sg),
+                             .leader = sg->leader_id.value_or(""),
+                             .protocol = sg->protocol_name.value_or(""),
+                             .assignment = assignment_summary(*sg, assignment)});
   });
 }
 
@@ -469,7 +482,7 @@ void GroupCoordinator::remove_member_and_update_group(GroupMetadata& g, const st
       }
     if (!g.leader_id && !g.members.empty()) g.leader_id = g.members.begin()->first;
   }
-  rt_.emit("member_leave", {{"group", g.group_id}, {"member", member_id}, {"generation", g.generation}, {"reason", reason}});
+  rt_.emit(ev::MemberLeave{.group = g.group_id, .member = member_id, .generation = g.generation, .reason = reason});
   switch (g.state) {
     case GroupState::kDead:
     case GroupState::kEmpty: break;

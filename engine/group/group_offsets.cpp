@@ -90,8 +90,12 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
     if (code == ErrorCode::NONE && cg) {
       for (const auto& [tp, c] : accepted) {
         cg->offsets[tp] = c;
-        rt_.emit("offset_commit", {{"group", group_id}, {"member", member_id}, {"generation", generation},
-                                   {"topic", tp.topic}, {"partition", tp.partition}, {"offset", c.offset}});
+        rt_.emit(ev::OffsetCommit{.group = group_id,
+                                  .member = member_id,
+                                  .generation = generation,
+                                  .topic = tp.topic,
+                                  .partition = tp.partition,
+                                  .offset = c.offset});
       }
     }
     for (auto& t : resp->topics)
@@ -158,7 +162,7 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
 
 void GroupCoordinator::load_partition(int32_t partition, int32_t leader_epoch) {
   owned_[partition] = OwnedPartition{leader_epoch, true};
-  rt_.emit("offsets_load_start", {{"topic", kOffsetsTopic}, {"partition", partition}, {"leader_epoch", leader_epoch}});
+  rt_.emit(ev::OffsetsLoadStart{.topic = kOffsetsTopic, .partition = partition, .leader_epoch = leader_epoch});
   // Asynchronous, as Kafka's loading is: requests meanwhile get COORDINATOR_LOAD_IN_PROGRESS.
   rt_.after(Duration{0}, [this, partition, leader_epoch] {
     auto it = owned_.find(partition);
@@ -168,7 +172,7 @@ void GroupCoordinator::load_partition(int32_t partition, int32_t leader_epoch) {
     if (!s.is_ok()) {
       // The log could not be read: stay "loading" (clients retry) and say why.
       rt_.log("loading " + std::string(kOffsetsTopic) + "-" + std::to_string(partition) + " failed: " + s.to_string());
-      rt_.emit("offsets_load_failed", {{"topic", kOffsetsTopic}, {"partition", partition}, {"error", s.to_string()}});
+      rt_.emit(ev::OffsetsLoadFailed{.topic = kOffsetsTopic, .partition = partition, .error = s.to_string()});
       return;
     }
     it->second.loading = false;
@@ -179,8 +183,13 @@ void GroupCoordinator::load_partition(int32_t partition, int32_t leader_epoch) {
       offsets += static_cast<int64_t>(g->offsets.size());
       members += static_cast<int64_t>(g->members.size());
     }
-    rt_.emit("offsets_load", {{"topic", kOffsetsTopic}, {"partition", partition}, {"leader_epoch", leader_epoch},
-                              {"records", records}, {"groups", groups}, {"offsets", offsets}, {"members", members}});
+    rt_.emit(ev::OffsetsLoad{.topic = kOffsetsTopic,
+                             .partition = partition,
+                             .leader_epoch = leader_epoch,
+                             .records = records,
+                             .groups = groups,
+                             .offsets = offsets,
+                             .members = members});
   });
 }
 
@@ -280,7 +289,7 @@ void GroupCoordinator::unload_partition(int32_t partition) {
       }
     }
   }
-  rt_.emit("offsets_unload", {{"topic", kOffsetsTopic}, {"partition", partition}, {"groups", static_cast<int64_t>(ids.size())}});
+  rt_.emit(ev::OffsetsUnload{.topic = kOffsetsTopic, .partition = partition, .groups = static_cast<int64_t>(ids.size())});
 }
 
 }  // namespace gregor::group

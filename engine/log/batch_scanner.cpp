@@ -13,7 +13,7 @@ bool BatchScanner::ensure(uint64_t n) {
   if (position_ + n > end_) return false;
   if (position_ >= buffer_start_ && position_ + n <= buffer_start_ + buffer_.size()) return true;
   const uint64_t want = std::min<uint64_t>(std::max<uint64_t>(n, block_bytes_), end_ - position_);
-  auto data = disk_.read(path_, position_, static_cast<size_t>(want));
+  auto data = disk_.read_shared(path_, position_, static_cast<size_t>(want));
   if (!data) {
     error_ = data.status();
     return false;
@@ -39,7 +39,7 @@ BatchScanner::Step BatchScanner::peek() {
     if (!error_.is_ok()) return Step::kIoError;
     return fail(Step::kTorn, "file ends inside a batch header");
   }
-  auto header = record::peek_batch_header(ByteView(buffer_).subspan(position_ - buffer_start_));
+  auto header = record::peek_batch_header(buffer_.view().subspan(position_ - buffer_start_));
   if (!header) return fail(Step::kInvalid, header.status().message());
   header_ = *header;
   peeked_ = true;
@@ -63,7 +63,7 @@ BatchScanner::Step BatchScanner::take(bool verify_crc) {
     if (!error_.is_ok()) return Step::kIoError;
     return fail(Step::kTorn, "file ends inside a batch of " + std::to_string(size) + " bytes");
   }
-  ByteView bytes = ByteView(buffer_).subspan(position_ - buffer_start_, size);
+  ByteView bytes = buffer_.view().subspan(position_ - buffer_start_, size);
   if (verify_crc && record::compute_batch_crc(bytes) != header_.crc)
     return fail(Step::kInvalid, "batch at offset " + std::to_string(header_.base_offset) + " fails its CRC");
   batch_ = bytes;

@@ -60,7 +60,9 @@ class BatchScanner {
   uint64_t position_;
   uint64_t end_;
   size_t block_bytes_;
-  Bytes buffer_;
+  // What the last read returned: a view of the disk's page cache where it can share one
+  // (Disk::read_shared), so a scan copies no bytes.
+  SharedBytes buffer_;
   uint64_t buffer_start_ = 0;
   record::BatchHeader header_;
   bool peeked_ = false;

@@ -7,21 +7,38 @@ namespace gregor::sim {
 void Checker::report(Time t, std::string message) {
   if (violation_) return;  // the first one is what matters
   Violation v{name(), t, std::move(message), {}};
-  if (context_) v.context.assign(context_->begin(), context_->end());
+  if (context_)
+    for (const TraceEvent& e : *context_) v.context.push_back(e.to_string());
   violation_ = std::move(v);
+}
+
+std::optional<PartitionKey> event_partition(const TraceEvent& e) {
+  return std::visit(
+      [](const auto& b) -> std::optional<PartitionKey> {
+        if constexpr (requires { b.topic; }) {
+          int32_t partition = 0;
+          if constexpr (requires { b.partition; }) partition = b.partition;
+          return PartitionKey{b.topic, partition};
+        } else {
+          return std::nullopt;
+        }
+      },
+      e.body);
 }
 
 namespace {
 
-std::string tp_name(const PartitionKey& tp) { return tp.first + "-" + std::to_string(tp.second); }
+std::string tp_name(const PartitionKey& tp) { return partition_text(tp); }
+PartitionKey key_of(const auto& b) { return PartitionKey{b.topic, b.partition}; }
 
 class SingleLeaderChecker final : public Checker {
  public:
   const char* name() const override { return "single-leader"; }
   const char* description() const override { return "at most one leader per partition per leader epoch"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "become_leader") return;
-    auto key = std::make_pair(partition_key(e), e.get_int("leader_epoch"));
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    const auto* b = e.as<ev::BecomeLeader>();
+    if (!b) return;
+    auto key = std::make_pair(key_of(*b), int64_t{b->leader_epoch});
     auto [it, inserted] = leaders_.emplace(key, e.node.value);
     if (!inserted && it->second != e.node.value)
       report(e.time, "brokers " + std::to_string(it->second) + " and " + std::to_string(e.node.value) +
@@ -36,18 +53,19 @@ class EpochMonotonicChecker final : public Checker {
  public:
   const char* name() const override { return "epoch-monotonic"; }
   const char* description() const override { return "leader epochs never go backwards"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "leader_change" && e.kind != "partition_offline") return;
-    auto tp = partition_key(e);
-    int64_t epoch = e.get_int("leader_epoch");
-    auto it = last_.find(tp);
-    if (it != last_.end() && epoch <= it->second)
-      report(e.time, "the controller set leader epoch " + std::to_string(epoch) + " of " + tp_name(tp) +
-                         " after epoch " + std::to_string(it->second));
-    last_[tp] = std::max(epoch, it == last_.end() ? epoch : it->second);
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    if (const auto* c = e.as<ev::LeaderChange>()) return check(e.time, key_of(*c), c->leader_epoch);
+    if (const auto* o = e.as<ev::PartitionOffline>()) return check(e.time, key_of(*o), o->leader_epoch);
   }
 
  private:
+  void check(Time t, const PartitionKey& tp, int64_t epoch) {
+    auto it = last_.find(tp);
+    if (it != last_.end() && epoch <= it->second)
+      report(t, "the controller set leader epoch " + std::to_string(epoch) + " of " + tp_name(tp) + " after epoch " +
+                    std::to_string(it->second));
+    last_[tp] = std::max(epoch, it == last_.end() ? epoch : it->second);
+  }
   std::map<PartitionKey, int64_t> last_;
 };
 
@@ -55,22 +73,26 @@ class HwMonotonicChecker final : public Checker {
  public:
   const char* name() const override { return "hw-monotonic"; }
   const char* description() const override { return "a leader's high watermark never goes back"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind == "become_leader" || e.kind == "become_follower" || e.kind == "log_open") {
-      last_.erase({e.node.value, partition_key(e)});
-      return;
-    }
-    if (e.kind != "hw_advance" || e.get_string("role") != "leader") return;
-    auto key = std::make_pair(e.node.value, partition_key(e));
-    int64_t hw = e.get_int("hw");
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    if (const auto* l = e.as<ev::BecomeLeader>()) return forget(e.node.value, key_of(*l));
+    if (const auto* f = e.as<ev::BecomeFollower>()) return forget(e.node.value, key_of(*f));
+    if (const auto* o = e.as<ev::LogOpen>()) return forget(e.node.value, key_of(*o));
+    const auto* a = e.as<ev::HwAdvance>();
+    if (!a || a->role != "leader") return;
+    auto key = std::make_pair(e.node.value, key_of(*a));
     auto it = last_.find(key);
-    if (it != last_.end() && hw < it->second)
+    if (it != last_.end() && a->hw < it->second)
       report(e.time, "leader " + std::to_string(e.node.value) + " moved the HW of " + tp_name(key.second) + " back from " +
-                         std::to_string(it->second) + " to " + std::to_string(hw));
-    last_[key] = hw;
+                         std::to_string(it->second) + " to " + std::to_string(a->hw));
+    if (it != last_.end())
+      it->second = a->hw;
+    else
+      last_.emplace(std::move(key), a->hw);
   }
 
  private:
+  // A new role or a reopened log starts a new watch.
+  void forget(int32_t broker, const PartitionKey& tp) { last_.erase({broker, tp}); }
   std::map<std::pair<int32_t, PartitionKey>, int64_t> last_;
 };
 
@@ -78,18 +100,19 @@ class HwWithinIsrChecker final : public Checker {
  public:
   const char* name() const override { return "hw-within-isr"; }
   const char* description() const override { return "the leader's HW <= the LEO of every ISR member"; }
-  void on_event(const TraceEvent& e, const ReplicaModel& model) override {
-    if (e.find("topic") == nullptr) return;
-    const auto tp = partition_key(e);
+  void on_event(const TraceEvent& e, const ClusterModel& model) override {
+    const auto key = event_partition(e);
+    if (!key) return;
+    const PartitionKey& tp = *key;
     const PartitionView* p = model.partition(tp);
-    if (!p || p->leader < 0) return;
-    const ReplicaLog* lr = model.replica(p->leader, tp);
-    if (!lr || !lr->leader || lr->leader_epoch != p->leader_epoch) return;
-    for (int32_t m : p->isr) {
+    if (!p || p->acting.leader < 0) return;
+    const ReplicaLog* lr = model.replica(p->acting.leader, tp);
+    if (!lr || !lr->leader || lr->leader_epoch != p->acting.leader_epoch) return;
+    for (int32_t m : p->acting.isr) {
       const ReplicaLog* r = model.replica(m, tp);
       int64_t leo = r ? r->leo : 0;
       if (leo < lr->hw) {
-        report(e.time, "the HW of " + tp_name(tp) + " at leader " + std::to_string(p->leader) + " is " +
+        report(e.time, "the HW of " + tp_name(tp) + " at leader " + std::to_string(p->acting.leader) + " is " +
                            std::to_string(lr->hw) + " but ISR member " + std::to_string(m) + " has LEO " +
                            std::to_string(leo));
         return;
@@ -102,16 +125,12 @@ class LogMatchingChecker final : public Checker {
  public:
   const char* name() const override { return "log-matching"; }
   const char* description() const override { return "replica logs are identical below their high watermarks"; }
-  void on_event(const TraceEvent& e, const ReplicaModel& model) override {
-    if (e.kind == "log_truncate" || e.kind == "log_open") {
-      auto key = std::make_pair(e.node.value, partition_key(e));
-      auto it = verified_.find(key);
-      int64_t to = e.kind == "log_open" ? e.get_int("leo") : e.get_int("offset");
-      if (it != verified_.end() && it->second > to) it->second = to;
-      return;
-    }
-    if (e.kind != "hw_advance") return;
-    const auto tp = partition_key(e);
+  void on_event(const TraceEvent& e, const ClusterModel& model) override {
+    if (const auto* t = e.as<ev::LogTruncate>()) return cut(e.node.value, key_of(*t), t->offset);
+    if (const auto* o = e.as<ev::LogOpen>()) return cut(e.node.value, key_of(*o), o->leo);
+    const auto* a = e.as<ev::HwAdvance>();
+    if (!a) return;
+    const auto tp = key_of(*a);
     const ReplicaLog* r = model.replica(e.node.value, tp);
     if (!r) return;
     int64_t& from = verified_[{e.node.value, tp}];
@@ -119,7 +138,7 @@ class LogMatchingChecker final : public Checker {
     for (auto it = r->batches.lower_bound(from); it != r->batches.end() && it->first < r->hw; ++it) {
       auto c = committed.find(it->first);
       if (c == committed.end()) {
-        committed[it->first] = {it->second.last_offset, it->second.crc, e.node.value};
+        committed.emplace_hint(committed.end(), it->first, Committed{it->second.last_offset, it->second.crc, e.node.value});
       } else if (c->second.crc != it->second.crc || c->second.last_offset != it->second.last_offset) {
         report(e.time, "replica " + std::to_string(e.node.value) + " of " + tp_name(tp) + " has a different batch at offset " +
                            std::to_string(it->first) + " (crc " + std::to_string(it->second.crc) + ") than replica " +
@@ -131,6 +150,11 @@ class LogMatchingChecker final : public Checker {
   }
 
  private:
+  // A replica's log was cut below what was verified: the part above must be checked again.
+  void cut(int32_t broker, const PartitionKey& tp, int64_t to) {
+    auto it = verified_.find({broker, tp});
+    if (it != verified_.end() && it->second > to) it->second = to;
+  }
   struct Committed {
     int64_t last_offset;
     int64_t crc;
@@ -140,7 +164,7 @@ class LogMatchingChecker final : public Checker {
   std::map<PartitionKey, std::map<int64_t, Committed>> committed_;
 };
 
-// Acknowledged writes: "produce_ack" events from producers {topic, partition, base_offset, crc, acks}.
+// Acknowledged writes: the producers' produce_ack events {topic, partition, base_offset, crc, acks}.
 class AckedWriteChecker final : public Checker {
  public:
   explicit AckedWriteChecker(int acks) : acks_(acks) {}
@@ -148,29 +172,30 @@ class AckedWriteChecker final : public Checker {
   const char* description() const override {
     return acks_ == -1 ? "no acknowledged acks=all write is lost" : "no acknowledged acks=1 write is lost";
   }
-  void on_event(const TraceEvent& e, const ReplicaModel& model) override {
-    if (e.kind == "produce_ack" && e.get_int("acks") == acks_) {
-      acked_[partition_key(e)][e.get_int("base_offset")] = e.get_int("crc");
+  void on_event(const TraceEvent& e, const ClusterModel& model) override {
+    if (const auto* a = e.as<ev::ProduceAck>()) {
+      if (a->acks == acks_) acked_[key_of(*a)][a->base_offset] = a->crc;
       return;
     }
-    if (e.kind == "become_leader") {
+    if (const auto* l = e.as<ev::BecomeLeader>()) {
       // A broker acting on a LeaderAndIsr the controller has already superseded (it was paused
       // or cut off when the newer one was sent) leads an epoch nobody follows: it cannot advance
       // its high watermark, so its log is not where acknowledged writes must be. It learns of
       // the newer epoch and truncates (swarm safe seed 1303); a real new leader is checked here,
       // and the final one at the end.
-      const PartitionView* p = model.partition(partition_key(e));
-      if (p && e.get_int("leader_epoch") < p->elected_epoch) return;
-      check_leader(e.node.value, partition_key(e), model, e.time);
+      const PartitionKey tp = key_of(*l);
+      const PartitionView* p = model.partition(tp);
+      if (p && l->leader_epoch < p->elected_epoch) return;
+      check_leader(e.node.value, tp, model, e.time);
     }
   }
-  void finish(const ReplicaModel& model, Time end) override {
+  void finish(const ClusterModel& model, Time end) override {
     for (const auto& [tp, view] : model.partitions())
-      if (view.leader >= 0) check_leader(view.leader, tp, model, end);
+      if (view.acting.leader >= 0) check_leader(view.acting.leader, tp, model, end);
   }
 
  private:
-  void check_leader(int32_t leader, const PartitionKey& tp, const ReplicaModel& model, Time t) {
+  void check_leader(int32_t leader, const PartitionKey& tp, const ClusterModel& model, Time t) {
     auto it = acked_.find(tp);
     if (it == acked_.end()) return;
     for (const auto& [offset, crc] : it->second) {
@@ -215,15 +240,19 @@ std::vector<std::string> CheckerSet::names() const {
 
 void CheckerSet::on_event(const TraceEvent& e) {
   model_.apply(e);
-  std::deque<std::string>* ctx = &global_context_;
-  if (e.find("topic")) ctx = &context_[partition_key(e)];
-  ctx->push_back(e.to_string());
+  std::deque<TraceEvent>* ctx = &global_context_;
+  if (auto tp = event_partition(e)) {
+    auto it = context_.find(*tp);
+    if (it == context_.end()) it = context_.emplace(std::move(*tp), std::deque<TraceEvent>{}).first;
+    ctx = &it->second;
+  }
+  ctx->push_back(e);
   if (ctx->size() > kContextEvents) ctx->pop_front();
   // Faults belong to every partition's story.
   if (e.node.value == 0)
     for (auto& [tp, c] : context_) {
       if (&c == ctx) continue;
-      c.push_back(e.to_string());
+      c.push_back(e);
       if (c.size() > kContextEvents) c.pop_front();
     }
   for (auto& c : checkers_) {

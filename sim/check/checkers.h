@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engine/core/trace_event.h"
-#include "sim/check/replica_model.h"
+#include "sim/check/cluster_model.h"
 
 namespace gregor::sim {
 
@@ -39,16 +39,16 @@ class Checker {
   virtual const char* name() const = 0;
   virtual const char* description() const = 0;
   // Called after the model applied e.
-  virtual void on_event(const TraceEvent& e, const ReplicaModel& model) = 0;
+  virtual void on_event(const TraceEvent& e, const ClusterModel& model) = 0;
   // The run ended (all events seen).
-  virtual void finish(const ReplicaModel& model, Time end) { (void)model, (void)end; }
+  virtual void finish(const ClusterModel& model, Time end) { (void)model, (void)end; }
   const std::optional<Violation>& violation() const { return violation_; }
 
  protected:
   void report(Time t, std::string message);
   friend class CheckerSet;
   std::optional<Violation> violation_;
-  const std::deque<std::string>* context_ = nullptr;
+  const std::deque<TraceEvent>* context_ = nullptr;
 };
 
 // The checkers, the shared model and the context ring; attach it to a run as a trace listener.
@@ -58,7 +58,7 @@ class CheckerSet {
   CheckerSet();
   void on_event(const TraceEvent& e);
   void finish(Time end);
-  const ReplicaModel& model() const { return model_; }
+  const ClusterModel& model() const { return model_; }
   const std::vector<std::unique_ptr<Checker>>& checkers() const { return checkers_; }
   Checker* find(const std::string& name);
   std::vector<std::string> names() const;
@@ -67,10 +67,12 @@ class CheckerSet {
 
  private:
   static constexpr size_t kContextEvents = 12;
-  ReplicaModel model_;
+  ClusterModel model_;
   std::vector<std::unique_ptr<Checker>> checkers_;
-  std::map<PartitionKey, std::deque<std::string>> context_;  // recent events per partition
-  std::deque<std::string> global_context_;
+  // The recent events per partition (and those of no partition), kept as they are and turned into
+  // text only when a checker reports: formatting every event would cost more than checking it.
+  std::map<PartitionKey, std::deque<TraceEvent>> context_;
+  std::deque<TraceEvent> global_context_;
 };
 
 }  // namespace gregor::sim

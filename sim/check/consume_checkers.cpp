@@ -7,29 +7,8 @@ namespace gregor::sim {
 
 namespace {
 
-std::string tp_text(const PartitionKey& tp) { return tp.first + "-" + std::to_string(tp.second); }
-
-std::set<std::string> split_list(const std::string& s) {
-  std::set<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.insert(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-// "orders-3" -> ("orders", 3); topic names may contain '-'.
-bool parse_tp(const std::string& s, PartitionKey* out) {
-  size_t dash = s.rfind('-');
-  if (dash == std::string::npos || dash + 1 >= s.size()) return false;
-  out->first = s.substr(0, dash);
-  out->second = static_cast<int32_t>(std::strtol(s.c_str() + dash + 1, nullptr, 10));
-  return true;
-}
+std::string tp_text(const PartitionKey& tp) { return partition_text(tp); }
+PartitionKey key_of(const auto& b) { return PartitionKey{b.topic, b.partition}; }
 
 }  // namespace
 
@@ -40,28 +19,29 @@ bool mode_promises_no_duplicates(const std::string& mode) { return mode == "at-m
 // ConsumeLedger.
 
 void ConsumeLedger::apply(const TraceEvent& e) {
-  if (e.kind == "produce_ack") {
+  if (const auto* a = e.as<ev::ProduceAck>()) {
     // acks=1 records may be lost by the brokers (acks1-write-lost tells); only acks=all counts.
-    if (e.get_int("acks", -1) != -1) return;
-    const int64_t base = e.get_int("base_offset", -1);
-    const int64_t count = e.get_int("count", 0);
+    if (a->acks != -1) return;
+    const int64_t base = a->base_offset;
+    const int64_t count = a->count;
     if (base < 0 || count <= 0) return;
-    auto& ranges = acked_[partition_key(e)];
+    auto& ranges = acked_[key_of(*a)];
     auto [it, inserted] = ranges.emplace(base, base + count);
     if (!inserted) it->second = std::max(it->second, base + count);
     return;
   }
-  if (e.kind == "consumer_start") {
-    GroupView& g = groups_[e.get_string("group")];
-    if (g.mode.empty()) g.mode = e.get_string("mode");
-    for (const auto& t : split_list(e.get_string("topics"))) g.topics.insert(t);
+  if (const auto* s = e.as<ev::ConsumerStart>()) {
+    GroupView& g = groups_[s->group];
+    if (g.mode.empty()) g.mode = s->mode;
+    for (const auto& t : s->topics)
+      if (!t.empty()) g.topics.insert(t);
     return;
   }
-  if (e.kind == "consume") {
-    GroupView& g = groups_[e.get_string("group")];
+  if (const auto* c = e.as<ev::Consume>()) {
+    GroupView& g = groups_[c->group];
     g.consume_events++;
-    g.consumed[partition_key(e)].insert(e.get_int("offset"));
-    int64_t& times = g.times_by_id[e.get_string("value")];
+    g.consumed[key_of(*c)].insert(c->offset);
+    int64_t& times = g.times_by_id[c->value];
     if (++times > 1) g.duplicates++;
   }
 }
@@ -127,8 +107,8 @@ class ConsumeLostChecker final : public Checker {
   const char* description() const override {
     return "every acknowledged record is consumed by each at-least-once or exactly-once group";
   }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override { ledger_.apply(e); }
-  void finish(const ReplicaModel&, Time end) override {
+  void on_event(const TraceEvent& e, const ClusterModel&) override { ledger_.apply(e); }
+  void finish(const ClusterModel&, Time end) override {
     for (const auto& [group, g] : ledger_.groups()) {
       if (!mode_promises_no_loss(g.mode)) continue;
       std::vector<std::string> examples;
@@ -152,52 +132,52 @@ class ConsumeDuplicateChecker final : public Checker {
   const char* description() const override {
     return "no record is consumed twice by an at-most-once or exactly-once group";
   }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind == "consumer_start") {
-      auto& mode = modes_[e.get_string("group")];
-      if (mode.empty()) mode = e.get_string("mode");
-      return;
-    }
-    if (e.kind != "consume") return;
-    const std::string group = e.get_string("group");
-    auto m = modes_.find(group);
-    if (m == modes_.end() || !mode_promises_no_duplicates(m->second)) return;
-    const std::string id = e.get_string("value");
-    auto [it, fresh] = first_.emplace(std::make_pair(group, id), e.to_string());
+  void on_event(const TraceEvent& e, const ClusterModel& model) override {
+    const auto* c = e.as<ev::Consume>();
+    if (!c) return;
+    const GroupView* g = model.group(c->group);
+    if (!g || !mode_promises_no_duplicates(g->mode)) return;
+    // The first consume is kept as it is and shown only if the record comes again.
+    auto [it, fresh] = first_.emplace(std::make_pair(c->group, c->value), e);
     if (!fresh)
-      report(e.time, "group " + group + " (" + m->second + ") consumed record " + id + " twice: first " + it->second +
-                         ", again " + e.to_string());
+      report(e.time, "group " + c->group + " (" + g->mode + ") consumed record " + c->value + " twice: first " +
+                         it->second.to_string() + ", again " + e.to_string());
   }
 
  private:
-  std::map<std::string, std::string> modes_;
-  std::map<std::pair<std::string, std::string>, std::string> first_;  // (group, id) -> the first consume
+  std::map<std::pair<std::string, std::string>, TraceEvent> first_;  // (group, id) -> the first consume
 };
 
 class ConsumeOrderChecker final : public Checker {
  public:
   const char* name() const override { return "consume-order"; }
   const char* description() const override { return "each partition is consumed in offset order from each position taken"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.node.value == 0 && (e.kind == "node_restart" || e.kind == "node_start" || e.kind == "node_crash")) {
-      const int64_t target = e.get_int("target", -1);
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    int32_t restarted = -1;
+    if (const auto* s = e.as<ev::NodeStart>()) restarted = s->target;
+    if (const auto* r = e.as<ev::NodeRestart>()) restarted = r->target;
+    if (const auto* c = e.as<ev::NodeCrash>()) restarted = c->target;
+    if (restarted >= 0) {
       for (auto it = last_.begin(); it != last_.end();)
-        it = std::get<0>(it->first) == target ? last_.erase(it) : std::next(it);
+        it = std::get<0>(it->first) == restarted ? last_.erase(it) : std::next(it);
       return;
     }
-    if (e.kind == "consumer_position") {
-      last_.erase({e.node.value, e.get_string("group"), partition_key(e)});
+    if (const auto* p = e.as<ev::ConsumerPosition>()) {
+      last_.erase({e.node.value, p->group, key_of(*p)});
       return;
     }
-    if (e.kind != "consume") return;
-    const auto key = std::make_tuple(static_cast<int64_t>(e.node.value), e.get_string("group"), partition_key(e));
-    const int64_t offset = e.get_int("offset");
+    const auto* c = e.as<ev::Consume>();
+    if (!c) return;
+    auto key = std::make_tuple(static_cast<int64_t>(e.node.value), c->group, key_of(*c));
     auto it = last_.find(key);
-    if (it != last_.end() && offset <= it->second)
-      report(e.time, "node " + std::to_string(e.node.value) + " of group " + e.get_string("group") + " consumed offset " +
-                         std::to_string(offset) + " of " + tp_text(partition_key(e)) + " after offset " +
+    if (it != last_.end() && c->offset <= it->second)
+      report(e.time, "node " + std::to_string(e.node.value) + " of group " + c->group + " consumed offset " +
+                         std::to_string(c->offset) + " of " + tp_text(key_of(*c)) + " after offset " +
                          std::to_string(it->second));
-    last_[key] = offset;
+    if (it != last_.end())
+      it->second = c->offset;
+    else
+      last_.emplace(std::move(key), c->offset);
   }
 
  private:
@@ -208,13 +188,13 @@ class ConsumeConsistentChecker final : public Checker {
  public:
   const char* name() const override { return "consume-consistent"; }
   const char* description() const override { return "an offset is always consumed with the same record"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "consume") return;
-    const std::string id = e.get_string("value");
-    auto [it, fresh] = values_.emplace(std::make_pair(partition_key(e), e.get_int("offset")), id);
-    if (!fresh && it->second != id)
-      report(e.time, "offset " + std::to_string(e.get_int("offset")) + " of " + tp_text(partition_key(e)) +
-                         " was consumed as " + it->second + " and later as " + id);
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    const auto* c = e.as<ev::Consume>();
+    if (!c) return;
+    auto [it, fresh] = values_.emplace(std::make_pair(key_of(*c), c->offset), c->value);
+    if (!fresh && it->second != c->value)
+      report(e.time, "offset " + std::to_string(c->offset) + " of " + tp_text(key_of(*c)) + " was consumed as " +
+                         it->second + " and later as " + c->value);
   }
 
  private:
@@ -225,37 +205,33 @@ class SingleOwnerChecker final : public Checker {
  public:
   const char* name() const override { return "single-owner"; }
   const char* description() const override { return "at most one member owns a partition in a generation"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind == "consumer_assignment") {
-      const std::string member = e.get_string("member");
-      for (const auto& s : split_list(e.get_string("partitions"))) claim(e, member, s);
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    if (const auto* a = e.as<ev::ConsumerAssignment>()) {
+      claim(e.time, a->group, a->generation, a->member, a->partitions);
       return;
     }
-    if (e.kind == "group_stable") {
-      // "member=t-0,t-1;member2=t-2"
-      const std::string a = e.get_string("assignment");
-      size_t start = 0;
-      while (start < a.size()) {
-        size_t semi = a.find(';', start);
-        std::string entry = a.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
-        size_t eq = entry.find('=');
-        if (eq != std::string::npos)
-          for (const auto& s : split_list(entry.substr(eq + 1))) claim(e, entry.substr(0, eq), s);
-        if (semi == std::string::npos) break;
-        start = semi + 1;
-      }
-    }
+    if (const auto* s = e.as<ev::GroupStable>())
+      for (const MemberAssignment& m : s->assignment)
+        if (m.partitions) claim(e.time, s->group, s->generation, m.member, *m.partitions);
   }
 
  private:
-  void claim(const TraceEvent& e, const std::string& member, const std::string& partition) {
-    PartitionKey tp;
-    if (!parse_tp(partition, &tp)) return;
-    const auto key = std::make_tuple(e.get_string("group"), e.get_int("generation"), tp);
-    auto [it, fresh] = owners_.emplace(key, member);
-    if (!fresh && it->second != member)
-      report(e.time, "partition " + partition + " of group " + e.get_string("group") + " is owned by " + it->second +
-                         " and by " + member + " in generation " + std::to_string(e.get_int("generation")));
+  void claim(Time t, const std::string& group, int32_t generation, const std::string& member, const PartitionList& partitions) {
+    // In the order of their names, each once.
+    for (const PartitionName& p : sorted_unique(partitions)) {
+      const auto key = std::make_tuple(group, int64_t{generation}, PartitionKey{p.topic, p.partition});
+      auto [it, fresh] = owners_.emplace(key, member);
+      if (!fresh && it->second != member)
+        report(t, "partition " + p.str() + " of group " + group + " is owned by " + it->second + " and by " + member +
+                      " in generation " + std::to_string(generation));
+    }
+  }
+  static std::vector<PartitionName> sorted_unique(const PartitionList& partitions) {
+    std::map<std::string, PartitionName> by_name;
+    for (const PartitionName& p : partitions) by_name.emplace(p.str(), p);
+    std::vector<PartitionName> out;
+    for (auto& [name, p] : by_name) out.push_back(p);
+    return out;
   }
   std::map<std::tuple<std::string, int64_t, PartitionKey>, std::string> owners_;
 };
@@ -264,16 +240,15 @@ class CommitMonotonicChecker final : public Checker {
  public:
   const char* name() const override { return "commit-monotonic"; }
   const char* description() const override { return "committed offsets never go backwards within a generation"; }
-  void on_event(const TraceEvent& e, const ReplicaModel&) override {
-    if (e.kind != "offset_commit" || e.get_int("generation", -1) < 0) return;
-    const auto key = std::make_tuple(e.get_string("group"), e.get_int("generation"), partition_key(e));
-    const int64_t offset = e.get_int("offset");
-    auto [it, fresh] = last_.emplace(key, offset);
-    if (!fresh && offset < it->second)
-      report(e.time, "group " + e.get_string("group") + " committed offset " + std::to_string(offset) + " of " +
-                         tp_text(partition_key(e)) + " after " + std::to_string(it->second) + " in generation " +
-                         std::to_string(e.get_int("generation")));
-    if (!fresh) it->second = std::max(it->second, offset);
+  void on_event(const TraceEvent& e, const ClusterModel&) override {
+    const auto* c = e.as<ev::OffsetCommit>();
+    if (!c || c->generation < 0) return;
+    const auto key = std::make_tuple(c->group, int64_t{c->generation}, key_of(*c));
+    auto [it, fresh] = last_.emplace(key, c->offset);
+    if (!fresh && c->offset < it->second)
+      report(e.time, "group " + c->group + " committed offset " + std::to_string(c->offset) + " of " + tp_text(key_of(*c)) +
+                         " after " + std::to_string(it->second) + " in generation " + std::to_string(c->generation));
+    if (!fresh) it->second = std::max(it->second, c->offset);
   }
 
  private:

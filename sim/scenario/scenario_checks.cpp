@@ -6,22 +6,16 @@
 
 namespace gregor::sim {
 
-void ReplicasConvergeChecker::on_event(const TraceEvent& e, const ReplicaModel&) {
-  if (e.node.value != 0) return;
-  if (e.kind == "node_crash" || e.kind == "power_loss")
-    down_.insert(static_cast<int32_t>(e.get_int("target")));
-  else if (e.kind == "node_start" || e.kind == "node_restart")
-    down_.erase(static_cast<int32_t>(e.get_int("target")));
-}
-
-void ReplicasConvergeChecker::finish(const ReplicaModel& model, Time end) {
+void ReplicasConvergeChecker::finish(const ClusterModel& model, Time end) {
+  // Crashed and powered-off nodes are left out (a paused one counts: it holds its state).
   for (const auto& [tp, view] : model.partitions()) {
-    if (view.leader < 0 || down_.count(view.leader)) continue;
-    const ReplicaLog* leader = model.replica(view.leader, tp);
+    const int32_t leader_id = view.acting.leader;
+    if (leader_id < 0 || model.down(leader_id)) continue;
+    const ReplicaLog* leader = model.replica(leader_id, tp);
     if (!leader) continue;
     for (const auto& [key, replica] : model.replicas()) {
       const auto& [broker, rtp] = key;
-      if (rtp != tp || broker == view.leader || down_.count(broker)) continue;
+      if (rtp != tp || broker == leader_id || model.down(broker)) continue;
       const int64_t bound = std::min(replica.hw, leader->hw);
       for (auto it = replica.batches.begin(); it != replica.batches.end() && it->first < bound; ++it) {
         auto lb = leader->batches.find(it->first);
@@ -29,7 +23,7 @@ void ReplicasConvergeChecker::finish(const ReplicaModel& model, Time end) {
             lb->second.last_offset != it->second.last_offset) {
           report(end, "replica " + std::to_string(broker) + " of " + tp.first + "-" + std::to_string(tp.second) +
                           " holds a different batch at offset " + std::to_string(it->first) + " (epoch " +
-                          std::to_string(it->second.epoch) + ") than its leader " + std::to_string(view.leader) +
+                          std::to_string(it->second.epoch) + ") than its leader " + std::to_string(leader_id) +
                           (lb == leader->batches.end() ? " (which has no batch there)"
                                                        : " (epoch " + std::to_string(lb->second.epoch) + ")") +
                           ", below both high watermarks (" + std::to_string(replica.hw) + ", " +

@@ -158,7 +158,7 @@ std::optional<NodeId> ScenarioRun::node_named(const std::string& name) const {
 
 void ScenarioRun::on_event(const TraceEvent& e) {
   checkers_.on_event(e);
-  if (e.kind == "produce_ack") acked_ += std::max<int64_t>(1, e.get_int("count", 1));
+  if (const auto* a = e.as<ev::ProduceAck>()) acked_ += std::max<int64_t>(1, a->count);
   timeline_.on_event(e);
   const auto& cs = checkers_.checkers();
   for (size_t i = 0; i < cs.size(); i++)
@@ -179,8 +179,9 @@ void ScenarioRun::setup_tick() {
       topics_ready_ = true;
       std::vector<std::string> what;
       for (const auto& t : scenario_.topics) what.push_back(t.name);
-      sim_->emit(Simulator::kWorld, "scenario_ready",
-                 {{"what", scenario_.topics.empty() ? std::string("cluster ready") : "topics ready: " + join_names(what)}});
+      sim_->emit(Simulator::kWorld,
+                 ev::ScenarioReady{.what = scenario_.topics.empty() ? std::string("cluster ready")
+                                                                    : "topics ready: " + join_names(what)});
       start_clients();
       return;
     }
@@ -303,7 +304,7 @@ Status ScenarioRun::resolve_and_apply(FaultAction& a) {
   }
   a.at = sim_->now();
   applied_.push_back(a);
-  sim_->emit(Simulator::kWorld, "scenario_fault", {{"fault", a.describe()}, {"hit", hit_text}});
+  sim_->emit(Simulator::kWorld, ev::ScenarioFault{.fault = a.describe(), .hit = hit_text});
   apply(a, hit);
   return Status::ok();
 }

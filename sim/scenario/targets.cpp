@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/check/replica_model.h"
+#include "sim/check/cluster_model.h"
 #include "sim/cluster.h"
 
 namespace gregor::sim {
@@ -86,7 +86,7 @@ Result<TargetSpec> parse_target(const std::string& text0, const std::set<std::st
                            "; roles: leader of T-P, follower of T-P, controller, brokers, ...; or a label set with `as`)");
 }
 
-TargetResolver::TargetResolver(Simulator& sim, Cluster& cluster, const ReplicaModel& model,
+TargetResolver::TargetResolver(Simulator& sim, Cluster& cluster, const ClusterModel& model,
                                std::map<std::string, NodeId> names)
     : sim_(sim), cluster_(cluster), model_(model), names_(std::move(names)) {}
 
@@ -101,28 +101,16 @@ std::string TargetResolver::name_of(NodeId id) const {
   return "node-" + std::to_string(id.value);
 }
 
-std::vector<int32_t> TargetResolver::replicas(const std::string& topic, int32_t partition) const {
-  const TopicPartition tp{topic, partition};
-  if (auto c = cluster_.controller()) {
-    const auto& parts = cluster_.broker(*c)->controller().partitions();
-    auto it = parts.find(tp);
-    if (it != parts.end() && !it->second.replicas.empty()) return it->second.replicas;
-  }
-  for (NodeId b : cluster_.broker_ids()) {
-    broker::Broker* br = cluster_.broker(b.value);
-    if (!br) continue;
-    broker::Partition* p = br->partition(tp);
-    if (p && !p->replicas().empty()) return broker::to_ids(p->replicas());
-  }
-  return {};
-}
-
 std::vector<NodeId> TargetResolver::resolve(const TargetSpec& t, const std::set<NodeId>& exclude) const {
   std::vector<NodeId> out;
   const PartitionKey key{t.topic, t.partition};
   const PartitionView* view = model_.partition(key);
-  const int32_t leader = view ? view->leader : -1;
-  auto in_isr = [&](int32_t b) { return view && std::find(view->isr.begin(), view->isr.end(), b) != view->isr.end(); };
+  // The broker that leads (the highest epoch a broker took leadership in) and the ISR it keeps;
+  // the replicas as the topic was created.
+  const int32_t leader = view ? view->acting.leader : -1;
+  auto in_isr = [&](int32_t b) { return view && std::find(view->acting.isr.begin(), view->acting.isr.end(), b) != view->acting.isr.end(); };
+  static const IntList kNone;
+  const IntList& replicas = view ? view->replicas : kNone;
   switch (t.kind) {
     case TargetSpec::Kind::kName:
       if (auto id = find(t.name)) out.push_back(*id);
@@ -136,14 +124,13 @@ std::vector<NodeId> TargetResolver::resolve(const TargetSpec& t, const std::set<
       if (leader >= 0) out.push_back(NodeId{leader});
       break;
     case TargetSpec::Kind::kFollower: {
-      const auto reps = replicas(t.topic, t.partition);
-      for (int32_t r : reps)
+      for (int32_t r : replicas)
         if (r != leader && in_isr(r)) {
           out.push_back(NodeId{r});
           break;
         }
       if (out.empty())
-        for (int32_t r : reps)
+        for (int32_t r : replicas)
           if (r != leader) {
             out.push_back(NodeId{r});
             break;
@@ -151,15 +138,15 @@ std::vector<NodeId> TargetResolver::resolve(const TargetSpec& t, const std::set<
       break;
     }
     case TargetSpec::Kind::kFollowers:
-      for (int32_t r : replicas(t.topic, t.partition))
+      for (int32_t r : replicas)
         if (r != leader) out.push_back(NodeId{r});
       break;
     case TargetSpec::Kind::kReplicas:
-      for (int32_t r : replicas(t.topic, t.partition)) out.push_back(NodeId{r});
+      for (int32_t r : replicas) out.push_back(NodeId{r});
       break;
     case TargetSpec::Kind::kIsr:
       if (view)
-        for (int32_t r : view->isr) out.push_back(NodeId{r});
+        for (int32_t r : view->acting.isr) out.push_back(NodeId{r});
       break;
     case TargetSpec::Kind::kController:
       if (auto c = cluster_.controller()) out.push_back(NodeId{*c});

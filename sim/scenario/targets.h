@@ -29,7 +29,7 @@ namespace gregor::sim {
 
 class Simulator;
 class Cluster;
-class ReplicaModel;
+class ClusterModel;
 
 struct TargetSpec {
   enum class Kind {
@@ -61,11 +61,14 @@ Result<TargetSpec> parse_target(const std::string& text, const std::set<std::str
                                 const std::set<std::string>& labels,
                                 const std::map<std::string, int32_t>& partitions);
 
-// Resolves targets against the world as it is now.
+// Resolves targets against the world as it is now: node states from the simulator; a partition's
+// leader, ISR and replicas from the cluster model the checkers keep (the trace's picture,
+// sim/check/cluster_model.h); the controller from the brokers themselves: the first broker whose
+// controller acts as the active one, which may be a zombie (paused or cut off from zk after its
+// session expired, it has not noticed), something the trace cannot tell.
 class TargetResolver {
  public:
-  TargetResolver(Simulator& sim, Cluster& cluster, const ReplicaModel& model,
-                 std::map<std::string, NodeId> names);
+  TargetResolver(Simulator& sim, Cluster& cluster, const ClusterModel& model, std::map<std::string, NodeId> names);
   // The nodes a target means now (possibly none: "leader of orders-0" while it has none), in a
   // stable order. `exclude` is used by "others".
   std::vector<NodeId> resolve(const TargetSpec& t, const std::set<NodeId>& exclude = {}) const;
@@ -75,10 +78,9 @@ class TargetResolver {
   std::string name_of(NodeId id) const;
 
  private:
-  std::vector<int32_t> replicas(const std::string& topic, int32_t partition) const;
   Simulator& sim_;
   Cluster& cluster_;
-  const ReplicaModel& model_;
+  const ClusterModel& model_;
   std::map<std::string, NodeId> names_;
   std::map<std::string, std::vector<NodeId>> labels_;
 };

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "sim/check/replica_model.h"
 
 namespace gregor::sim {
 
@@ -28,11 +27,29 @@ std::string without_member_uuids(std::string s) {
 
 namespace {
 
-std::string partition_name(const TraceEvent& e) {
-  return e.get_string("topic") + "-" + std::to_string(e.get_int("partition"));
+std::string partition_name(const auto& b) { return b.topic + "-" + std::to_string(b.partition); }
+
+std::string brackets(const IntList& list) {
+  std::string out = "[";
+  for (size_t i = 0; i < list.size(); i++) out += (i ? "," : "") + std::to_string(list[i]);
+  return out + "]";
 }
 
-std::string brackets(const std::string& list) { return "[" + list + "]"; }
+// "member=orders-0,orders-1;member2=?" with the members' uuids left out.
+std::string assignment_text(const MemberAssignments& a) {
+  std::string out;
+  for (size_t i = 0; i < a.size(); i++) {
+    out += (i ? ";" : "") + a[i].member + "=";
+    if (!a[i].partitions) {
+      out += "?";
+      continue;
+    }
+    for (size_t p = 0; p < a[i].partitions->size(); p++) out += (p ? "," : "") + (*a[i].partitions)[p].str();
+  }
+  return out;
+}
+
+bool is_internal(const std::string& topic) { return topic.rfind("__", 0) == 0; }
 
 }  // namespace
 
@@ -73,105 +90,114 @@ void Timeline::flush() {
   for (auto& e : out) push(std::move(e));
 }
 
+Timeline::AckSum& Timeline::ack_sum(int32_t producer) {
+  auto it = ack_sums_.find(producer);
+  if (it == ack_sums_.end()) it = ack_sums_.emplace(producer, &acks_[node(producer)]).first;
+  return *it->second;
+}
+
 void Timeline::on_event(const TraceEvent& e) {
-  const std::string& k = e.kind;
-  if (k == "produce_ack") {
-    AckSum& s = acks_[node(e.node.value)];
-    s.records += std::max<int64_t>(1, e.get_int("count", 1));
-    s.last_offset[partition_name(e)] = e.get_int("base_offset") + std::max<int64_t>(1, e.get_int("count", 1)) - 1;
+  if (const auto* a = e.as<ev::ProduceAck>()) {
+    AckSum& s = ack_sum(e.node.value);
+    const int64_t count = std::max<int64_t>(1, a->count);
+    s.records += count;
+    int64_t& last = s.last_offset[partition_name(*a)];
+    last = a->base_offset + count - 1;
     s.last = e.time;
-    s.acks = static_cast<int>(e.get_int("acks"));
+    s.acks = a->acks;
     return;
   }
-  if (k == "produce_error") {
+  if (const auto* err = e.as<ev::ProduceError>()) {
     ErrorSum& s = errors_[node(e.node.value)];
     s.count++;
-    s.by_error[e.get_string("error")]++;
+    s.by_error[err->error]++;
     s.last = e.time;
     return;
   }
-  // Kafka's internal topics (__consumer_offsets: 50 partitions by default) would drown the story:
-  // their creation is listed, their leader and ISR changes are not (the trace has them all).
-  const std::string topic = e.get_string("topic");
-  if (topic.rfind("__", 0) == 0 && k != "topic_created" &&
-      (k == "leader_change" || k == "partition_offline" || k == "isr_change" || k == "isr_change_failed" || k == "log_truncate"))
-    return;
   std::string text, kind;
-  if (k == "scenario_fault") {
-    kind = "fault";
-    text = "FAULT " + e.get_string("fault");
-    std::string hit = e.get_string("hit");
-    if (!hit.empty() && hit != e.get_string("fault")) text += "  -> " + hit;
-    if (hit.empty()) text += "  -> (no node matched)";
-  } else if (k == "power_loss") {
-    kind = "fault";
-    text = e.get_string("name") + " lost power: " + std::to_string(e.get_int("unsynced_bytes")) + " byte(s) not yet fsynced";
-  } else if (k == "controller_elected") {
-    kind = "controller";
-    text = node(e.get_int("broker")) + " is the controller (controller epoch " + std::to_string(e.get_int("controller_epoch")) + ")";
-  } else if (k == "controller_resigned") {
-    kind = "controller";
-    text = node(e.get_int("broker")) + " is no longer the controller (" + e.get_string("reason") + ")";
-  } else if (k == "broker_change") {
-    std::string dead = e.get_string("dead"), added = e.get_string("added");
-    if (dead.empty() && added.empty()) return;
-    kind = "broker";
-    text = "the controller sees";
-    if (!dead.empty()) text += " broker(s) " + brackets(dead) + " gone";
-    if (!dead.empty() && !added.empty()) text += " and";
-    if (!added.empty()) text += " broker(s) " + brackets(added) + " join";
-    text += "; live: " + brackets(e.get_string("live"));
-  } else if (k == "broker_session_expired") {
-    kind = "broker";
-    text = node(e.node.value) + "'s zk session expired";
-  } else if (k == "leader_change") {
-    kind = "leader";
-    text = partition_name(e) + ": leader " + node(e.get_int("leader")) + ", epoch " + std::to_string(e.get_int("leader_epoch")) +
-           ", ISR " + brackets(e.get_string("isr")) + " (" + e.get_string("reason") + ")";
-    if (e.get_string("reason") == "unclean") text += "  UNCLEAN: the new leader was not in the ISR";
-  } else if (k == "partition_offline") {
-    kind = "leader";
-    text = partition_name(e) + ": OFFLINE, no eligible leader (epoch " + std::to_string(e.get_int("leader_epoch")) +
-           ", last ISR " + brackets(e.get_string("isr")) + ")";
-  } else if (k == "isr_change") {
-    kind = "isr";
-    text = partition_name(e) + ": ISR " + e.get_string("direction") + "s to " + brackets(e.get_string("isr")) + " (leader " +
-           node(e.node.value) + ")";
-  } else if (k == "isr_change_failed") {
-    kind = "isr";
-    text = partition_name(e) + ": " + node(e.node.value) + "'s ISR change to " + brackets(e.get_string("proposed_isr")) +
-           " was rejected (stale zk version: it is no longer the leader)";
-  } else if (k == "log_truncate") {
-    kind = "truncate";
-    text = partition_name(e) + ": " + node(e.node.value) + " truncates its log from offset " + std::to_string(e.get_int("old_leo")) +
-           " to " + std::to_string(e.get_int("offset")) + " (" + e.get_string("reason") + ")";
-  } else if (k == "topic_created") {
-    kind = "setup";
-    text = "topic " + e.get_string("topic") + " created";
-    if (topic.rfind("__", 0) == 0) text += " (internal: its leader and ISR changes are in the trace, not listed here)";
-  } else if (k == "group_rebalance") {
-    kind = "group";
-    text = "group " + e.get_string("group") + ": rebalance (" + without_member_uuids(e.get_string("reason")) + "), coordinator " + node(e.node.value);
-  } else if (k == "group_stable") {
-    kind = "group";
-    text = "group " + e.get_string("group") + ": generation " + std::to_string(e.get_int("generation")) + " stable, " +
-           e.get_string("protocol") + " assignment " + without_member_uuids(e.get_string("assignment"));
-  } else if (k == "commit_failed") {
-    kind = "group";
-    text = "group " + e.get_string("group") + ": " + node(e.node.value) + "'s commit (generation " +
-           std::to_string(e.get_int("generation")) + ") failed: " + e.get_string("error");
-  } else if (k == "topic_config_change") {
-    kind = "config";
-    text = "topic " + topic + ": " + node(e.node.value) + " applies its config (" + e.get_string("config") + ")";
-  } else if (k == "producer_config_change") {
-    kind = "config";
-    text = node(e.node.value) + " now sends with " + e.get_string("config");
-  } else if (k == "scenario_ready") {
-    kind = "setup";
-    text = e.get_string("what");
-  } else {
-    return;
-  }
+  std::visit(
+      [&](const auto& b) {
+        using B = std::decay_t<decltype(b)>;
+        // Kafka's internal topics (__consumer_offsets: 50 partitions by default) would drown the
+        // story: their creation is listed, their leader and ISR changes are not (the trace has them).
+        if constexpr (std::is_same_v<B, ev::LeaderChange> || std::is_same_v<B, ev::PartitionOffline> ||
+                      std::is_same_v<B, ev::IsrChange> || std::is_same_v<B, ev::IsrChangeFailed> ||
+                      std::is_same_v<B, ev::LogTruncate>) {
+          if (is_internal(b.topic)) return;
+        }
+        if constexpr (std::is_same_v<B, ev::ScenarioFault>) {
+          kind = "fault";
+          text = "FAULT " + b.fault;
+          if (!b.hit.empty() && b.hit != b.fault) text += "  -> " + b.hit;
+          if (b.hit.empty()) text += "  -> (no node matched)";
+        } else if constexpr (std::is_same_v<B, ev::PowerLoss>) {
+          kind = "fault";
+          text = b.name + " lost power: " + std::to_string(b.unsynced_bytes) + " byte(s) not yet fsynced";
+        } else if constexpr (std::is_same_v<B, ev::ControllerElected>) {
+          kind = "controller";
+          text = node(b.broker) + " is the controller (controller epoch " + std::to_string(b.controller_epoch) + ")";
+        } else if constexpr (std::is_same_v<B, ev::ControllerResigned>) {
+          kind = "controller";
+          text = node(b.broker) + " is no longer the controller (" + b.reason + ")";
+        } else if constexpr (std::is_same_v<B, ev::BrokerChange>) {
+          if (b.dead.empty() && b.added.empty()) return;
+          kind = "broker";
+          text = "the controller sees";
+          if (!b.dead.empty()) text += " broker(s) " + brackets(b.dead) + " gone";
+          if (!b.dead.empty() && !b.added.empty()) text += " and";
+          if (!b.added.empty()) text += " broker(s) " + brackets(b.added) + " join";
+          text += "; live: " + brackets(b.live);
+        } else if constexpr (std::is_same_v<B, ev::BrokerSessionExpired>) {
+          kind = "broker";
+          text = node(e.node.value) + "'s zk session expired";
+        } else if constexpr (std::is_same_v<B, ev::LeaderChange>) {
+          kind = "leader";
+          text = partition_name(b) + ": leader " + node(b.leader) + ", epoch " + std::to_string(b.leader_epoch) + ", ISR " +
+                 brackets(b.isr) + " (" + b.reason + ")";
+          if (b.reason == "unclean") text += "  UNCLEAN: the new leader was not in the ISR";
+        } else if constexpr (std::is_same_v<B, ev::PartitionOffline>) {
+          kind = "leader";
+          text = partition_name(b) + ": OFFLINE, no eligible leader (epoch " + std::to_string(b.leader_epoch) + ", last ISR " +
+                 brackets(b.isr) + ")";
+        } else if constexpr (std::is_same_v<B, ev::IsrChange>) {
+          kind = "isr";
+          text = partition_name(b) + ": ISR " + b.direction + "s to " + brackets(b.isr) + " (leader " + node(e.node.value) + ")";
+        } else if constexpr (std::is_same_v<B, ev::IsrChangeFailed>) {
+          kind = "isr";
+          text = partition_name(b) + ": " + node(e.node.value) + "'s ISR change to " + brackets(b.proposed_isr) +
+                 " was rejected (stale zk version: it is no longer the leader)";
+        } else if constexpr (std::is_same_v<B, ev::LogTruncate>) {
+          kind = "truncate";
+          text = partition_name(b) + ": " + node(e.node.value) + " truncates its log from offset " + std::to_string(b.old_leo) +
+                 " to " + std::to_string(b.offset) + " (" + b.reason + ")";
+        } else if constexpr (std::is_same_v<B, ev::TopicCreated>) {
+          kind = "setup";
+          text = "topic " + b.topic + " created";
+          if (is_internal(b.topic)) text += " (internal: its leader and ISR changes are in the trace, not listed here)";
+        } else if constexpr (std::is_same_v<B, ev::GroupRebalance>) {
+          kind = "group";
+          text = "group " + b.group + ": rebalance (" + without_member_uuids(b.reason) + "), coordinator " + node(e.node.value);
+        } else if constexpr (std::is_same_v<B, ev::GroupStable>) {
+          kind = "group";
+          text = "group " + b.group + ": generation " + std::to_string(b.generation) + " stable, " + b.protocol + " assignment " +
+                 without_member_uuids(assignment_text(b.assignment));
+        } else if constexpr (std::is_same_v<B, ev::CommitFailed>) {
+          kind = "group";
+          text = "group " + b.group + ": " + node(e.node.value) + "'s commit (generation " + std::to_string(b.generation) +
+                 ") failed: " + b.error;
+        } else if constexpr (std::is_same_v<B, ev::TopicConfigChange>) {
+          kind = "config";
+          text = "topic " + b.topic + ": " + node(e.node.value) + " applies its config (" + b.config + ")";
+        } else if constexpr (std::is_same_v<B, ev::ProducerConfigChange>) {
+          kind = "config";
+          text = node(e.node.value) + " now sends with " + b.config;
+        } else if constexpr (std::is_same_v<B, ev::ScenarioReady>) {
+          kind = "setup";
+          text = b.what;
+        }
+      },
+      e.body);
+  if (kind.empty()) return;
   flush();
   push({e.time, std::move(kind), std::move(text)});
 }

@@ -49,11 +49,13 @@ class Timeline {
     Time last{0};
   };
   void push(TimelineEntry e);
+  AckSum& ack_sum(int32_t producer);
   std::string node(int64_t id) const { return name_of_(static_cast<int32_t>(id)); }
   NameOf name_of_;
   std::function<void(const TimelineEntry&)> sink_;
   std::vector<TimelineEntry> entries_;
   std::map<std::string, AckSum> acks_;      // by producer name
+  std::map<int32_t, AckSum*> ack_sums_;     // by producer node: the name looked up once
   std::map<std::string, ErrorSum> errors_;  // by producer name
   size_t dropped_ = 0;
 };

@@ -83,9 +83,12 @@ struct ClusterFixture {
     if (base_offset) *base_offset = pr.base_offset;
     // Tell the checkers, as a producer client would.
     if (pr.error_code == protocol::ErrorCode::NONE)
-      sim.emit(NodeId{sim::kFirstClientNodeId}, "produce_ack",
-               {{"topic", topic}, {"partition", partition}, {"base_offset", pr.base_offset}, {"count", 1},
-                {"crc", static_cast<int64_t>(h->crc)}, {"acks", static_cast<int64_t>(acks)}});
+      sim.emit(NodeId{sim::kFirstClientNodeId}, ev::ProduceAck{.topic = topic,
+                                                              .partition = partition,
+                                                              .base_offset = pr.base_offset,
+                                                              .count = 1,
+                                                              .crc = static_cast<int64_t>(h->crc),
+                                                              .acks = acks});
     return pr.error_code;
   }
 
@@ -101,7 +104,7 @@ struct ClusterFixture {
   size_t count(const std::string& kind, int32_t node = -1) const {
     size_t n = 0;
     for (const auto& e : events)
-      if (e.kind == kind && (node < 0 || e.node.value == node)) n++;
+      if (e.kind() == kind && (node < 0 || e.node.value == node)) n++;
     return n;
   }
   const sim::Checker& checker(const std::string& name) {

@@ -88,8 +88,8 @@ TEST_CASE("a leader partitioned from the controller and zk never acknowledges ac
   int proposed = 0, shrunk = 0;
   for (const auto& e : f.events) {
     if (e.node.value != old_leader) continue;
-    if (e.kind == "isr_change_proposed" && e.get_string("proposed_isr") == std::to_string(old_leader)) proposed++;
-    if (e.kind == "isr_change" && e.get_string("isr") == std::to_string(old_leader)) shrunk++;
+    if (e.kind() == "isr_change_proposed" && e.get_string("proposed_isr") == std::to_string(old_leader)) proposed++;
+    if (e.kind() == "isr_change" && e.get_string("isr") == std::to_string(old_leader)) shrunk++;
   }
   CHECK(proposed > 0);
   CHECK(shrunk == 0);

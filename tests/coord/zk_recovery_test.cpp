@@ -131,9 +131,9 @@ TEST_CASE("zk: crash and power loss recover exactly the acknowledged state", "[z
     config.commit_delay = Duration::micros(static_cast<int64_t>(seed % 4) * 700);
     ZkWorld w(seed, config);
     w.sim.add_listener([&](const TraceEvent& e) {
-      if (e.kind == "zk_snapshot") snapshots++;
-      if (e.kind == "zk_recover" && e.get_int("truncated_bytes") > 0) torn++;
-      if (e.kind == "zk_connect_refused") FAIL("a client saw a state the server lost: " << e.to_string());
+      if (e.kind() == "zk_snapshot") snapshots++;
+      if (e.kind() == "zk_recover" && e.get_int("truncated_bytes") > 0) torn++;
+      if (e.kind() == "zk_connect_refused") FAIL("a client saw a state the server lost: " << e.to_string());
     });
     ZkTestClient* c = w.add_client(NodeId{2}, w.client_config(Duration::millis(18000)));
     REQUIRE(w.create(c, "/q") == ZkError::kOk);
@@ -207,7 +207,7 @@ TEST_CASE("zk: concurrent writers lose no acknowledged write across power losses
     config.commit_delay = Duration::micros(500);
     ZkWorld w(seed, config);
     w.sim.add_listener([&](const TraceEvent& e) {
-      if (e.kind == "zk_connect_refused") FAIL("a client saw a state the server lost: " << e.to_string());
+      if (e.kind() == "zk_connect_refused") FAIL("a client saw a state the server lost: " << e.to_string());
     });
     constexpr int kClients = 4;
     std::vector<ZkTestClient*> clients;
@@ -267,7 +267,7 @@ TEST_CASE("zk: txns recovered from the page cache after a crash survive a later 
     config.commit_delay = Duration::millis(100);  // a wide window between append and fsync
     ZkWorld w(seed, config);
     w.sim.add_listener([&](const TraceEvent& e) {
-      if (e.kind == "zk_recover_failed") refused++;
+      if (e.kind() == "zk_recover_failed") refused++;
     });
     ZkTestClient* c = w.add_client(NodeId{2});
     REQUIRE(w.create(c, "/x", "0") == ZkError::kOk);
@@ -360,7 +360,7 @@ TEST_CASE("zk: corruption in the middle of the log stops recovery instead of los
   REQUIRE(files->size() == 2);
   const std::string first = "zk/" + files->front();
   std::vector<std::string> kinds;
-  w.sim.add_listener([&](const TraceEvent& e) { kinds.push_back(e.kind); });
+  w.sim.add_listener([&](const TraceEvent& e) { kinds.push_back(std::string(e.kind())); });
   w.sim.crash(ZkWorld::kServer);
   w.sim.corrupt_disk(ZkWorld::kServer, first);
   w.sim.restart(ZkWorld::kServer);
@@ -394,7 +394,7 @@ TEST_CASE("zk: corruption in the middle of the newest log is not taken for a tor
   REQUIRE(disk.append(log, as_view(rotten)).is_ok());
   REQUIRE(disk.fsync(log).is_ok());
   std::vector<std::string> kinds;
-  w.sim.add_listener([&](const TraceEvent& e) { kinds.push_back(e.kind); });
+  w.sim.add_listener([&](const TraceEvent& e) { kinds.push_back(std::string(e.kind())); });
   w.sim.restart(ZkWorld::kServer);
   CHECK_FALSE(w.server()->serving());
   CHECK(std::find(kinds.begin(), kinds.end(), "zk_recover_failed") != kinds.end());

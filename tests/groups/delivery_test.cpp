@@ -41,7 +41,7 @@ bool done(test::GroupFixture& f, int64_t records) {
 TEST_CASE("at-least-once: a consumer dying between processing and commit causes duplicates, never loss", "[groups][delivery]") {
   test::GroupFixture f(31);
   bool crashed = false;
-  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind == "consume"; }, &crashed);
+  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind() == "consume"; }, &crashed);
   start_run(f, DeliveryMode::kAtLeastOnce, std::nullopt, 4000, false);
   REQUIRE(f.run_until([&] { return crashed; }, Duration::seconds(60)));
   REQUIRE(f.run_until([&] { return done(f, 4000); }, Duration::seconds(120)));
@@ -54,7 +54,7 @@ TEST_CASE("at-least-once: a consumer dying between processing and commit causes 
 TEST_CASE("at-most-once: a consumer dying between commit and processing loses records, never duplicates", "[groups][delivery]") {
   test::GroupFixture f(32);
   bool crashed = false;
-  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind == "commit"; }, &crashed);
+  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind() == "commit"; }, &crashed);
   start_run(f, DeliveryMode::kAtMostOnce, std::nullopt, 4000, false);
   REQUIRE(f.run_until([&] { return crashed; }, Duration::seconds(60)));
   REQUIRE(f.run_until(
@@ -79,7 +79,7 @@ TEST_CASE("exactly-once: no loss and no duplicates across producer retries, brok
   // batches, so the acknowledgement is lost and the batch is sent again.
   bool cut = false;
   f.hooks.push_back([&](const TraceEvent& e) {
-    if (cut || e.kind != "log_append" || e.get_string("topic") != "orders" || e.get_string("role") != "leader" ||
+    if (cut || e.kind() != "log_append" || e.get_string("topic") != "orders" || e.get_string("role") != "leader" ||
         e.time < Time{0} + Duration::seconds(8))
       return;
     cut = true;
@@ -91,13 +91,13 @@ TEST_CASE("exactly-once: no loss and no duplicates across producer retries, brok
   // 2202 in the middle of processing a batch.
   bool crashed_2201 = false, crashed_2202 = false;
   f.hooks.push_back([&](const TraceEvent& e) {
-    if (crashed_2201 || e.kind != "sink_write" || e.time < Time{0} + Duration::seconds(14) || e.get_int("applied") == 0) return;
+    if (crashed_2201 || e.kind() != "sink_write" || e.time < Time{0} + Duration::seconds(14) || e.get_int("applied") == 0) return;
     auto* c = f.consumer(2201);
     if (!c || e.get_string("member") != c->consumer().member_id()) return;
     crashed_2201 = true;
     f.sim.crash(NodeId{2201});
   });
-  crash_on(f, 2202, Time{0} + Duration::seconds(30), [](const TraceEvent& e) { return e.kind == "consumer_position" || e.kind == "commit"; },
+  crash_on(f, 2202, Time{0} + Duration::seconds(30), [](const TraceEvent& e) { return e.kind() == "consumer_position" || e.kind() == "commit"; },
            &crashed_2202);
   start_run(f, DeliveryMode::kExactlyOnce, std::nullopt, 6000, true);
   f.add_consumer(2203, "g", DeliveryMode::kExactlyOnce);
@@ -129,7 +129,7 @@ TEST_CASE("exactly-once needs the idempotent producer: without it the retried ba
   test::GroupFixture f(33);
   bool cut = false;
   f.hooks.push_back([&](const TraceEvent& e) {
-    if (cut || e.kind != "log_append" || e.get_string("topic") != "orders" || e.get_string("role") != "leader" ||
+    if (cut || e.kind() != "log_append" || e.get_string("topic") != "orders" || e.get_string("role") != "leader" ||
         e.time < Time{0} + Duration::seconds(8))
       return;
     cut = true;
@@ -150,7 +150,7 @@ TEST_CASE("exactly-once needs the idempotent producer: without it the retried ba
 TEST_CASE("the checkers catch a deliberately broken mode: 'exactly-once' that commits after processing", "[groups][delivery]") {
   test::GroupFixture f(34);
   bool crashed = false;
-  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind == "consume"; }, &crashed);
+  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind() == "consume"; }, &crashed);
   start_run(f, DeliveryMode::kExactlyOnce, DeliveryMode::kAtLeastOnce, 3000, true);
   REQUIRE(f.run_until([&] { return crashed; }, Duration::seconds(60)));
   REQUIRE(f.run_until([&] { return done(f, 3000); }, Duration::seconds(120)));
@@ -163,7 +163,7 @@ TEST_CASE("the checkers catch a deliberately broken mode: 'exactly-once' that co
 TEST_CASE("the checkers catch a deliberately broken mode: 'at-least-once' that commits before processing", "[groups][delivery]") {
   test::GroupFixture f(35);
   bool crashed = false;
-  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind == "commit"; }, &crashed);
+  crash_on(f, 2201, Time{0} + Duration::seconds(12), [](const TraceEvent& e) { return e.kind() == "commit"; }, &crashed);
   start_run(f, DeliveryMode::kAtLeastOnce, DeliveryMode::kAtMostOnce, 3000, false);
   REQUIRE(f.run_until([&] { return crashed; }, Duration::seconds(60)));
   REQUIRE(f.run_until([&] { auto* p = f.producer(kProducer); return p && p->acked() == 3000; }, Duration::seconds(120)));

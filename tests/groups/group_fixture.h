@@ -73,7 +73,7 @@ struct GroupFixture {
     sim.add_listener([this](const TraceEvent& e) {
       checkers.on_event(e);
       ledger.apply(e);
-      kinds[e.kind]++;
+      kinds[std::string(e.kind())]++;
       if (std::getenv("GREGOR_TRACE")) std::fprintf(stderr, "%s\n", e.to_string().c_str());
       for (auto& h : hooks) h(e);
     });

@@ -310,7 +310,7 @@ TEST_CASE("the durability controls change acks and topic configs of the running 
   REQUIRE(session->model().partition("orders", 0)->min_insync_replicas == 2);
   std::vector<TraceEvent> acks;
   session->runner()->sim().add_listener([&](const TraceEvent& e) {
-    if (e.kind == "produce_ack") acks.push_back(e);
+    if (e.kind() == "produce_ack") acks.push_back(e);
   });
 
   // min.insync.replicas 2 -> 3 and unclean election on, for every topic of the scenario.

@@ -124,10 +124,10 @@ TEST_CASE("AsioRuntime: emit stamps time and node and goes to the sink, and disk
   world.add_node(config, test::recorder(std::make_shared<test::RecorderLog>(), false));
   world.start_all();
   Runtime& rt = world.runtime(NodeId{5});
-  rt.emit("leader_change", {{"topic", "orders"}, {"leader", int32_t{2}}});
+  rt.emit(ev::LeaderChange{.topic = "orders", .partition = 0, .leader = 2, .leader_epoch = 1, .isr = {2}, .controller_epoch = 1, .reason = "test"});
   REQUIRE(events.size() == 1);
   CHECK(events[0].node == NodeId{5});
-  CHECK(events[0].kind == "leader_change");
+  CHECK(events[0].kind() == "leader_change");
   CHECK(events[0].get_int("leader") == 2);
   CHECK(events[0].time <= rt.now());
   REQUIRE(rt.disk().write_file_atomic("meta.properties", as_view(std::string_view("broker.id=5\n"))).is_ok());

@@ -11,25 +11,29 @@ namespace {
 struct TraceBuilder {
   sim::CheckerSet set;
   int64_t t = 0;
-  void ev(int32_t node, const std::string& kind, std::vector<TraceField> fields) {
+  void ev(int32_t node, TraceBody body) {
     t += 1000;
-    set.on_event(TraceEvent{Time{t}, NodeId{node}, kind, std::move(fields)});
+    set.on_event(TraceEvent{Time{t}, NodeId{node}, std::move(body)});
   }
-  void leader(int32_t node, int32_t epoch, const std::string& isr) {
-    ev(node, "become_leader", {{"topic", "t"}, {"partition", 0}, {"leader_epoch", epoch}, {"isr", isr}, {"leo", 0}, {"hw", 0}});
+  void leader(int32_t node, int32_t epoch, IntList isr) {
+    ev(node, ev::BecomeLeader{.topic = "t", .partition = 0, .leader_epoch = epoch, .isr = std::move(isr), .leo = 0, .hw = 0});
   }
   void append(int32_t node, int64_t base, int64_t last, int64_t crc, int32_t epoch = 0) {
-    ev(node, "log_append", {{"topic", "t"}, {"partition", 0}, {"base_offset", base}, {"last_offset", last}, {"epoch", epoch},
-                            {"crc", crc}, {"role", "leader"}});
+    ev(node, ev::LogAppend{.topic = "t", .partition = 0, .base_offset = base, .last_offset = last, .epoch = epoch, .crc = crc,
+                           .role = "leader"});
   }
   void hw(int32_t node, int64_t hw, const char* role = "leader") {
-    ev(node, "hw_advance", {{"topic", "t"}, {"partition", 0}, {"hw", hw}, {"leader_epoch", 0}, {"role", role}});
+    ev(node, ev::HwAdvance{.topic = "t", .partition = 0, .hw = hw, .leader_epoch = 0, .role = role});
   }
   void truncate(int32_t node, int64_t offset) {
-    ev(node, "log_truncate", {{"topic", "t"}, {"partition", 0}, {"offset", offset}, {"old_leo", 0}, {"reason", "test"}});
+    ev(node, ev::LogTruncate{.topic = "t", .partition = 0, .offset = offset, .old_leo = 0, .reason = "test", .full = std::nullopt});
   }
-  void ack(int64_t base, int64_t crc, int acks = -1) {
-    ev(2001, "produce_ack", {{"topic", "t"}, {"partition", 0}, {"base_offset", base}, {"count", 1}, {"crc", crc}, {"acks", acks}});
+  void ack(int64_t base, int64_t crc, int32_t acks = -1) {
+    ev(2001, ev::ProduceAck{.topic = "t", .partition = 0, .base_offset = base, .count = 1, .crc = crc, .acks = acks});
+  }
+  void change(int32_t node, int32_t leader, int32_t epoch, IntList isr) {
+    ev(node, ev::LeaderChange{.topic = "t", .partition = 0, .leader = leader, .leader_epoch = epoch, .isr = std::move(isr),
+                              .controller_epoch = 1, .reason = "test"});
   }
   bool violated(const std::string& name) { return set.find(name)->violation().has_value(); }
 };
@@ -38,13 +42,13 @@ struct TraceBuilder {
 
 TEST_CASE("a clean replication trace violates nothing", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 0, "1,2");
+  b.leader(1, 0, {1, 2});
   b.append(1, 0, 0, 111);
   b.append(2, 0, 0, 111);
   b.hw(1, 1);
   b.ack(0, 111);
   b.hw(2, 1, "follower");
-  b.leader(2, 1, "2");
+  b.leader(2, 1, {2});
   b.set.finish(Time{b.t});
   for (const auto& c : b.set.checkers()) {
     INFO(c->name());
@@ -54,8 +58,8 @@ TEST_CASE("a clean replication trace violates nothing", "[checkers]") {
 
 TEST_CASE("single-leader catches two leaders in one epoch", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 3, "1,2");
-  b.leader(2, 3, "1,2");
+  b.leader(1, 3, {1, 2});
+  b.leader(2, 3, {1, 2});
   REQUIRE(b.violated("single-leader"));
   CHECK(b.set.find("single-leader")->violation()->message.find("epoch 3") != std::string::npos);
   CHECK_FALSE(b.set.find("single-leader")->violation()->context.empty());
@@ -63,14 +67,14 @@ TEST_CASE("single-leader catches two leaders in one epoch", "[checkers]") {
 
 TEST_CASE("epoch-monotonic catches a controller going back in epochs", "[checkers]") {
   TraceBuilder b;
-  b.ev(1, "leader_change", {{"topic", "t"}, {"partition", 0}, {"leader", 1}, {"leader_epoch", 5}, {"isr", "1"}});
-  b.ev(1, "leader_change", {{"topic", "t"}, {"partition", 0}, {"leader", 2}, {"leader_epoch", 4}, {"isr", "2"}});
+  b.change(1, 1, 5, {1});
+  b.change(1, 2, 4, {2});
   CHECK(b.violated("epoch-monotonic"));
 }
 
 TEST_CASE("hw-monotonic catches a leader moving its HW back", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 0, "1");
+  b.leader(1, 0, {1});
   b.hw(1, 5);
   b.hw(1, 3);
   CHECK(b.violated("hw-monotonic"));
@@ -78,7 +82,7 @@ TEST_CASE("hw-monotonic catches a leader moving its HW back", "[checkers]") {
 
 TEST_CASE("hw-within-isr catches an ISR member below the HW", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 0, "1,2");
+  b.leader(1, 0, {1, 2});
   b.append(1, 0, 4, 1);
   b.append(2, 0, 4, 1);
   b.hw(1, 5);
@@ -89,7 +93,7 @@ TEST_CASE("hw-within-isr catches an ISR member below the HW", "[checkers]") {
 
 TEST_CASE("log-matching catches a different batch below the HW", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 0, "1,2");
+  b.leader(1, 0, {1, 2});
   b.append(1, 0, 0, 111);
   b.hw(1, 1);
   b.append(2, 0, 0, 999);
@@ -99,12 +103,12 @@ TEST_CASE("log-matching catches a different batch below the HW", "[checkers]") {
 
 TEST_CASE("acked-write-lost catches a new leader without an acknowledged batch", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 0, "1,2");
+  b.leader(1, 0, {1, 2});
   b.append(1, 0, 0, 111);
   b.append(1, 1, 1, 222);
   b.append(2, 0, 0, 111);
   b.ack(1, 222);
-  b.leader(2, 1, "2");  // broker 2 never had offset 1
+  b.leader(2, 1, {2});  // broker 2 never had offset 1
   REQUIRE(b.violated("acked-write-lost"));
   CHECK(b.set.find("acked-write-lost")->violation()->message.find("offset 1") != std::string::npos);
   CHECK_FALSE(b.violated("acks1-write-lost"));
@@ -112,7 +116,7 @@ TEST_CASE("acked-write-lost catches a new leader without an acknowledged batch",
 
 TEST_CASE("acks1-write-lost is checked at the end of a run too", "[checkers]") {
   TraceBuilder b;
-  b.leader(1, 0, "1");
+  b.leader(1, 0, {1});
   b.append(1, 0, 0, 111);
   b.ack(0, 111, 1);
   b.truncate(1, 0);
@@ -129,23 +133,22 @@ TEST_CASE("acked-write-lost ignores a leader of an epoch the controller has alre
   // the newest epoch without the write is one.
   TraceBuilder b;
   auto change = [&](int32_t leader, int32_t epoch) {
-    b.ev(4, "leader_change", {{"topic", "t"}, {"partition", 0}, {"leader", leader}, {"leader_epoch", epoch}, {"isr", "1,2,3"},
-                              {"controller_epoch", 1}, {"reason", "test"}});
+    b.change(4, leader, epoch, {1, 2, 3});
   };
   change(1, 0);
-  b.leader(1, 0, "1,2,3");
+  b.leader(1, 0, {1, 2, 3});
   b.append(1, 0, 0, 111);
   b.append(3, 0, 0, 111);
   b.ack(0, 111);
   change(3, 1);
   change(1, 2);
-  b.leader(1, 2, "1,2");
+  b.leader(1, 2, {1, 2});
   b.append(1, 1, 1, 222);
   b.ack(1, 222);
-  b.leader(3, 1, "1,2,3");  // the stale one
+  b.leader(3, 1, {1, 2, 3});  // the stale one
   CHECK_FALSE(b.violated("acked-write-lost"));
   change(3, 3);
-  b.leader(3, 3, "3");  // a real election of a replica without offset 1
+  b.leader(3, 3, {3});  // a real election of a replica without offset 1
   REQUIRE(b.violated("acked-write-lost"));
   CHECK(b.set.find("acked-write-lost")->violation()->message.find("offset 1") != std::string::npos);
 }

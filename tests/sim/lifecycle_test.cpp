@@ -10,7 +10,7 @@ using gregor::test::ProbeWorld;
 namespace {
 std::vector<std::string> kinds_of(const std::vector<TraceEvent>& events) {
   std::vector<std::string> v;
-  for (const auto& e : events) v.push_back(e.kind);
+  for (const auto& e : events) v.emplace_back(e.kind());
   return v;
 }
 }  // namespace
@@ -33,7 +33,7 @@ TEST_CASE("lifecycle: nodes start when added unless told not to, and the world e
   CHECK(w.sim.node_ids() == std::vector<NodeId>{NodeId{1}, NodeId{2}});
   CHECK(w.sim.node_name(NodeId{2}) == "n2");
   REQUIRE(events.size() == 2);
-  CHECK(events[0].kind == "node_start");
+  CHECK(events[0].kind() == "node_start");
   CHECK(events[0].node == sim::Simulator::kWorld);
   CHECK(events[0].get_int("target") == 1);
   CHECK(events[0].get_string("name") == "n1");
@@ -212,7 +212,7 @@ TEST_CASE("lifecycle: a node crashed by a listener while inside its own callback
     ~Emitter() override { s_->destroyed = true; }
     void start() override {
       rt_.after(Duration::millis(1), [this] {
-        rt_.emit("about_to_die", {});
+        rt_.emit(ev::Generic{"about_to_die", {}});
         if (s_->destroyed) s_->ran_after_destroy = true;
         s_->send_after_crash = rt_.send(NodeId{2}, to_bytes("x"));
         auto s = s_;
@@ -230,7 +230,7 @@ TEST_CASE("lifecycle: a node crashed by a listener while inside its own callback
   auto log2 = std::make_shared<test::ProbeLog>();
   simulator.add_node(NodeId{2}, "probe", [log2](Runtime& rt) { return std::make_unique<Probe>(rt, log2, 1); });
   simulator.add_listener([&](const TraceEvent& e) {
-    if (e.kind == "about_to_die") simulator.crash(NodeId{1});
+    if (e.kind() == "about_to_die") simulator.crash(NodeId{1});
   });
   simulator.run_for(Duration::millis(5));
   CHECK(shared->destroyed);
@@ -301,7 +301,7 @@ TEST_CASE("lifecycle: a listener that restarts a node on its node_start does not
   ProbeWorld w(11);
   int restarts = 0;
   w.sim.add_listener([&](const TraceEvent& e) {
-    if (e.kind == "node_start" && e.get_int("target") == 1 && restarts == 0) {
+    if (e.kind() == "node_start" && e.get_int("target") == 1 && restarts == 0) {
       restarts++;
       w.sim.restart(NodeId{1});
     }

@@ -16,7 +16,7 @@ void handle_init_producer_id(HandlerContext& ctx, const Request& req, protocol::
     resp.error_code = code;
     resp.producer_id = id;
     resp.producer_epoch = code == ErrorCode::NONE ? 0 : -1;
-    if (code == ErrorCode::NONE) ctx.rt.emit("producer_id_assigned", {{"producer_id", id}, {"producer_epoch", 0}});
+    if (code == ErrorCode::NONE) ctx.rt.emit(ev::ProducerIdAssigned{.producer_id = id, .producer_epoch = 0});
     ctx.channel.respond(req, resp);
   });
 }

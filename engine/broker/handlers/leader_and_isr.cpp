@@ -11,8 +11,8 @@ void handle_leader_and_isr(HandlerContext& ctx, const Request& req, protocol::Le
   if (!ctx.replicas.accept_controller_epoch(lai->controller_epoch)) {
     protocol::LeaderAndIsrResponse resp;
     resp.error_code = ErrorCode::STALE_CONTROLLER_EPOCH;
-    ctx.rt.emit("stale_controller_request", {{"api", "LeaderAndIsr"}, {"controller_epoch", lai->controller_epoch},
-                                             {"known_epoch", ctx.replicas.controller_epoch()}});
+    ctx.rt.emit(ev::StaleControllerRequest{
+        .api = "LeaderAndIsr", .controller_epoch = lai->controller_epoch, .known_epoch = ctx.replicas.controller_epoch()});
     return ctx.channel.respond(req, resp);
   }
   for (const auto& l : lai->live_leaders) ctx.rt.learn_address(NodeId{l.broker_id}, l.host_name, l.port);

@@ -90,8 +90,7 @@ void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRe
         }
       }
       if (resp.error_code != ErrorCode::NONE)
-        ctx.rt.emit("produce_rejected", {{"topic", tp.topic}, {"partition", tp.partition},
-                                         {"error", protocol::error_name(resp.error_code)}});
+        ctx.rt.emit(ev::ProduceRejected{.topic = tp.topic, .partition = tp.partition, .error = protocol::error_name(resp.error_code)});
       tr.partition_responses.push_back(resp);
     }
     d->response.responses.push_back(std::move(tr));

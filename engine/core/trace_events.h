@@ -1,0 +1,878 @@
+// Every kind of trace event, one struct each: the vocabulary of a run (docs/trace-events.md says
+// what each means). A node emits one with Runtime::emit(ev::HwAdvance{...}); the runtime stamps the
+// time and the node (engine/core/trace_event.h). Fields are typed (ids, epochs, offsets, lists):
+// nothing is formatted on the hot path, and text or JSON is made only where a person or SQLite
+// reads the trace. Checkers, scenario targets and the dashboard read the fields directly.
+//
+// Adding a kind: a struct here (GREGOR_TRACE_EVENT, members, GREGOR_TRACE_FIELDS), its name in
+// TraceBody below, a row in docs/trace-events.md (a test checks that every kind is documented).
+// A field's name is its member's name; the order of GREGOR_TRACE_FIELDS is the order of the
+// fingerprint encoding, of the JSON object and of to_string().
+#pragma once
+
+#include <variant>
+
+#include "engine/core/trace_fields.h"
+
+namespace gregor {
+
+// A field of a Generic event: an integer or a string under a key.
+struct TraceField {
+  std::string key;
+  std::variant<int64_t, std::string> value;
+
+  TraceField(std::string k, int64_t v) : key(std::move(k)), value(v) {}
+  TraceField(std::string k, int32_t v) : key(std::move(k)), value(static_cast<int64_t>(v)) {}
+  TraceField(std::string k, uint32_t v) : key(std::move(k)), value(static_cast<int64_t>(v)) {}
+  TraceField(std::string k, uint64_t v) : key(std::move(k)), value(static_cast<int64_t>(v)) {}
+  TraceField(std::string k, bool v) : key(std::move(k)), value(static_cast<int64_t>(v)) {}
+  TraceField(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
+  TraceField(std::string k, const char* v) : key(std::move(k)), value(std::string(v)) {}
+  bool operator==(const TraceField&) const = default;
+};
+
+namespace ev {
+
+// An event of no kind below: what tests and tools emit for themselves, and what reading a trace
+// file makes of a kind this build does not know. Engine code never emits one.
+struct Generic {
+  std::string kind;
+  std::vector<TraceField> fields;
+  friend bool operator==(const Generic&, const Generic&) = default;
+};
+
+// ---- The world (node 0): the faults and lifecycle changes the simulator injects ---------------
+
+struct NodeStart {
+  GREGOR_TRACE_EVENT(NodeStart, "node_start");
+  int32_t target = 0;
+  std::string name;
+  int64_t incarnation = 0;
+  GREGOR_TRACE_FIELDS(target, name, incarnation)
+};
+struct NodeRestart {
+  GREGOR_TRACE_EVENT(NodeRestart, "node_restart");
+  int32_t target = 0;
+  std::string name;
+  int64_t incarnation = 0;
+  GREGOR_TRACE_FIELDS(target, name, incarnation)
+};
+struct NodeCrash {
+  GREGOR_TRACE_EVENT(NodeCrash, "node_crash");
+  int32_t target = 0;
+  std::string name;
+  GREGOR_TRACE_FIELDS(target, name)
+};
+struct NodePause {
+  GREGOR_TRACE_EVENT(NodePause, "node_pause");
+  int32_t target = 0;
+  std::string name;
+  GREGOR_TRACE_FIELDS(target, name)
+};
+struct NodeResume {
+  GREGOR_TRACE_EVENT(NodeResume, "node_resume");
+  int32_t target = 0;
+  std::string name;
+  GREGOR_TRACE_FIELDS(target, name)
+};
+struct PowerLoss {
+  GREGOR_TRACE_EVENT(PowerLoss, "power_loss");
+  int32_t target = 0;
+  std::string name;
+  int64_t unsynced_bytes = 0;
+  GREGOR_TRACE_FIELDS(target, name, unsynced_bytes)
+};
+struct Partition {
+  GREGOR_TRACE_EVENT(Partition, "partition");
+  IntList from;
+  IntList to;
+  bool both_ways = true;
+  GREGOR_TRACE_FIELDS(from, to, both_ways)
+};
+struct Heal {
+  GREGOR_TRACE_EVENT(Heal, "heal");
+  IntList from;
+  IntList to;
+  bool both_ways = true;
+  GREGOR_TRACE_FIELDS(from, to, both_ways)
+};
+struct HealAll {
+  GREGOR_TRACE_EVENT(HealAll, "heal_all");
+  GREGOR_TRACE_NO_FIELDS()
+};
+struct Clog {
+  GREGOR_TRACE_EVENT(Clog, "clog");
+  int32_t from = 0;
+  int32_t to = 0;
+  int64_t duration_us = 0;
+  GREGOR_TRACE_FIELDS(from, to, duration_us)
+};
+struct Latency {
+  GREGOR_TRACE_EVENT(Latency, "latency");
+  int32_t from = 0;
+  int32_t to = 0;
+  int64_t base_us = 0;
+  int64_t jitter_us = 0;
+  GREGOR_TRACE_FIELDS(from, to, base_us, jitter_us)
+};
+struct DiskCorrupt {
+  GREGOR_TRACE_EVENT(DiskCorrupt, "disk_corrupt");
+  int32_t target = 0;
+  std::string path;
+  int64_t position = 0;
+  GREGOR_TRACE_FIELDS(target, path, position)
+};
+struct DiskCapacity {
+  GREGOR_TRACE_EVENT(DiskCapacity, "disk_capacity");
+  int32_t target = 0;
+  int64_t bytes = 0;
+  GREGOR_TRACE_FIELDS(target, bytes)
+};
+// The scenario runner's own lines (sim/scenario).
+struct ScenarioReady {
+  GREGOR_TRACE_EVENT(ScenarioReady, "scenario_ready");
+  std::string what;
+  GREGOR_TRACE_FIELDS(what)
+};
+struct ScenarioFault {
+  GREGOR_TRACE_EVENT(ScenarioFault, "scenario_fault");
+  std::string fault;
+  std::string hit;
+  GREGOR_TRACE_FIELDS(fault, hit)
+};
+
+// ---- Brokers: the process, zk registration, the controller ------------------------------------
+
+struct BrokerStart {
+  GREGOR_TRACE_EVENT(BrokerStart, "broker_start");
+  int32_t broker = 0;
+  GREGOR_TRACE_FIELDS(broker)
+};
+struct BrokerRegister {
+  GREGOR_TRACE_EVENT(BrokerRegister, "broker_register");
+  int32_t broker = 0;
+  GREGOR_TRACE_FIELDS(broker)
+};
+struct BrokerSessionExpired {
+  GREGOR_TRACE_EVENT(BrokerSessionExpired, "broker_session_expired");
+  int32_t broker = 0;
+  GREGOR_TRACE_FIELDS(broker)
+};
+struct ControllerElected {
+  GREGOR_TRACE_EVENT(ControllerElected, "controller_elected");
+  int32_t broker = 0;
+  int32_t controller_epoch = 0;
+  GREGOR_TRACE_FIELDS(broker, controller_epoch)
+};
+struct ControllerResigned {
+  GREGOR_TRACE_EVENT(ControllerResigned, "controller_resigned");
+  int32_t broker = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(broker, reason)
+};
+struct BrokerChange {
+  GREGOR_TRACE_EVENT(BrokerChange, "broker_change");
+  IntList live;
+  IntList dead;
+  IntList added;
+  GREGOR_TRACE_FIELDS(live, dead, added)
+};
+// The controller wrote a new leader (leader_change) or found none (partition_offline, leader -1).
+struct LeaderChange {
+  GREGOR_TRACE_EVENT(LeaderChange, "leader_change");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader = -1;
+  int32_t leader_epoch = 0;
+  IntList isr;
+  int32_t controller_epoch = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(topic, partition, leader, leader_epoch, isr, controller_epoch, reason)
+};
+struct PartitionOffline {
+  GREGOR_TRACE_EVENT(PartitionOffline, "partition_offline");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader = -1;
+  int32_t leader_epoch = 0;
+  IntList isr;
+  int32_t controller_epoch = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(topic, partition, leader, leader_epoch, isr, controller_epoch, reason)
+};
+struct TopicCreated {
+  GREGOR_TRACE_EVENT(TopicCreated, "topic_created");
+  std::string topic;
+  int64_t partitions = 0;
+  // Each partition's replicas, in preference order. Absent only in traces recorded before the
+  // field existed.
+  std::optional<ReplicaAssignment> replicas;
+  GREGOR_TRACE_FIELDS(topic, partitions, replicas)
+};
+struct TopicDeleted {
+  GREGOR_TRACE_EVENT(TopicDeleted, "topic_deleted");
+  std::string topic;
+  GREGOR_TRACE_FIELDS(topic)
+};
+struct ControlledShutdown {
+  GREGOR_TRACE_EVENT(ControlledShutdown, "controlled_shutdown");
+  int32_t broker = 0;
+  GREGOR_TRACE_FIELDS(broker)
+};
+struct ControlledShutdownComplete {
+  GREGOR_TRACE_EVENT(ControlledShutdownComplete, "controlled_shutdown_complete");
+  int32_t broker = 0;
+  GREGOR_TRACE_FIELDS(broker)
+};
+struct StaleControllerRequest {
+  GREGOR_TRACE_EVENT(StaleControllerRequest, "stale_controller_request");
+  std::string api;
+  int32_t controller_epoch = 0;
+  int32_t known_epoch = 0;
+  GREGOR_TRACE_FIELDS(api, controller_epoch, known_epoch)
+};
+struct TopicConfigChange {
+  GREGOR_TRACE_EVENT(TopicConfigChange, "topic_config_change");
+  int32_t broker = 0;
+  std::string topic;
+  std::string config;  // the topic's overrides, "k=v,k2=v2"
+  GREGOR_TRACE_FIELDS(broker, topic, config)
+};
+struct ProducerIdBlock {
+  GREGOR_TRACE_EVENT(ProducerIdBlock, "producer_id_block");
+  int32_t broker = 0;
+  int64_t block_start = 0;
+  int64_t block_end = 0;
+  GREGOR_TRACE_FIELDS(broker, block_start, block_end)
+};
+struct ProducerIdAssigned {
+  GREGOR_TRACE_EVENT(ProducerIdAssigned, "producer_id_assigned");
+  int64_t producer_id = 0;
+  int32_t producer_epoch = 0;
+  GREGOR_TRACE_FIELDS(producer_id, producer_epoch)
+};
+
+// ---- Brokers: replicas, logs, the ISR ----------------------------------------------------------
+
+struct LogOpen {
+  GREGOR_TRACE_EVENT(LogOpen, "log_open");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t leo = 0;
+  int64_t log_start = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, leo, log_start)
+};
+struct LogError {
+  GREGOR_TRACE_EVENT(LogError, "log_error");
+  std::string topic;
+  int32_t partition = 0;
+  std::string error;
+  GREGOR_TRACE_FIELDS(topic, partition, error)
+};
+struct LogAppend {
+  GREGOR_TRACE_EVENT(LogAppend, "log_append");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t base_offset = 0;
+  int64_t last_offset = 0;
+  int32_t epoch = 0;
+  int64_t crc = 0;
+  std::string role;  // leader, follower
+  GREGOR_TRACE_FIELDS(topic, partition, base_offset, last_offset, epoch, crc, role)
+};
+struct LogTruncate {
+  GREGOR_TRACE_EVENT(LogTruncate, "log_truncate");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t old_leo = 0;
+  std::string reason;
+  std::optional<bool> full;  // present (true) when the whole log went (truncate_fully_and_start_at)
+  GREGOR_TRACE_FIELDS(topic, partition, offset, old_leo, reason, full)
+};
+struct LogRetention {
+  GREGOR_TRACE_EVENT(LogRetention, "log_retention");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t segments_deleted = 0;
+  int64_t log_start = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, segments_deleted, log_start)
+};
+struct BecomeLeader {
+  GREGOR_TRACE_EVENT(BecomeLeader, "become_leader");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader_epoch = 0;
+  IntList isr;
+  int64_t leo = 0;
+  int64_t hw = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, leader_epoch, isr, leo, hw)
+};
+struct BecomeFollower {
+  GREGOR_TRACE_EVENT(BecomeFollower, "become_follower");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader = 0;
+  int32_t leader_epoch = 0;
+  int64_t leo = 0;
+  int64_t hw = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, leader, leader_epoch, leo, hw)
+};
+struct PartitionDeleted {
+  GREGOR_TRACE_EVENT(PartitionDeleted, "partition_deleted");
+  std::string topic;
+  int32_t partition = 0;
+  GREGOR_TRACE_FIELDS(topic, partition)
+};
+struct HwAdvance {
+  GREGOR_TRACE_EVENT(HwAdvance, "hw_advance");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t hw = 0;
+  int32_t leader_epoch = 0;
+  std::string role;  // leader, follower
+  GREGOR_TRACE_FIELDS(topic, partition, hw, leader_epoch, role)
+};
+struct IsrChangeProposed {
+  GREGOR_TRACE_EVENT(IsrChangeProposed, "isr_change_proposed");
+  std::string topic;
+  int32_t partition = 0;
+  IntList isr;
+  IntList proposed_isr;
+  std::string direction;  // shrink, expand
+  int32_t zk_version = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, isr, proposed_isr, direction, zk_version)
+};
+struct IsrChange {
+  GREGOR_TRACE_EVENT(IsrChange, "isr_change");
+  std::string topic;
+  int32_t partition = 0;
+  IntList isr;
+  int32_t leader_epoch = 0;
+  int32_t zk_version = 0;
+  std::string direction;  // shrink, expand
+  GREGOR_TRACE_FIELDS(topic, partition, isr, leader_epoch, zk_version, direction)
+};
+struct IsrChangeFailed {
+  GREGOR_TRACE_EVENT(IsrChangeFailed, "isr_change_failed");
+  std::string topic;
+  int32_t partition = 0;
+  IntList proposed_isr;
+  int32_t zk_version = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, proposed_isr, zk_version)
+};
+struct ProduceRejected {
+  GREGOR_TRACE_EVENT(ProduceRejected, "produce_rejected");
+  std::string topic;
+  int32_t partition = 0;
+  std::string error;
+  GREGOR_TRACE_FIELDS(topic, partition, error)
+};
+struct ProduceDuplicate {
+  GREGOR_TRACE_EVENT(ProduceDuplicate, "produce_duplicate");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t producer_id = 0;
+  int32_t base_sequence = 0;
+  int64_t base_offset = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, producer_id, base_sequence, base_offset)
+};
+
+// ---- Brokers: the group coordinator (engine/group) ---------------------------------------------
+
+struct OffsetsTopicCreate {
+  GREGOR_TRACE_EVENT(OffsetsTopicCreate, "offsets_topic_create");
+  int32_t partitions = 0;
+  int32_t replication_factor = 0;
+  GREGOR_TRACE_FIELDS(partitions, replication_factor)
+};
+struct MemberJoin {
+  GREGOR_TRACE_EVENT(MemberJoin, "member_join");
+  std::string group;
+  std::string member;
+  std::string client_id;
+  int32_t generation = 0;
+  std::string state;
+  GREGOR_TRACE_FIELDS(group, member, client_id, generation, state)
+};
+struct MemberLeave {
+  GREGOR_TRACE_EVENT(MemberLeave, "member_leave");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, member, generation, reason)
+};
+struct GroupRebalance {
+  GREGOR_TRACE_EVENT(GroupRebalance, "group_rebalance");
+  std::string group;
+  int32_t generation = 0;
+  std::string state;
+  NameList members;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, generation, state, members, reason)
+};
+struct GroupEmpty {
+  GREGOR_TRACE_EVENT(GroupEmpty, "group_empty");
+  std::string group;
+  int32_t generation = 0;
+  std::string state;
+  NameList members;
+  GREGOR_TRACE_FIELDS(group, generation, state, members)
+};
+struct GroupJoinComplete {
+  GREGOR_TRACE_EVENT(GroupJoinComplete, "group_join_complete");
+  std::string group;
+  int32_t generation = 0;
+  std::string state;
+  NameList members;
+  std::string leader;
+  std::string protocol;
+  GREGOR_TRACE_FIELDS(group, generation, state, members, leader, protocol)
+};
+struct GroupStable {
+  GREGOR_TRACE_EVENT(GroupStable, "group_stable");
+  std::string group;
+  int32_t generation = 0;
+  std::string state;
+  NameList members;
+  std::string leader;
+  std::string protocol;
+  MemberAssignments assignment;
+  GREGOR_TRACE_FIELDS(group, generation, state, members, leader, protocol, assignment)
+};
+struct GroupStoreFailed {
+  GREGOR_TRACE_EVENT(GroupStoreFailed, "group_store_failed");
+  std::string group;
+  std::optional<int32_t> generation;  // absent when storing an empty group failed
+  std::string error;
+  GREGOR_TRACE_FIELDS(group, generation, error)
+};
+struct OffsetCommit {
+  GREGOR_TRACE_EVENT(OffsetCommit, "offset_commit");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  GREGOR_TRACE_FIELDS(group, member, generation, topic, partition, offset)
+};
+struct OffsetsLoadStart {
+  GREGOR_TRACE_EVENT(OffsetsLoadStart, "offsets_load_start");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader_epoch = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, leader_epoch)
+};
+struct OffsetsLoadFailed {
+  GREGOR_TRACE_EVENT(OffsetsLoadFailed, "offsets_load_failed");
+  std::string topic;
+  int32_t partition = 0;
+  std::string error;
+  GREGOR_TRACE_FIELDS(topic, partition, error)
+};
+struct OffsetsLoad {
+  GREGOR_TRACE_EVENT(OffsetsLoad, "offsets_load");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader_epoch = 0;
+  int64_t records = 0;
+  int64_t groups = 0;
+  int64_t offsets = 0;
+  int64_t members = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, leader_epoch, records, groups, offsets, members)
+};
+struct OffsetsUnload {
+  GREGOR_TRACE_EVENT(OffsetsUnload, "offsets_unload");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t groups = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, groups)
+};
+
+// ---- Producers (engine/client) -----------------------------------------------------------------
+
+struct ProduceAck {
+  GREGOR_TRACE_EVENT(ProduceAck, "produce_ack");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t base_offset = 0;
+  int64_t count = 0;
+  int64_t crc = 0;
+  int32_t acks = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, base_offset, count, crc, acks)
+};
+struct ProduceError {
+  GREGOR_TRACE_EVENT(ProduceError, "produce_error");
+  std::string topic;
+  int32_t partition = 0;
+  std::string error;
+  int32_t attempt = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, error, attempt)
+};
+struct ProducerConfigChange {
+  GREGOR_TRACE_EVENT(ProducerConfigChange, "producer_config_change");
+  std::string client_id;
+  std::string config;  // "k=v,k2=v2"
+  GREGOR_TRACE_FIELDS(client_id, config)
+};
+struct ProducerInit {
+  GREGOR_TRACE_EVENT(ProducerInit, "producer_init");
+  int64_t producer_id = 0;
+  int32_t producer_epoch = 0;
+  GREGOR_TRACE_FIELDS(producer_id, producer_epoch)
+};
+struct ProducerInitError {
+  GREGOR_TRACE_EVENT(ProducerInitError, "producer_init_error");
+  std::string error;
+  GREGOR_TRACE_FIELDS(error)
+};
+struct ProducerReset {
+  GREGOR_TRACE_EVENT(ProducerReset, "producer_reset");
+  int64_t producer_id = 0;
+  GREGOR_TRACE_FIELDS(producer_id)
+};
+
+// ---- Consumers (engine/client) -----------------------------------------------------------------
+
+struct ConsumerStart {
+  GREGOR_TRACE_EVENT(ConsumerStart, "consumer_start");
+  std::string group;
+  std::string client_id;
+  std::string mode;       // the delivery guarantee the group claims
+  std::string behaviour;  // what this consumer actually does (a broken mode in a test)
+  NameList topics;
+  GREGOR_TRACE_FIELDS(group, client_id, mode, behaviour, topics)
+};
+struct ConsumerCoordinator {
+  GREGOR_TRACE_EVENT(ConsumerCoordinator, "consumer_coordinator");
+  std::string group;
+  int32_t coordinator = 0;
+  GREGOR_TRACE_FIELDS(group, coordinator)
+};
+struct ConsumerCoordinatorLost {
+  GREGOR_TRACE_EVENT(ConsumerCoordinatorLost, "consumer_coordinator_lost");
+  std::string group;
+  int32_t coordinator = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, coordinator, reason)
+};
+struct ConsumerRejoinNeeded {
+  GREGOR_TRACE_EVENT(ConsumerRejoinNeeded, "consumer_rejoin_needed");
+  std::string group;
+  std::string member;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, member, reason)
+};
+struct ConsumerJoin {
+  GREGOR_TRACE_EVENT(ConsumerJoin, "consumer_join");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string leader;
+  std::string protocol;
+  bool is_leader = false;
+  GREGOR_TRACE_FIELDS(group, member, generation, leader, protocol, is_leader)
+};
+struct ConsumerAssignment {
+  GREGOR_TRACE_EVENT(ConsumerAssignment, "consumer_assignment");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string protocol;
+  PartitionList partitions;
+  PartitionList added;
+  PartitionList revoked;
+  GREGOR_TRACE_FIELDS(group, member, generation, protocol, partitions, added, revoked)
+};
+struct ConsumerRevoke {
+  GREGOR_TRACE_EVENT(ConsumerRevoke, "consumer_revoke");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  PartitionList partitions;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, member, generation, partitions, reason)
+};
+struct ConsumerGenerationReset {
+  GREGOR_TRACE_EVENT(ConsumerGenerationReset, "consumer_generation_reset");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, member, generation, reason)
+};
+struct ConsumerGroupError {
+  GREGOR_TRACE_EVENT(ConsumerGroupError, "consumer_group_error");
+  std::string group;
+  std::optional<std::string> member;  // absent for the consumer's own errors (assign)
+  std::string api;
+  std::string error;
+  GREGOR_TRACE_FIELDS(group, member, api, error)
+};
+struct ConsumerPollTimeout {
+  GREGOR_TRACE_EVENT(ConsumerPollTimeout, "consumer_poll_timeout");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  GREGOR_TRACE_FIELDS(group, member, generation)
+};
+struct ConsumerLeave {
+  GREGOR_TRACE_EVENT(ConsumerLeave, "consumer_leave");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, member, generation, reason)
+};
+struct ConsumerPosition {
+  GREGOR_TRACE_EVENT(ConsumerPosition, "consumer_position");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(group, member, generation, topic, partition, offset, reason)
+};
+struct ConsumerError {
+  GREGOR_TRACE_EVENT(ConsumerError, "consumer_error");
+  std::string group;
+  std::string topic;
+  int32_t partition = 0;
+  std::string error;
+  std::optional<int64_t> offset;  // the position that was out of range
+  GREGOR_TRACE_FIELDS(group, topic, partition, error, offset)
+};
+struct Commit {
+  GREGOR_TRACE_EVENT(Commit, "commit");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  GREGOR_TRACE_FIELDS(group, member, generation, topic, partition, offset)
+};
+struct CommitFailed {
+  GREGOR_TRACE_EVENT(CommitFailed, "commit_failed");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string error;
+  GREGOR_TRACE_FIELDS(group, member, generation, error)
+};
+struct Consume {
+  GREGOR_TRACE_EVENT(Consume, "consume");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  std::string mode;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string value;  // the record's id: its value up to the first '.'
+  GREGOR_TRACE_FIELDS(group, member, generation, mode, topic, partition, offset, value)
+};
+struct ConsumeDropped {
+  GREGOR_TRACE_EVENT(ConsumeDropped, "consume_dropped");
+  std::string group;
+  std::string member;
+  int64_t count = 0;
+  std::string error;
+  GREGOR_TRACE_FIELDS(group, member, count, error)
+};
+// The transactional sink of exactly-once groups (engine/client/transactional_sink.h).
+struct SinkStart {
+  GREGOR_TRACE_EVENT(SinkStart, "sink_start");
+  int64_t transactions = 0;
+  int64_t records = 0;
+  GREGOR_TRACE_FIELDS(transactions, records)
+};
+struct SinkRecover {
+  GREGOR_TRACE_EVENT(SinkRecover, "sink_recover");
+  int64_t transactions = 0;
+  int64_t records = 0;
+  int64_t truncated_bytes = 0;
+  GREGOR_TRACE_FIELDS(transactions, records, truncated_bytes)
+};
+struct SinkWrite {
+  GREGOR_TRACE_EVENT(SinkWrite, "sink_write");
+  std::string group;
+  std::string member;
+  int32_t generation = 0;
+  int64_t applied = 0;
+  int64_t skipped = 0;
+  int64_t refused = 0;
+  std::string error;
+  GREGOR_TRACE_FIELDS(group, member, generation, applied, skipped, refused, error)
+};
+struct SinkError {
+  GREGOR_TRACE_EVENT(SinkError, "sink_error");
+  std::string group;
+  std::string error;
+  GREGOR_TRACE_FIELDS(group, error)
+};
+
+// ---- zk: the coordination service (engine/coord; docs/zk.md) -----------------------------------
+
+struct ZkClientState {
+  GREGOR_TRACE_EVENT(ZkClientState, "zk_client_state");
+  int64_t session = 0;
+  std::string state;
+  int32_t server = 0;
+  GREGOR_TRACE_FIELDS(session, state, server)
+};
+struct ZkRecover {
+  GREGOR_TRACE_EVENT(ZkRecover, "zk_recover");
+  int64_t zxid = 0;
+  int64_t snapshot_zxid = 0;
+  int64_t txns_replayed = 0;
+  int64_t truncated_bytes = 0;
+  int64_t nodes = 0;
+  int64_t sessions = 0;
+  GREGOR_TRACE_FIELDS(zxid, snapshot_zxid, txns_replayed, truncated_bytes, nodes, sessions)
+};
+struct ZkRecoverFailed {
+  GREGOR_TRACE_EVENT(ZkRecoverFailed, "zk_recover_failed");
+  std::string reason;
+  GREGOR_TRACE_FIELDS(reason)
+};
+// One recovered znode (after zk_recover), with its data as printable_data shows it.
+struct ZkNode {
+  GREGOR_TRACE_EVENT(ZkNode, "zk_node");
+  std::string path;
+  int32_t version = 0;
+  int32_t cversion = 0;
+  int64_t ephemeral_owner = 0;
+  std::string data;
+  GREGOR_TRACE_FIELDS(path, version, cversion, ephemeral_owner, data)
+};
+struct ZkSessionRestore {
+  GREGOR_TRACE_EVENT(ZkSessionRestore, "zk_session_restore");
+  int64_t session = 0;
+  int32_t timeout_ms = 0;
+  GREGOR_TRACE_FIELDS(session, timeout_ms)
+};
+struct ZkBadFrame {
+  GREGOR_TRACE_EVENT(ZkBadFrame, "zk_bad_frame");
+  std::string reason;
+  GREGOR_TRACE_FIELDS(reason)
+};
+struct ZkConnectRefused {
+  GREGOR_TRACE_EVENT(ZkConnectRefused, "zk_connect_refused");
+  int64_t session = 0;
+  std::string reason;
+  GREGOR_TRACE_FIELDS(session, reason)
+};
+// A request the server answered with an error (a failed version check, a missing parent, an existing
+// node, ...): path is the op's, or for a multi the first failing op's.
+struct ZkRefused {
+  GREGOR_TRACE_EVENT(ZkRefused, "zk_refused");
+  std::string path;
+  std::string op;
+  std::string error;
+  int64_t session = 0;
+  GREGOR_TRACE_FIELDS(path, op, error, session)
+};
+struct ZkSnapshot {
+  GREGOR_TRACE_EVENT(ZkSnapshot, "zk_snapshot");
+  int64_t zxid = 0;
+  int64_t nodes = 0;
+  GREGOR_TRACE_FIELDS(zxid, nodes)
+};
+struct ZkWatchFire {
+  GREGOR_TRACE_EVENT(ZkWatchFire, "zk_watch_fire");
+  std::string path;
+  std::string type;
+  int64_t session = 0;
+  GREGOR_TRACE_FIELDS(path, type, session)
+};
+struct ZkSessionOpen {
+  GREGOR_TRACE_EVENT(ZkSessionOpen, "zk_session_open");
+  int64_t session = 0;
+  int32_t timeout_ms = 0;
+  GREGOR_TRACE_FIELDS(session, timeout_ms)
+};
+struct ZkSessionExpire {
+  GREGOR_TRACE_EVENT(ZkSessionExpire, "zk_session_expire");
+  int64_t session = 0;
+  int64_t ephemerals = 0;
+  GREGOR_TRACE_FIELDS(session, ephemerals)
+};
+struct ZkSessionClose {
+  GREGOR_TRACE_EVENT(ZkSessionClose, "zk_session_close");
+  int64_t session = 0;
+  int64_t ephemerals = 0;
+  GREGOR_TRACE_FIELDS(session, ephemerals)
+};
+// A znode created, changed or deleted by a committed transaction; data as printable_data shows it.
+struct ZkCreate {
+  GREGOR_TRACE_EVENT(ZkCreate, "zk_create");
+  std::string path;
+  int32_t version = 0;
+  int64_t session = 0;
+  bool ephemeral = false;
+  std::string data;
+  int64_t zxid = 0;
+  GREGOR_TRACE_FIELDS(path, version, session, ephemeral, data, zxid)
+};
+struct ZkSet {
+  GREGOR_TRACE_EVENT(ZkSet, "zk_set");
+  std::string path;
+  int32_t version = 0;
+  int64_t session = 0;
+  std::string data;
+  int64_t zxid = 0;
+  GREGOR_TRACE_FIELDS(path, version, session, data, zxid)
+};
+struct ZkDelete {
+  GREGOR_TRACE_EVENT(ZkDelete, "zk_delete");
+  std::string path;
+  int64_t session = 0;
+  int64_t zxid = 0;
+  GREGOR_TRACE_FIELDS(path, session, zxid)
+};
+struct ZkServerHalt {
+  GREGOR_TRACE_EVENT(ZkServerHalt, "zk_server_halt");
+  std::string reason;
+  GREGOR_TRACE_FIELDS(reason)
+};
+
+}  // namespace ev
+
+// Every kind. Generic first (the default); the order is not part of any encoding.
+using TraceBody = std::variant<
+    ev::Generic,
+    // world
+    ev::NodeStart, ev::NodeRestart, ev::NodeCrash, ev::NodePause, ev::NodeResume, ev::PowerLoss, ev::Partition,
+    ev::Heal, ev::HealAll, ev::Clog, ev::Latency, ev::DiskCorrupt, ev::DiskCapacity, ev::ScenarioReady,
+    ev::ScenarioFault,
+    // brokers
+    ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::ControllerElected, ev::ControllerResigned,
+    ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::TopicDeleted,
+    ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::TopicConfigChange,
+    ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::LogAppend, ev::LogTruncate,
+    ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::HwAdvance,
+    ev::IsrChangeProposed, ev::IsrChange, ev::IsrChangeFailed, ev::ProduceRejected, ev::ProduceDuplicate,
+    // group coordinator
+    ev::OffsetsTopicCreate, ev::MemberJoin, ev::MemberLeave, ev::GroupRebalance, ev::GroupEmpty,
+    ev::GroupJoinComplete, ev::GroupStable, ev::GroupStoreFailed, ev::OffsetCommit, ev::OffsetsLoadStart,
+    ev::OffsetsLoadFailed, ev::OffsetsLoad, ev::OffsetsUnload,
+    // producers
+    ev::ProduceAck, ev::ProduceError, ev::ProducerConfigChange, ev::ProducerInit, ev::ProducerInitError,
+    ev::ProducerReset,
+    // consumers
+    ev::ConsumerStart, ev::ConsumerCoordinator, ev::ConsumerCoordinatorLost, ev::ConsumerRejoinNeeded,
+    ev::ConsumerJoin, ev::ConsumerAssignment, ev::ConsumerRevoke, ev::ConsumerGenerationReset,
+    ev::ConsumerGroupError, ev::ConsumerPollTimeout, ev::ConsumerLeave, ev::ConsumerPosition, ev::ConsumerError,
+    ev::Commit, ev::CommitFailed, ev::Consume, ev::ConsumeDropped, ev::SinkStart, ev::SinkRecover, ev::SinkWrite,
+    ev::SinkError,
+    // zk
+    ev::ZkClientState, ev::ZkRecover, ev::ZkRecoverFailed, ev::ZkNode, ev::ZkSessionRestore, ev::ZkBadFrame,
+    ev::ZkConnectRefused, ev::ZkRefused, ev::ZkSnapshot, ev::ZkWatchFire, ev::ZkSessionOpen, ev::ZkSessionExpire,
+    ev::ZkSessionClose, ev::ZkCreate, ev::ZkSet, ev::ZkDelete, ev::ZkServerHalt>;
+
+}  // namespace gregor
