@@ -112,7 +112,9 @@ int cmd_broker(const Args& args) {
       "data-dir", po::value<std::string>(&data_dir)->required(), "log.dirs: where its partitions live")(
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)");
   po::variables_map vm;
-  if (auto done = parse_command_line("broker", args, desc, vm, nullptr, nullptr, broker::broker_config_help()))
+  if (auto done = parse_command_line("broker", args, desc, vm, nullptr, nullptr,
+                                       broker::broker_config_help() + "\nsocket server configs (--config key=value):\n" +
+                                           net::transport_config_def().help()))
     return *done;
   if (id <= 0 || id >= kZkPeerIdBase) {
     std::cerr << "gregor broker: --id must be in 1.." << kZkPeerIdBase - 1 << "\n";
@@ -120,16 +122,20 @@ int cmd_broker(const Args& args) {
   }
   std::map<std::string, std::string> settings;
   if (!parse_key_values("broker", configs, settings)) return 2;
-  // The socket server's keys belong to the transport (net/transport_config.h), not to the broker.
+  // The socket server's keys belong to the transport (net/transport_config.h), not to the broker
+  // logic; socket.request.max.bytes is the broker's (DescribeConfigs shows it), and the transport
+  // takes it from there below.
   net::TransportConfig transport;
-  for (const char* key : {"queued.max.request.bytes", "connections.max.idle.ms", "max.connections", "max.connections.per.ip"}) {
-    auto it = settings.find(key);
-    if (it == settings.end()) continue;
-    if (Status s = transport.set(key, it->second); !s) {
+  for (auto it = settings.begin(); it != settings.end();) {
+    if (it->first == "socket.request.max.bytes" || net::transport_config_def().find(it->first) == nullptr) {
+      ++it;
+      continue;
+    }
+    if (Status s = transport.set(it->first, it->second); !s) {
       std::cerr << "gregor broker: --config: " << s.message() << "\n";
       return 2;
     }
-    settings.erase(it);
+    it = settings.erase(it);
   }
   // zookeeper.connect may come as a Kafka key too, as in server.properties.
   if (auto it = settings.find("zookeeper.connect"); it != settings.end()) {
@@ -174,16 +180,6 @@ int cmd_broker(const Args& args) {
   bc.zookeeper_chroot = connect->chroot;
   bc.advertised_host = advertise.host;
   bc.advertised_port = advertise.port;
-  // The socket buffer keys are the transport's (net/transport_config.h), not the broker logic's.
-  for (const char* key : {"socket.send.buffer.bytes", "socket.receive.buffer.bytes"}) {
-    auto it = settings.find(key);
-    if (it == settings.end()) continue;
-    if (Status s = config.transport.set(it->first, it->second); !s) {
-      std::cerr << "gregor broker: --config: " << s.message() << "\n";
-      return 2;
-    }
-    settings.erase(it);
-  }
   if (Status s = bc.apply(settings); !s) {
     std::cerr << "gregor broker: --config: " << s.message() << "\n";
     return 2;

@@ -16,30 +16,51 @@ Result<int64_t> parse_int(std::string_view key, std::string_view value, int64_t 
   return v;
 }
 
-constexpr int64_t kInt32Max = 2147483647;
 
 }  // namespace
 
+const ConfigDef<TransportConfig>& transport_config_def() {
+  static const ConfigDef<TransportConfig> def = [] {
+    constexpr int64_t kMsMax = INT64_MAX / 1000;  // a duration in ms that still fits in microseconds
+    ConfigDef<TransportConfig> d("transport");
+    d.define("socket.request.max.bytes", &TransportConfig::socket_request_max_bytes, at_least(1),
+             "The largest frame (without its 4-byte length) accepted on any connection; a larger size closes it.");
+    d.define("reconnect.backoff.ms", &TransportConfig::reconnect_backoff_ms, between(0, kMsMax),
+             "The wait before reconnecting to a peer after a connection ends, doubled per failure.");
+    d.define("reconnect.backoff.max.ms", &TransportConfig::reconnect_backoff_max_ms, between(0, kMsMax),
+             "The longest wait between reconnects to a peer.");
+    d.define("socket.connection.setup.timeout.ms", &TransportConfig::socket_connection_setup_timeout_ms,
+             between(1, kMsMax), "A connect not completed by then fails like a refused one.");
+    d.define("max.connections", &TransportConfig::max_connections, at_least(0),
+             "Inbound connections beyond this are accepted and closed at once.");
+    d.define("max.connections.per.ip", &TransportConfig::max_connections_per_ip, at_least(0),
+             "The same, counted per remote address (gregor zk's maxClientCnxns).");
+    d.define("connections.max.idle.ms", &TransportConfig::connections_max_idle_ms, between(-1, kMsMax),
+             "An inbound connection idle this long is closed; -1: never.");
+    d.define("queued.max.request.bytes", &TransportConfig::queued_max_request_bytes, at_least(-1),
+             "Bytes of requests being received over all connections; a connection whose next request does "
+             "not fit is not read until it does. -1: no limit.");
+    d.define("socket.send.buffer.bytes", &TransportConfig::socket_send_buffer_bytes, at_least(-1),
+             "SO_SNDBUF of every connection; -1: the operating system's choice.");
+    d.define("socket.receive.buffer.bytes", &TransportConfig::socket_receive_buffer_bytes, at_least(-1),
+             "SO_RCVBUF of every connection; -1: the operating system's choice.");
+    d.define("gregor.send.queue.bytes.max", &TransportConfig::send_queue_bytes_max, at_least(1),
+             "Bytes one connection may hold queued for writing; more closes it.");
+    d.define("gregor.send.queue.frames.max", &TransportConfig::send_queue_frames_max, at_least(1),
+             "Frames one connection may hold queued for writing; more closes it.");
+    return d;
+  }();
+  return def;
+}
+
 Status TransportConfig::set(std::string_view key, std::string_view value) {
-  auto assign = [&](auto& field, int64_t lo, int64_t hi) -> Status {
-    auto v = parse_int(key, value, lo, hi);
-    if (!v) return v.status();
-    field = static_cast<std::remove_reference_t<decltype(field)>>(*v);
-    return Status::ok();
-  };
-  if (key == "socket.request.max.bytes") return assign(socket_request_max_bytes, 1, kInt32Max);
-  if (key == "reconnect.backoff.ms") return assign(reconnect_backoff_ms, 0, INT64_MAX / 1000);
-  if (key == "reconnect.backoff.max.ms") return assign(reconnect_backoff_max_ms, 0, INT64_MAX / 1000);
-  if (key == "socket.connection.setup.timeout.ms") return assign(socket_connection_setup_timeout_ms, 1, INT64_MAX / 1000);
-  if (key == "max.connections") return assign(max_connections, 0, kInt32Max);
-  if (key == "socket.send.buffer.bytes") return assign(socket_send_buffer_bytes, -1, kInt32Max);
-  if (key == "socket.receive.buffer.bytes") return assign(socket_receive_buffer_bytes, -1, kInt32Max);
-  if (key == "max.connections.per.ip") return assign(max_connections_per_ip, 0, kInt32Max);
-  if (key == "connections.max.idle.ms") return assign(connections_max_idle_ms, -1, INT64_MAX / 1000);
-  if (key == "queued.max.request.bytes") return assign(queued_max_request_bytes, -1, INT64_MAX);
-  if (key == "gregor.send.queue.bytes.max") return assign(send_queue_bytes_max, 1, INT64_MAX);
-  if (key == "gregor.send.queue.frames.max") return assign(send_queue_frames_max, 1, INT64_MAX);
-  return Status::error(StatusCode::kInvalidArgument, "unknown transport setting: " + std::string(key));
+  const std::string name(key);
+  const auto* k = transport_config_def().find(name);
+  if (k == nullptr) return transport_config_def().unknown(name);
+  TransportConfig scratch = *this;
+  GREGOR_RETURN_IF_ERROR(k->parse(scratch, std::string(value)));
+  *this = scratch;
+  return Status::ok();
 }
 
 Status TransportConfig::validate() const {

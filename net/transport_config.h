@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/config_def.h"
 #include "engine/core/status.h"
 
 namespace gregor::net {
@@ -55,12 +56,16 @@ struct TransportConfig {
   uint64_t send_queue_frames_max = 100000;
 
   // Applies one setting by its Kafka key ("socket.request.max.bytes") or Gregor key
-  // ("gregor.send.queue.bytes.max"). Unknown keys and values that do not parse or are out of range
-  // give kInvalidArgument and change nothing.
+  // ("gregor.send.queue.bytes.max"), as transport_config_def() declares it. Unknown keys and values
+  // that do not parse or are out of range give kInvalidArgument and change nothing.
   Status set(std::string_view key, std::string_view value);
   // Checks the relations between fields (positive sizes, backoff <= backoff max, ...).
   Status validate() const;
 };
+
+// The transport's keys, declared once: set(), `gregor broker --help` and `gregor zk --help` derive
+// from it.
+const ConfigDef<TransportConfig>& transport_config_def();
 
 // Where a known peer listens.
 struct PeerAddress {

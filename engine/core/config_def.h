@@ -86,7 +86,8 @@ class ConfigDef {
                     ConfigUpdate update = ConfigUpdate::kStatic) {
     std::string valid = describe_range(range);  // as declared; the type's own limits go unsaid
     range.min = std::max<int64_t>(range.min, std::numeric_limits<T>::min());
-    range.max = std::min<int64_t>(range.max, std::numeric_limits<T>::max());
+    if constexpr (std::numeric_limits<T>::max() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      range.max = std::min<int64_t>(range.max, static_cast<int64_t>(std::numeric_limits<T>::max()));
     const ConfigType type = sizeof(T) <= 2 ? ConfigType::kShort : sizeof(T) <= 4 ? ConfigType::kInt : ConfigType::kLong;
     return define_custom(
         std::move(name), type, std::move(valid), std::move(doc), update,

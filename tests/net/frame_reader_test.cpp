@@ -239,6 +239,27 @@ TEST_CASE("TransportConfig: Kafka's keys and defaults") {
   CHECK(c.set("socket.receive.buffer.bytes", "-2").code() == StatusCode::kInvalidArgument);
 }
 
+TEST_CASE("TransportConfig: every key declared once; defaults parse back, help lists each, 64-bit limits hold") {
+  const auto& def = net::transport_config_def();
+  const net::TransportConfig defaults;
+  const std::string help = def.help();
+  REQUIRE(def.keys().size() >= 12);
+  for (const auto& k : def.keys()) {
+    INFO(k.name);
+    net::TransportConfig c;
+    CHECK(c.set(k.name, k.format(defaults)).is_ok());
+    CHECK(def.values(c) == def.values(defaults));
+    CHECK(help.find("  " + k.name + "  (") != std::string::npos);
+    CHECK(c.set(k.name, "not-a-number").code() == StatusCode::kInvalidArgument);
+  }
+  // An unsigned 64-bit limit takes the largest long, and refuses a negative value.
+  net::TransportConfig c;
+  CHECK(c.set("gregor.send.queue.bytes.max", "9223372036854775807").is_ok());
+  CHECK(c.send_queue_bytes_max == 9223372036854775807ull);
+  CHECK(c.set("gregor.send.queue.bytes.max", "-5").code() == StatusCode::kInvalidArgument);
+  CHECK(c.set("gregor.send.queue.bytes.max", "0").code() == StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("parse_peer_address: host:port and [v6]:port") {
   auto a = net::parse_peer_address("127.0.0.1:9092");
   REQUIRE(a.is_ok());
