@@ -37,6 +37,10 @@ void handle_list_offsets(HandlerContext& ctx, const Request& req, protocol::List
       Partition* p = ctx.replicas.partition(tp);
       if (!p || !p->is_leader()) {
         pr.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+      } else if (lp.current_leader_epoch >= 0 && lp.current_leader_epoch != p->leader_epoch().value) {
+        // v4+: a client that knows another leader epoch (KIP-320), as Fetch answers it.
+        pr.error_code = lp.current_leader_epoch < p->leader_epoch().value ? ErrorCode::FENCED_LEADER_EPOCH
+                                                                          : ErrorCode::UNKNOWN_LEADER_EPOCH;
       } else if (lp.timestamp == protocol::kListOffsetsEarliestTimestamp ||
                  lp.timestamp == protocol::kListOffsetsEarliestLocalTimestamp) {
         // Without tiered storage the earliest local offset is the log start offset.
