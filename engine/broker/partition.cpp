@@ -16,6 +16,8 @@ bool contains(const Replicas& v, NodeId x) { return std::find(v.begin(), v.end()
 static_assert(static_cast<int16_t>(log::BatchError::kCorruptMessage) == static_cast<int16_t>(ErrorCode::CORRUPT_MESSAGE));
 static_assert(static_cast<int16_t>(log::BatchError::kMessageTooLarge) == static_cast<int16_t>(ErrorCode::MESSAGE_TOO_LARGE));
 static_assert(static_cast<int16_t>(log::BatchError::kInvalidRecord) == static_cast<int16_t>(ErrorCode::INVALID_RECORD));
+static_assert(static_cast<int16_t>(log::BatchError::kUnsupportedCompressionType) ==
+              static_cast<int16_t>(ErrorCode::UNSUPPORTED_COMPRESSION_TYPE));
 ErrorCode error_for(log::BatchError e) { return static_cast<ErrorCode>(static_cast<int16_t>(e)); }
 
 ErrorCode error_for(const Status& s) {
@@ -147,7 +149,7 @@ void Partition::make_offline() {
   pending_isr_.reset();
 }
 
-LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Time now) {
+LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, int16_t produce_version, Time now) {
   LeaderAppend out;
   if (role_ != Role::kLeader) {
     out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
@@ -159,7 +161,7 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Tim
                   std::to_string(config_.min_insync_replicas);
     return out;
   }
-  log::BatchValidation valid = log_->validate_leader_batch(std::move(batch));
+  log::BatchValidation valid = log_->validate_leader_batch(std::move(batch), produce_version, rt_.wall_time_ms());
   if (valid.error != log::BatchError::kNone) {
     out.error = error_for(valid.error);
     out.message = valid.detail;
@@ -191,6 +193,7 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, Tim
     return out;
   }
   producer_state_.on_leader_append(header, info->first_offset.value);
+  if (header.is_log_append_time()) out.log_append_time_ms = header.max_timestamp;
   out.base_offset = info->first_offset;
   out.last_offset = info->last_offset;
   out.log_start = log_->log_start_offset();

@@ -90,6 +90,7 @@ struct LeaderAppend {
   Offset base_offset{-1};
   Offset last_offset{-1};
   Offset log_start{-1};
+  int64_t log_append_time_ms = -1;  // the batch's timestamp under LogAppendTime; -1 under CreateTime
   std::string message;  // why, for errors
 };
 
@@ -143,7 +144,7 @@ class Partition {
   // --- Leader ---
   // Appends a produced batch: the log validates it once (engine/log/log.h), the producer state
   // checks its sequence numbers; every refusal is a Kafka error code.
-  LeaderAppend append_as_leader(Bytes batch, int16_t required_acks, Time now);
+  LeaderAppend append_as_leader(Bytes batch, int16_t required_acks, int16_t produce_version, Time now);
   // For a delayed acks=all produce: has the HW reached required_offset (exclusive end), and with
   // enough in-sync replicas? NONE when done, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER,
   // or REQUEST_TIMED_OUT standing for "still waiting".

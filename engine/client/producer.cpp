@@ -6,6 +6,7 @@
 #include "engine/protocol/init_producer_id.h"
 #include "engine/protocol/produce.h"
 #include "engine/record/batch_builder.h"
+#include "engine/record/compression.h"
 #include "engine/record/record_batch.h"
 
 namespace gregor::client {
@@ -281,6 +282,11 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
         options.producer_id = producer_id_;
         options.producer_epoch = producer_epoch_;
         options.base_sequence = b->base_sequence;
+      }
+      // compression.type: "none" or one of the codecs; the declaration admits nothing else.
+      if (config_.compression_type != "none") {
+        const bool known = record::parse_compression_name(config_.compression_type, &options.compression);
+        GREGOR_ASSERT(known);
       }
       b->built = record::build_batch(options, b->records);
       auto h = record::parse_batch_header(as_view(b->built), false);

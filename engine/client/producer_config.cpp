@@ -22,6 +22,9 @@ const ConfigDef<ProducerConfig>& producer_config_def() {
     d.define("batch.size", &ProducerConfig::batch_size, at_least(0),
              "A partition's batch is sent once it holds this many bytes of records.", kDynamic);
     d.define("client.id", &ProducerConfig::client_id, {}, "The producer's name in requests and traces.");
+    d.define("compression.type", &ProducerConfig::compression_type, {"none", "gzip", "snappy", "lz4", "zstd"},
+             "The codec a batch's records are compressed with (the broker decompresses and checks them on append).",
+             kDynamic);
     d.define("delivery.timeout.ms", &ProducerConfig::delivery_timeout_ms, at_least(1),
              "A record fails when it is not acknowledged this long after send(), retries included.", kDynamic);
     d.define("enable.idempotence", &ProducerConfig::enable_idempotence,

@@ -26,6 +26,7 @@ struct ProducerConfig {
   int32_t retries = INT32_MAX;
   int32_t max_in_flight_requests_per_connection = 5;
   bool enable_idempotence = false;
+  std::string compression_type = "none";  // none, gzip, snappy, lz4 or zstd
   int64_t metadata_max_age_ms = 300000;
 
   // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/log/checkpoint_file.h"
+#include "engine/log/log_validator.h"
 #include "engine/record/batch_split.h"
 #include "engine/record/record.h"
 
@@ -70,32 +71,13 @@ const char* batch_error_name(BatchError e) {
     case BatchError::kCorruptMessage: return "CORRUPT_MESSAGE";
     case BatchError::kMessageTooLarge: return "MESSAGE_TOO_LARGE";
     case BatchError::kInvalidRecord: return "INVALID_RECORD";
+    case BatchError::kUnsupportedCompressionType: return "UNSUPPORTED_COMPRESSION_TYPE";
   }
   return "?";
 }
 
-BatchValidation Log::validate_leader_batch(Bytes batch) const {
-  BatchValidation v;
-  auto refuse = [&v](BatchError error, std::string detail) {
-    v.error = error;
-    v.detail = std::move(detail);
-    return std::move(v);
-  };
-  auto parsed = record::parse_batch_header(as_view(batch), true);
-  if (!parsed) return refuse(BatchError::kCorruptMessage, "produced batch: " + parsed.status().message());
-  const record::BatchHeader& header = *parsed;
-  if (batch.size() != header.size_bytes())
-    return refuse(BatchError::kInvalidRecord, "a produce request must carry exactly one batch per partition");
-  if (batch.size() > static_cast<size_t>(config_.max_message_bytes))
-    return refuse(BatchError::kMessageTooLarge, "batch of " + std::to_string(batch.size()) + " bytes, max.message.bytes is " +
-                                                    std::to_string(config_.max_message_bytes));
-  if (header.record_count <= 0 || static_cast<int64_t>(header.last_offset_delta) + 1 != header.record_count)
-    return refuse(BatchError::kInvalidRecord, "recordCount " + std::to_string(header.record_count) +
-                                                  " does not match lastOffsetDelta " + std::to_string(header.last_offset_delta));
-  if (Status s = record::validate_records(as_view(batch), header); !s.is_ok())
-    return refuse(BatchError::kCorruptMessage, s.message());
-  v.batch = ValidatedBatch{std::move(batch), header};
-  return v;
+BatchValidation Log::validate_leader_batch(Bytes records, int16_t produce_version, int64_t append_time_ms) const {
+  return validate_produced_records(std::move(records), produce_version, config_, append_time_ms);
 }
 
 Result<AppendInfo> Log::append_validated(ValidatedBatch batch, LeaderEpoch epoch, Time now) {
@@ -115,7 +97,7 @@ Result<AppendInfo> Log::append_validated(ValidatedBatch batch, LeaderEpoch epoch
 }
 
 Result<AppendInfo> Log::append_as_leader(Bytes batch, LeaderEpoch epoch, Time now) {
-  BatchValidation v = validate_leader_batch(std::move(batch));
+  BatchValidation v = validate_leader_batch(std::move(batch), kProduceVersionLatest, now.ms());
   if (v.error != BatchError::kNone)
     return Status::error(v.error == BatchError::kCorruptMessage ? StatusCode::kCorruption : StatusCode::kInvalidArgument,
                          v.detail);

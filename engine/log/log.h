@@ -35,6 +35,7 @@
 #include "engine/log/log_config.h"
 #include "engine/log/log_segment.h"
 #include "engine/log/log_types.h"
+#include "engine/log/log_validator.h"
 
 namespace gregor::log {
 
@@ -68,7 +69,10 @@ class Log {
   // max.message.bytes (MESSAGE_TOO_LARGE). append_validated appends it: its base offset becomes LEO
   // and its partition leader epoch `epoch`; a new epoch is assigned in the epoch cache at that offset
   // first. Its errors are the disk's (kDiskFull: nothing appended).
-  BatchValidation validate_leader_batch(Bytes batch) const;
+  // The checks and conversions are Kafka's LogValidator's (engine/log/log_validator.h): Produce v0-v2
+  // message sets become one RecordBatch v2, the topic's compression.type and message.timestamp.type
+  // apply, and the max timestamp is recomputed.
+  BatchValidation validate_leader_batch(Bytes records, int16_t produce_version, int64_t append_time_ms) const;
   Result<AppendInfo> append_validated(ValidatedBatch batch, LeaderEpoch epoch, Time now);
   // Both at once, a refused batch as a Status: kCorruption for CORRUPT_MESSAGE, kInvalidArgument
   // for the others.
@@ -85,6 +89,15 @@ class Log {
   // kOutOfRange when from < log start offset or from > LEO (OFFSET_OUT_OF_RANGE); empty records at
   // LEO or at/after max_offset; kCorruption when the first batch to return fails its checks.
   Result<ReadResult> read(Offset from, size_t max_bytes, Offset max_offset);
+
+  // ListOffsets by time (Kafka's fetchOffsetByTimestamp): the first record whose timestamp is at or
+  // after `timestamp`, below max_offset (the high watermark for a consumer): the first segment whose
+  // largest timestamp reaches it, its time index for where to start, then the batches and their
+  // records. nullopt when there is none. Errors: a read's (kCorruption, the disk's).
+  Result<std::optional<TimestampAndOffset>> offset_for_timestamp(int64_t timestamp, Offset max_offset);
+  // ListOffsets MAX_TIMESTAMP (-3, KIP-734): the first record carrying the log's largest timestamp,
+  // below max_offset; nullopt when the log has no timestamped record there.
+  Result<std::optional<TimestampAndOffset>> offset_of_max_timestamp(Offset max_offset);
 
   Offset log_start_offset() const { return log_start_offset_; }
   Offset log_end_offset() const { return segments_.back()->next_offset(); }

@@ -35,6 +35,15 @@ const ConfigDef<LogConfig>& log_config_def() {
     d.define("segment.ms", &LogConfig::segment_ms, at_least(1),
              "Roll the active segment when its first batch is this old, even if it is not full.", kDynamic)
         .synonym("log.roll.ms");
+    d.define("compression.type", &LogConfig::compression_type, {"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"},
+             "The codec a leader stores batches with: the producer's own (producer), none (uncompressed) or the one named; "
+             "batches are recompressed on append when it differs.",
+             kDynamic)
+        .synonym("compression.type");
+    d.define("message.timestamp.type", &LogConfig::message_timestamp_type, {"CreateTime", "LogAppendTime"},
+             "Which timestamp a batch carries: the producer's (CreateTime) or the leader's clock at append (LogAppendTime).",
+             kDynamic)
+        .synonym("log.message.timestamp.type");
     return d;
   }();
   return def;

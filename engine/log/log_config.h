@@ -10,6 +10,10 @@
 //   retention.ms           604800000    delete segments whose newest timestamp is older (-1: never)
 //   retention.bytes        -1           delete the oldest segments beyond this size (-1: unlimited)
 //   max.message.bytes      1048588      the largest batch a leader accepts
+//   compression.type       producer     the codec batches are stored with: producer (the producer's
+//                                       own), uncompressed, gzip, snappy, lz4 or zstd
+//   message.timestamp.type CreateTime   CreateTime (the producer's timestamps) or LogAppendTime (the
+//                                       leader stamps each batch with its append time)
 //
 // Kafka's default is to never fsync explicitly (durability through replication); the log still
 // fsyncs a segment when it rolls, as Kafka does, so recovery only rescans the active segment.
@@ -34,6 +38,9 @@ struct LogConfig {
   int64_t retention_ms = 604800000;
   int64_t retention_bytes = -1;
   int32_t max_message_bytes = 1048588;
+  std::string compression_type = "producer";
+  std::string message_timestamp_type = "CreateTime";
+  bool log_append_time() const { return message_timestamp_type == "LogAppendTime"; }
 
   // Reads the keys above from a topic's config map; other keys (min.insync.replicas,
   // cleanup.policy, ...) belong to other components and are ignored. A value that does not parse or

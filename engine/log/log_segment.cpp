@@ -108,6 +108,13 @@ Result<std::unique_ptr<LogSegment>> LogSegment::open_existing(Disk& disk, const 
   return s;
 }
 
+Offset LogSegment::time_index_floor(int64_t timestamp) const {
+  const auto& entries = time_index_.entries();
+  auto after = std::upper_bound(entries.begin(), entries.end(), timestamp,
+                                [](int64_t t, const TimeIndexEntry& e) { return t < e.timestamp; });
+  return after == entries.begin() ? base_offset_ : std::prev(after)->offset;
+}
+
 SegmentInfo LogSegment::info(bool active) const {
   SegmentInfo i;
   i.base_offset = base_offset_;

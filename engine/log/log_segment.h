@@ -94,6 +94,13 @@ class LogSegment {
   Status load_indexes(Offset next_offset);
   Result<ScanResult> scan(const ScanOptions& options);
 
+  // Where a search for the first record at or after `timestamp` starts in this segment: the offset of
+  // the time index's last entry whose timestamp is <= timestamp (Kafka's TimeIndex.lookup), or the
+  // segment's base offset when there is none.
+  Offset time_index_floor(int64_t timestamp) const;
+  // The last offset of the first batch that carries the segment's largest timestamp.
+  Offset offset_of_max_timestamp() const { return offset_of_max_timestamp_; }
+
   // Called when the segment stops being the active one: the time index gets its final entry.
   Status on_become_inactive();
   Status flush();

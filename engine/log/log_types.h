@@ -27,6 +27,7 @@ enum class BatchError : int16_t {
   kCorruptMessage = 2,    // CORRUPT_MESSAGE: truncated, a bad CRC, records that do not parse
   kMessageTooLarge = 10,  // MESSAGE_TOO_LARGE: larger than max.message.bytes
   kInvalidRecord = 87,    // INVALID_RECORD: not exactly one batch, or counts that disagree
+  kUnsupportedCompressionType = 76,  // UNSUPPORTED_COMPRESSION_TYPE: zstd below Produce v7
 };
 const char* batch_error_name(BatchError e);  // Kafka's name: "CORRUPT_MESSAGE", ...
 
@@ -39,6 +40,11 @@ struct BatchValidation {
   BatchError error = BatchError::kNone;
   std::string detail;    // why, for a person (the error itself is `error`)
   ValidatedBatch batch;  // when error is kNone
+};
+
+struct TimestampAndOffset {
+  int64_t timestamp = -1;
+  Offset offset;
 };
 
 struct ReadResult {

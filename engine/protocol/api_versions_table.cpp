@@ -8,9 +8,9 @@ namespace {
 
 // Ordered by api key. Each line: the range, then why (reference §4, the clients' needs).
 constexpr std::array kTable = {
-    ApiVersionRange{ApiKey::PRODUCE, 3, 7},              // v3+: magic-2 batches only (MsgVer2)
-    ApiVersionRange{ApiKey::FETCH, 4, 11},               // v4+: magic 2; v11 is the clients' max
-    ApiVersionRange{ApiKey::LIST_OFFSETS, 1, 3},         // v1+: single offset (OffsetTime)
+    ApiVersionRange{ApiKey::PRODUCE, 0, 11},             // Kafka 3.9's: v0-2 message sets converted on append
+    ApiVersionRange{ApiKey::FETCH, 0, 12},               // v0-3 down-converted; v13+ needs topic ids (not yet)
+    ApiVersionRange{ApiKey::LIST_OFFSETS, 0, 9},         // Kafka 3.9's: v0 offset list, v7 max timestamp
     ApiVersionRange{ApiKey::METADATA, 1, 4},             // v1+: controller id; v4 auto-create flag
     ApiVersionRange{ApiKey::LEADER_AND_ISR, 0, 3},       // flexible from v4
     ApiVersionRange{ApiKey::STOP_REPLICA, 0, 1},         // flexible from v2

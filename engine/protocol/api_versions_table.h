@@ -2,9 +2,11 @@
 // that every broker of a cluster advertises the same ranges (kafkajs reuses the seed broker's
 // version map for every broker) and so that the codecs implement exactly what is advertised.
 //
-// Why these ranges (docs/protocol.md; /work/shared/reference/kafka-protocol.md §4): no flexible
-// version except ApiVersions v3, because kafkajs 2.2.4 has no flexible support and librdkafka 2.0.2
-// would switch to flexible OffsetFetch/InitProducerId if offered; mins low enough that librdkafka's
+// Why these ranges (docs/protocol.md; /work/shared/reference/kafka-protocol.md §4): Kafka 3.9's
+// whole range where the broker implements every version's semantics (Produce, Fetch up to v12,
+// ListOffsets); elsewhere still no flexible version except ApiVersions v3, because kafkajs 2.2.4 has
+// no flexible support and librdkafka 2.0.2 would switch to flexible OffsetFetch/InitProducerId if
+// offered (it caps Produce at v7 and Fetch at v11, so the wider ranges there do not change it); mins low enough that librdkafka's
 // feature checks pass (FindCoordinator and InitProducerId from v0, Produce 3 and Fetch 4 for
 // magic-2 record batches). The inter-broker APIs (LeaderAndIsr, StopReplica, UpdateMetadata,
 // ControlledShutdown, OffsetForLeaderEpoch) use their last non-flexible versions; a ZooKeeper-era

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/record/compression.h"
+
 namespace gregor::record {
 namespace {
 
@@ -97,8 +99,25 @@ Bytes build_batch(const BatchBuildOptions& options, const std::vector<Record>& r
   GREGOR_ASSERT(w.size() - kLogOverhead <= static_cast<size_t>(kBatchBytesMax));
   w.patch_u32(kBatchLengthPosition, static_cast<uint32_t>(w.size() - kLogOverhead));
   w.patch_u32(kLastOffsetDeltaPosition, static_cast<uint32_t>(last_offset_delta));
-  w.patch_u32(kCrcPosition, compute_batch_crc(as_view(w.bytes_ref())));
-  return w.take();
+  if (options.compression == CompressionType::kNone) {
+    w.patch_u32(kCrcPosition, compute_batch_crc(as_view(w.bytes_ref())));
+    return w.take();
+  }
+  // Compressed: the same header over the records compressed as one block.
+  Bytes plain = w.take();
+  const Bytes packed = compress(options.compression, ByteView(plain).subspan(kRecordsPosition));
+  plain.resize(kRecordsPosition);
+  plain.insert(plain.end(), packed.begin(), packed.end());
+  GREGOR_ASSERT_MSG(plain.size() - kLogOverhead <= static_cast<size_t>(kBatchBytesMax), "compressed batch too large");
+  ByteWriter c(std::move(plain));
+  c.patch_u32(kBatchLengthPosition, static_cast<uint32_t>(c.size() - kLogOverhead));
+  const int16_t attributes = static_cast<int16_t>(options.attributes | static_cast<int16_t>(options.compression));
+  Bytes out = c.take();
+  out[kAttributesPosition] = static_cast<uint8_t>(static_cast<uint16_t>(attributes) >> 8);
+  out[kAttributesPosition + 1] = static_cast<uint8_t>(attributes);
+  ByteWriter d(std::move(out));
+  d.patch_u32(kCrcPosition, compute_batch_crc(as_view(d.bytes_ref())));
+  return d.take();
 }
 
 }  // namespace gregor::record

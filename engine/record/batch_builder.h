@@ -8,15 +8,17 @@
 
 #include "engine/core/bytes.h"
 #include "engine/record/record.h"
+#include "engine/record/record_batch.h"
 
 namespace gregor::record {
 
 struct BatchBuildOptions {
   int64_t base_offset = 0;  // a producer writes 0; the leader overwrites it
   int32_t partition_leader_epoch = kNoPartitionLeaderEpoch;
-  // Timestamp type, transactional and control bits are kept; the codec bits must be 0 (this builder
-  // writes uncompressed records).
+  // Timestamp type, transactional and control bits are kept; the codec bits must be 0 (the codec is
+  // `compression`).
   int16_t attributes = 0;
+  CompressionType compression = CompressionType::kNone;  // the records compressed as a whole
   int64_t producer_id = kNoProducerId;
   int16_t producer_epoch = kNoProducerEpoch;
   int32_t base_sequence = kNoSequence;

@@ -43,15 +43,14 @@ struct Record {
   bool operator==(const Record&) const = default;
 };
 
-// The records of an uncompressed batch, with absolute offsets and timestamps (a LogAppendTime batch
-// gives every record the batch's maxTimestamp, as Kafka's consumers see it). Validates the header
-// and CRC first. Errors: kCorruption for malformed records or a count that does not match, and
-// kInvalidArgument for a compressed batch (the broker never decompresses).
+// The records of a batch, decompressed first when it is compressed (engine/record/compression.h),
+// with absolute offsets and timestamps (a LogAppendTime batch gives every record the batch's
+// maxTimestamp, as Kafka's consumers see it). Validates the header and CRC first. Errors:
+// kCorruption for malformed or undecompressable records or a count that does not match.
 Result<std::vector<Record>> decode_records(ByteView batch);
 
-// The structural checks of decode_records without building the records: what a leader runs on a
-// produced batch (Kafka's LogValidator). Assumes the header was parsed (and the CRC checked) already.
-// A compressed batch passes (its records are opaque to the broker).
+// The structural checks of decode_records without building the records (decompressing a compressed
+// batch). Assumes the header was parsed (and the CRC checked) already.
 Status validate_records(ByteView batch, const BatchHeader& header);
 
 }  // namespace gregor::record

@@ -80,6 +80,16 @@ Result<BatchHeader> parse_batch_header(ByteView batch, bool verify_crc) {
   return h;
 }
 
+void set_max_timestamp(Bytes& batch, int64_t max_timestamp, bool log_append_time) {
+  GREGOR_ASSERT(batch.size() >= kBatchHeaderBytes);
+  ByteReader r(ByteView(batch).subspan(kAttributesPosition, 2));
+  int16_t attributes = r.i16();
+  attributes = static_cast<int16_t>(log_append_time ? (attributes | kTimestampTypeMask) : (attributes & ~kTimestampTypeMask));
+  put_be(batch.data() + kAttributesPosition, static_cast<uint16_t>(attributes), 2);
+  put_be(batch.data() + kMaxTimestampPosition, static_cast<uint64_t>(max_timestamp), 8);
+  put_be(batch.data() + kCrcPosition, compute_batch_crc(as_view(batch)), 4);
+}
+
 void set_base_offset(uint8_t* batch, int64_t base_offset) {
   put_be(batch + kBaseOffsetPosition, static_cast<uint64_t>(base_offset), 8);
 }

@@ -39,6 +39,7 @@ inline constexpr size_t kMagicPosition = 16;
 inline constexpr size_t kCrcPosition = 17;
 inline constexpr size_t kAttributesPosition = 21;
 inline constexpr size_t kLastOffsetDeltaPosition = 23;
+inline constexpr size_t kMaxTimestampPosition = 35;
 inline constexpr size_t kRecordsPosition = 61;
 // Bytes before batchLength's count starts: baseOffset and batchLength themselves.
 inline constexpr size_t kLogOverhead = 12;
@@ -106,6 +107,11 @@ Result<BatchHeader> peek_batch_header(ByteView header_bytes);
 // The CRC-32C a batch should carry: over bytes 21 .. 12 + batchLength.
 // REQUIRES: the view holds at least the whole batch as its batchLength field says.
 uint32_t compute_batch_crc(ByteView batch);
+
+// Sets maxTimestamp and the timestamp type bit, and recomputes the CRC (they are inside it): what a
+// leader does on append (Kafka recomputes the max timestamp from the records; under LogAppendTime it
+// is the append time). REQUIRES: the view holds the whole batch.
+void set_max_timestamp(Bytes& batch, int64_t max_timestamp, bool log_append_time);
 
 // Overwrite fields outside the CRC, in place. REQUIRES: batch holds at least a batch header.
 void set_base_offset(Bytes& batch, int64_t base_offset);

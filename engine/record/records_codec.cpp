@@ -2,6 +2,8 @@
 
 #include "engine/record/record.h"
 
+#include "engine/record/compression.h"
+
 namespace gregor::record {
 namespace {
 
@@ -28,9 +30,9 @@ bool read_nullable(ByteReader& r, std::optional<Bytes>* out, bool want) {
   return true;
 }
 
-// Walks the records of an uncompressed batch; fills `out` when it is not null.
-Status walk_records(ByteView batch, const BatchHeader& h, std::vector<Record>* out) {
-  ByteReader r(batch.subspan(kRecordsPosition, h.size_bytes() - kRecordsPosition));
+// Walks the records (`region`: the batch's records, uncompressed); fills `out` when it is not null.
+Status walk_records(ByteView region, const BatchHeader& h, std::vector<Record>* out) {
+  ByteReader r(region);
   if (out) out->reserve(std::min<size_t>(static_cast<size_t>(h.record_count), r.remaining() / kRecordBytesMin));
   int64_t previous_delta = -1;
   for (int i = 0; i < h.record_count; i++) {
@@ -75,23 +77,41 @@ Status walk_records(ByteView batch, const BatchHeader& h, std::vector<Record>* o
   return Status::ok();
 }
 
+// The records of a batch, decompressed when the codec bits say so: a view of the batch itself, or of
+// `storage`.
+Result<ByteView> records_region(ByteView batch, const BatchHeader& h, Bytes& storage) {
+  ByteView region = batch.subspan(kRecordsPosition, h.size_bytes() - kRecordsPosition);
+  if (h.compression() == 0) return region;
+  if (!is_known_compression(h.compression()))
+    return Status::error(StatusCode::kCorruption, "batch at offset " + std::to_string(h.base_offset) + ": unknown codec " +
+                                                      std::to_string(h.compression()));
+  auto inflated = decompress(static_cast<CompressionType>(h.compression()), region);
+  if (!inflated)
+    return Status::error(StatusCode::kCorruption,
+                         "batch at offset " + std::to_string(h.base_offset) + ": " + inflated.status().message());
+  storage = std::move(*inflated);
+  return as_view(storage);
+}
+
 }  // namespace
 
 Result<std::vector<Record>> decode_records(ByteView batch) {
   auto header = parse_batch_header(batch, true);
   if (!header) return header.status();
-  if (header->compression() != 0)
-    return Status::error(StatusCode::kInvalidArgument,
-                         "compressed batch (codec " + std::to_string(header->compression()) + "): not decoded");
+  Bytes storage;
+  auto region = records_region(batch, *header, storage);
+  if (!region) return region.status();
   std::vector<Record> records;
-  GREGOR_RETURN_IF_ERROR(walk_records(batch, *header, &records));
+  GREGOR_RETURN_IF_ERROR(walk_records(*region, *header, &records));
   return records;
 }
 
 Status validate_records(ByteView batch, const BatchHeader& header) {
   GREGOR_ASSERT(batch.size() >= header.size_bytes());
-  if (header.compression() != 0) return Status::ok();
-  return walk_records(batch, header, nullptr);
+  Bytes storage;
+  auto region = records_region(batch, header, storage);
+  if (!region) return region.status();
+  return walk_records(*region, header, nullptr);
 }
 
 }  // namespace gregor::record

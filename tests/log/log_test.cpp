@@ -336,20 +336,22 @@ TEST_CASE("log: a leader refuses malformed produce batches and stores compressed
   tight.max_message_bytes = 50;
   REQUIRE(f.log->update_config(tight).is_ok());
   CHECK(f.log->append_as_leader(a, LeaderEpoch{0}, f.now).status().code() == StatusCode::kInvalidArgument);
-  CHECK(f.log->validate_leader_batch(a).error == BatchError::kMessageTooLarge);
+  CHECK(f.log->validate_leader_batch(a, kProduceVersionLatest, f.now.ms()).error == BatchError::kMessageTooLarge);
   REQUIRE(f.log->update_config(f.config).is_ok());
   CHECK(f.log->log_end_offset() == Offset{0});
   // Each refusal is one of Kafka's error codes, by number, never a code inside a message.
-  CHECK(f.log->validate_leader_batch(two).error == BatchError::kInvalidRecord);
-  CHECK(f.log->validate_leader_batch(crc_bad).error == BatchError::kCorruptMessage);
-  CHECK(f.log->validate_leader_batch(Bytes(a.begin(), a.end() - 3)).error == BatchError::kCorruptMessage);
+  CHECK(f.log->validate_leader_batch(two, kProduceVersionLatest, f.now.ms()).error == BatchError::kInvalidRecord);
+  CHECK(f.log->validate_leader_batch(crc_bad, kProduceVersionLatest, f.now.ms()).error == BatchError::kCorruptMessage);
+  CHECK(f.log->validate_leader_batch(Bytes(a.begin(), a.end() - 3), kProduceVersionLatest, f.now.ms()).error == BatchError::kCorruptMessage);
   CHECK(static_cast<int16_t>(BatchError::kInvalidRecord) == 87);
-  const BatchValidation ok = f.log->validate_leader_batch(a);
+  const BatchValidation ok = f.log->validate_leader_batch(a, kProduceVersionLatest, f.now.ms());
   CHECK(ok.error == BatchError::kNone);
   CHECK(ok.batch.header.record_count == 2);
-  CHECK(f.log->validate_leader_batch(two).detail.find("INVALID_RECORD") == std::string::npos);
+  CHECK(f.log->validate_leader_batch(two, kProduceVersionLatest, f.now.ms()).detail.find("INVALID_RECORD") == std::string::npos);
 
-  // A gzip batch (sarama's known answer, one record): stored as it came, codec bits kept.
+  // A gzip batch (sarama's known answer, one record, maxTimestamp 0 in its header): its records are
+  // decompressed and checked, the compressed bytes stored as they came (compression.type=producer),
+  // and the max timestamp recomputed from the record (Kafka's LogValidator), the CRC with it.
   const Bytes gzip = {
       0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 94,  0, 0, 0, 0,  2,  159, 236, 182, 189,  0, 1,  0, 0, 0, 0,
       0, 0, 1, 88, 141, 205, 89, 56,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0,  0, 0, 0, 0,
@@ -367,7 +369,15 @@ TEST_CASE("log: a leader refuses malformed produce batches and stores compressed
   CHECK(h->compression() == 1);
   CHECK(h->base_offset == 3);
   CHECK(h->partition_leader_epoch == 2);
-  CHECK(Bytes(r->records.begin() + 17, r->records.end()) == Bytes(gzip.begin() + 17, gzip.end()));
+  CHECK(Bytes(r->records.begin() + 61, r->records.end()) == Bytes(gzip.begin() + 61, gzip.end()));
+  CHECK(h->max_timestamp == 1479847795005);  // the record's own (base + delta 5)
+  CHECK(!h->is_log_append_time());
+  // A gzip batch whose compressed bytes are cut is refused whole.
+  Bytes bad = gzip;
+  bad[80] ^= 0xff;
+  ByteWriter fix(std::move(bad));
+  fix.patch_u32(record::kCrcPosition, record::compute_batch_crc(as_view(fix.bytes_ref())));
+  CHECK(f.log->validate_leader_batch(fix.take(), kProduceVersionLatest, f.now.ms()).error == BatchError::kCorruptMessage);
 }
 
 TEST_CASE("log: retention by time deletes old segments, never the active one", "[log]") {

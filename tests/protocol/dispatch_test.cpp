@@ -54,9 +54,9 @@ TEST_CASE("an unsupported version of any other api closes the connection") {
   CHECK(in.header.api_version == 9);
   CHECK(in.error.find("not enabled") != std::string::npos);
 
-  RequestHeader old_produce{ApiKey::PRODUCE, 2, 5, "c"};  // before magic 2
+  RequestHeader topic_ids_fetch{ApiKey::FETCH, 13, 5, "c"};  // topic ids: not advertised yet
   ByteWriter w2;
-  old_produce.encode(w2);
+  topic_ids_fetch.encode(w2);
   CHECK(parse_request(as_view(w2.bytes_ref())).action == RequestAction::kCloseConnection);
 }
 

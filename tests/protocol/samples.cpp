@@ -6,9 +6,9 @@ namespace {
 Bytes b(std::string_view s) { return to_bytes(s); }
 }  // namespace
 
-ProduceRequest produce_request(int16_t) {
+ProduceRequest produce_request(int16_t v) {
   ProduceRequest m;
-  m.transactional_id = "txn-1";
+  if (v >= 3) m.transactional_id = "txn-1";
   m.acks = 1;
   m.timeout_ms = 30000;
   m.topic_data = {{"t1", {{0, b("batch-0")}, {1, std::nullopt}}}, {"t2", {{7, b("")}}}};
@@ -19,12 +19,13 @@ ProduceResponse produce_response(int16_t v) {
   ProduceResponse m;
   ProduceResponse::PartitionProduceResponse p0{0, ErrorCode::NONE, 42, 1700000000000, -1};
   ProduceResponse::PartitionProduceResponse p1{1, ErrorCode::NOT_LEADER_OR_FOLLOWER, -1, -1, -1};
+  if (v < 2) p0.log_append_time_ms = -1;
   if (v >= 5) {
     p0.log_start_offset = 3;
     p1.log_start_offset = 9;
   }
   m.responses = {{"t1", {p0, p1}}, {"t2", {}}};
-  m.throttle_time_ms = 5;
+  if (v >= 1) m.throttle_time_ms = 5;
   return m;
 }
 
@@ -33,8 +34,8 @@ FetchRequest fetch_request(int16_t v) {
   m.replica_id = 2;
   m.max_wait_ms = 500;
   m.min_bytes = 1;
-  m.max_bytes = 52428800;
-  m.isolation_level = 1;
+  if (v >= 3) m.max_bytes = 52428800;
+  if (v >= 4) m.isolation_level = 1;
   FetchRequest::FetchPartition p{.partition = 3, .fetch_offset = 100, .partition_max_bytes = 1048576};
   if (v >= 9) p.current_leader_epoch = 4;
   if (v >= 5) p.log_start_offset = 10;
@@ -50,7 +51,7 @@ FetchRequest fetch_request(int16_t v) {
 
 FetchResponse fetch_response(int16_t v) {
   FetchResponse m;
-  m.throttle_time_ms = 1;
+  if (v >= 1) m.throttle_time_ms = 1;
   if (v >= 7) {
     m.error_code = ErrorCode::NONE;
     m.session_id = 12;
@@ -58,8 +59,10 @@ FetchResponse fetch_response(int16_t v) {
   FetchResponse::PartitionData p0;
   p0.partition_index = 0;
   p0.high_watermark = 50;
-  p0.last_stable_offset = 50;
-  p0.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{{1000, 20}, {1001, 30}};
+  if (v >= 4) {
+    p0.last_stable_offset = 50;
+    p0.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{{1000, 20}, {1001, 30}};
+  }
   p0.records = b("batches...");
   FetchResponse::PartitionData p1;
   p1.partition_index = 1;
@@ -92,6 +95,10 @@ ListOffsetsResponse list_offsets_response(int16_t v) {
   m.topics = {{"t1",
                {{.partition_index = 0, .timestamp = -1, .offset = 17},
                 {.partition_index = 1, .error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}}}};
+  if (v == 0) {
+    // v0 answers a list of offsets instead of one offset and its timestamp.
+    m.topics[0].partitions[0] = {.partition_index = 0, .old_style_offsets = {17, 3}};
+  }
   return m;
 }
 

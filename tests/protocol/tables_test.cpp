@@ -79,7 +79,7 @@ TEST_CASE("api keys keep Kafka's numbers and names") {
   CHECK_FALSE(is_flexible_version(ApiKey::SASL_HANDSHAKE, 1));
 }
 
-TEST_CASE("the advertised table: ordered, one entry per api, no flexible version but ApiVersions v3") {
+TEST_CASE("the advertised table: ordered, one entry per api, flexible versions only where the broker answers them") {
   std::set<ApiKey> seen;
   int previous = -1;
   for (const ApiVersionRange& range : supported_api_versions()) {
@@ -90,8 +90,11 @@ TEST_CASE("the advertised table: ordered, one entry per api, no flexible version
     CHECK(range.min_version <= range.max_version);
     std::optional<int16_t> flexible = first_flexible_version(range.api_key);
     REQUIRE(flexible.has_value());
-    if (range.api_key == ApiKey::API_VERSIONS) {
-      CHECK(range.max_version == *flexible);
+    if (range.api_key == ApiKey::API_VERSIONS || range.api_key == ApiKey::PRODUCE || range.api_key == ApiKey::FETCH ||
+        range.api_key == ApiKey::LIST_OFFSETS) {
+      // Kafka 3.9's whole range, flexible versions included (Fetch up to v12: v13 names topics by id).
+      CHECK(range.max_version >= *flexible);
+      CHECK(range.min_version == 0);
     } else {
       CHECK(range.max_version < *flexible);
     }
@@ -101,8 +104,10 @@ TEST_CASE("the advertised table: ordered, one entry per api, no flexible version
 
 TEST_CASE("the advertised table meets the stock clients' feature checks") {
   // librdkafka turns features on only when its ranges overlap the broker's (reference §1, §4).
-  CHECK(supported_range(ApiKey::PRODUCE) == ApiVersionRange{ApiKey::PRODUCE, 3, 7});
-  CHECK(supported_range(ApiKey::FETCH) == ApiVersionRange{ApiKey::FETCH, 4, 11});
+  // Produce 3 and Fetch 4 (MsgVer2) inside the ranges, which are Kafka 3.9's (Fetch up to v12).
+  CHECK(supported_range(ApiKey::PRODUCE) == ApiVersionRange{ApiKey::PRODUCE, 0, 11});
+  CHECK(supported_range(ApiKey::FETCH) == ApiVersionRange{ApiKey::FETCH, 0, 12});
+  CHECK(supported_range(ApiKey::LIST_OFFSETS) == ApiVersionRange{ApiKey::LIST_OFFSETS, 0, 9});
   CHECK(supported_range(ApiKey::FIND_COORDINATOR)->min_version == 0);
   CHECK(supported_range(ApiKey::INIT_PRODUCER_ID) == ApiVersionRange{ApiKey::INIT_PRODUCER_ID, 0, 1});
   CHECK(supported_range(ApiKey::OFFSET_FETCH)->max_version <= 5);
@@ -115,7 +120,8 @@ TEST_CASE("the advertised table meets the stock clients' feature checks") {
   CHECK(supported_range(ApiKey::OFFSET_FOR_LEADER_EPOCH)->max_version == kOffsetForLeaderEpochVersion);
   CHECK(is_version_supported(ApiKey::FETCH, kReplicaFetchVersion));
   CHECK_FALSE(supported_range(ApiKey::SASL_HANDSHAKE).has_value());
-  CHECK_FALSE(is_version_supported(ApiKey::PRODUCE, 8));
+  CHECK_FALSE(is_version_supported(ApiKey::FETCH, 13));  // topic ids: not yet
+  CHECK_FALSE(is_version_supported(ApiKey::METADATA, 0));
   CHECK_FALSE(is_version_supported(ApiKey::CONTROLLED_SHUTDOWN, 0));
 }
 

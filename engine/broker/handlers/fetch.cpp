@@ -5,6 +5,8 @@
 
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/fetch.h"
+#include "engine/record/batch_split.h"
+#include "engine/record/legacy_records.h"
 
 namespace gregor::broker {
 
@@ -16,7 +18,37 @@ struct FetchRead {
   bool has_error = false;
 };
 
-FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req) {
+// The first Fetch versions that read RecordBatch v2 (below: message sets of magic 1, and of magic 0
+// below v2) and that may read zstd (KIP-110).
+constexpr int16_t kFetchVersionMagicV2Min = 4;
+constexpr int16_t kFetchVersionMagicV1Min = 2;
+constexpr int16_t kFetchVersionZstdMin = 10;
+
+// What a consumer of an older Fetch version can read, as Kafka's KafkaApis.maybeConvertFetchedData:
+// zstd is refused below v10 (the topic's compression.type, or a zstd batch among those read), and
+// below v4 the batches are converted down to the magic the version reads (engine/record/legacy_records.h).
+ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch_offset, Bytes& records) {
+  if (version >= kFetchVersionZstdMin) return ErrorCode::NONE;
+  if (p.config().compression_type == "zstd") return ErrorCode::UNSUPPORTED_COMPRESSION_TYPE;
+  if (records.empty()) return ErrorCode::NONE;
+  if (version >= kFetchVersionMagicV2Min) {
+    auto split = record::split_batches(as_view(records), false);
+    if (split)
+      for (const record::BatchView& b : split->batches)
+        if (b.header.compression() == static_cast<int>(record::CompressionType::kZstd))
+          return ErrorCode::UNSUPPORTED_COMPRESSION_TYPE;
+    return ErrorCode::NONE;
+  }
+  const int8_t magic = version >= kFetchVersionMagicV1Min ? record::kMagicV1 : record::kMagicV0;
+  auto converted = record::down_convert(as_view(records), magic, fetch_offset);
+  if (!converted)
+    return converted.status().code() == StatusCode::kInvalidArgument ? ErrorCode::UNSUPPORTED_COMPRESSION_TYPE
+                                                                     : ErrorCode::CORRUPT_MESSAGE;
+  records = std::move(*converted);
+  return ErrorCode::NONE;
+}
+
+FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version) {
   FetchRead out;
   const bool from_follower = req.replica_id >= 0;
   for (const auto& t : req.topics) {
@@ -41,6 +73,10 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req) {
         pd.high_watermark = lr.high_watermark.value;
         pd.last_stable_offset = lr.high_watermark.value;
         pd.log_start_offset = lr.log_start.value;
+        if (!from_follower && lr.error == ErrorCode::NONE) {
+          pd.error_code = convert_for_version(*p, version, fp.fetch_offset, lr.records);
+          if (pd.error_code != ErrorCode::NONE) lr.records.clear();
+        }
         if (!lr.records.empty()) {
           out.bytes += static_cast<int32_t>(lr.records.size());
           pd.records = std::move(lr.records);
@@ -92,7 +128,7 @@ class DelayedFetch final : public DelayedOperation {
     // first asks without reading; the log is read once, when the fetch completes. (The fetch_for_*
     // calls repeated at the same time change nothing more, so the read below is exact.)
     if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_)) return false;
-    FetchRead read = read_fetch(ctx_, fetch_);
+    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
     ctx_.channel.respond(req_, read.response);
     return true;
@@ -107,7 +143,7 @@ class DelayedFetch final : public DelayedOperation {
 }  // namespace
 
 void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchRequest fetch) {
-  FetchRead read = read_fetch(ctx, fetch);
+  FetchRead read = read_fetch(ctx, fetch, req.header.api_version);
   if (fetch.max_wait_ms <= 0 || read.bytes >= std::max(1, fetch.min_bytes) || read.has_error || fetch.topics.empty())
     return ctx.channel.respond(req, read.response);
   std::vector<TopicPartition> keys;

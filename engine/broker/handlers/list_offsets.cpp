@@ -1,32 +1,27 @@
 // ListOffsets: the earliest offset, the latest (the high watermark for consumers, the log end for
-// replicas), or the first committed batch at or after a timestamp.
+// replicas), the first committed record at or after a timestamp (through the log's time index and
+// the records of the batch, engine/log/log.h), or the record with the largest timestamp (-3).
 #include <algorithm>
 
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/list_offsets.h"
-#include "engine/record/record_batch.h"
 
 namespace gregor::broker {
 
 namespace {
-// The first committed batch whose max timestamp is at or after `timestamp`: segments whose newest
-// record is older are skipped, the rest is read batch by batch. Returns (offset, timestamp), or
-// (-1, -1) when there is none.
-Result<std::pair<int64_t, int64_t>> offset_for_timestamp(Partition& p, int64_t timestamp) {
-  const Offset hw = p.high_watermark();
-  Offset from = p.log_start_offset();
-  for (const auto& seg : p.log().segments())
-    if (seg.max_timestamp < timestamp && seg.next_offset <= hw) from = seg.next_offset;
-  while (from < hw) {
-    auto read = p.log().read(from, 1, hw);
-    if (!read) return read.status();
-    if (read->records.empty()) break;
-    auto h = record::parse_batch_header(as_view(read->records), false);
-    if (!h) return h.status();
-    if (h->max_timestamp >= timestamp) return std::make_pair(std::max(h->base_offset, from.value), h->max_timestamp);
-    from = Offset{h->next_offset()};
+// A timestamp lookup's answer: the record's offset and timestamp, or -1 and -1 when none is at or
+// after the target (below what the requester may read).
+void answer_found(protocol::ListOffsetsResponse::ListOffsetsPartitionResponse& pr,
+                  const Result<std::optional<log::TimestampAndOffset>>& found) {
+  if (!found) {
+    pr.error_code = ErrorCode::KAFKA_STORAGE_ERROR;
+  } else if (*found) {
+    pr.offset = (*found)->offset.value;
+    pr.timestamp = (*found)->timestamp;
+  } else {
+    pr.offset = -1;
+    pr.timestamp = -1;
   }
-  return std::make_pair(int64_t{-1}, int64_t{-1});
 }
 }  // namespace
 
@@ -42,20 +37,30 @@ void handle_list_offsets(HandlerContext& ctx, const Request& req, protocol::List
       Partition* p = ctx.replicas.partition(tp);
       if (!p || !p->is_leader()) {
         pr.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
-      } else if (lp.timestamp == protocol::kListOffsetsEarliestTimestamp) {
+      } else if (lp.current_leader_epoch >= 0 && lp.current_leader_epoch != p->leader_epoch().value) {
+        // v4+: a client that knows another leader epoch (KIP-320), as Fetch answers it.
+        pr.error_code = lp.current_leader_epoch < p->leader_epoch().value ? ErrorCode::FENCED_LEADER_EPOCH
+                                                                          : ErrorCode::UNKNOWN_LEADER_EPOCH;
+      } else if (lp.timestamp == protocol::kListOffsetsEarliestTimestamp ||
+                 lp.timestamp == protocol::kListOffsetsEarliestLocalTimestamp) {
+        // Without tiered storage the earliest local offset is the log start offset.
         pr.offset = p->log_start_offset().value;
       } else if (lp.timestamp == protocol::kListOffsetsLatestTimestamp) {
         // A consumer sees the end of what is committed; a replica the end of the log.
         pr.offset = request.replica_id >= 0 ? p->log_end_offset().value : p->high_watermark().value;
+      } else if (lp.timestamp == protocol::kListOffsetsLatestTieredTimestamp) {
+        pr.offset = -1;  // nothing is tiered
       } else {
-        auto found = offset_for_timestamp(*p, lp.timestamp);
-        if (!found) {
-          pr.error_code = ErrorCode::KAFKA_STORAGE_ERROR;
-        } else {
-          pr.offset = found->first;  // -1: no committed record at or after that time
-          pr.timestamp = found->second;
-        }
+        // A consumer finds only committed records; a replica anything in the log.
+        const Offset limit = request.replica_id >= 0 ? p->log_end_offset() : p->high_watermark();
+        if (lp.timestamp == protocol::kListOffsetsMaxTimestamp)
+          answer_found(pr, p->log().offset_of_max_timestamp(limit));
+        else
+          answer_found(pr, p->log().offset_for_timestamp(lp.timestamp, limit));
       }
+      // v0 answers with a list of offsets (at most max_num_offsets of them; Gregor gives the one).
+      if (req.header.api_version == 0 && pr.error_code == ErrorCode::NONE && pr.offset >= 0 && lp.max_num_offsets > 0)
+        pr.old_style_offsets.push_back(pr.offset);
       tr.partitions.push_back(pr);
     }
     resp.topics.push_back(std::move(tr));

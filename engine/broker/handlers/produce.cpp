@@ -78,11 +78,12 @@ void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRe
       } else if (!pd.records || pd.records->empty()) {
         resp.error_code = ErrorCode::CORRUPT_MESSAGE;
       } else {
-        LeaderAppend a = p->append_as_leader(std::move(*pd.records), acks, ctx.rt.now());
+        LeaderAppend a = p->append_as_leader(std::move(*pd.records), acks, req.header.api_version, ctx.rt.now());
         resp.error_code = a.error;
         if (a.error == ErrorCode::NONE) {
           resp.base_offset = a.base_offset.value;
           resp.log_start_offset = a.log_start.value;
+          resp.log_append_time_ms = a.log_append_time_ms;
           if (acks == -1)
             d->waits.push_back({d->response.responses.size(), tr.partition_responses.size(), tp, a.last_offset + 1});
         } else {
