@@ -60,3 +60,31 @@ TEST_CASE("one-way cut: after the heal the follower rejoins the ISR at once, not
   REQUIRE(rejoined);
   CHECK(*rejoined < heal + Duration::seconds(1));
 }
+
+TEST_CASE("controlled shutdown closes the zk session: a new controller at once, a stopped broker gone at once",
+          "[library][regression]") {
+  const Recorded r = run_regression("controlled-shutdown-closes-zk-session.yaml");
+  const Time first = Time{0} + Duration::seconds(10), second = Time{0} + Duration::seconds(20);
+  std::optional<Time> new_controller, stopped_gone;
+  int32_t controller = 0;
+  Time last_ack{0};
+  Duration longest_gap{0};
+  for (const auto& e : r.events) {
+    if (e.kind == "controller_elected" && e.time >= first && !new_controller) new_controller = e.time;
+    if (e.kind == "controller_elected" && e.time < second) controller = static_cast<int32_t>(e.get_int("broker"));
+    // broker-2 stops at 20s; the controller then (it must not be broker-2) sees it gone.
+    if (e.kind == "broker_change" && e.time >= second && lists(e.get_string("dead"), 2) && !stopped_gone) stopped_gone = e.time;
+    if (e.kind == "produce_ack" && e.time < second) {
+      if (last_ack.us > 0 && e.time - last_ack > longest_gap) longest_gap = e.time - last_ack;
+      last_ack = e.time;
+    }
+  }
+  REQUIRE(new_controller);
+  CHECK(*new_controller < first + Duration::millis(100));
+  CHECK(controller != 2);
+  REQUIRE(stopped_gone);
+  CHECK(*stopped_gone < second + Duration::millis(100));
+  // Writes go on across the controller's shutdown (they used to stop until its session expired).
+  CHECK(longest_gap < Duration::seconds(1));
+  CHECK(last_ack > second - Duration::seconds(1));
+}
