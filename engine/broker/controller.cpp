@@ -287,11 +287,20 @@ void Controller::on_topic_change(Done done) {
         [this, new_partitions, fresh, done] {
           // Existing state znodes (a controller failover) are read; missing ones are created.
           read_partition_states(*new_partitions, [this, fresh, done] {
-            for (const auto& t : fresh)
-              if (context_.topics.count(t))
-                rt_.emit("topic_created",
-                         {{"topic", t}, {"partitions", static_cast<int64_t>(context_.topics[t].partitions.size())}});
-            write_changes(elect_offline("new_partition"), done);
+            // A topic is new when a partition of it has no state znode yet; at a controller
+            // failover every topic is read here, and those that have state existed before.
+            for (const auto& t : fresh) {
+              auto topic = context_.topics.find(t);
+              if (topic == context_.topics.end()) continue;
+              bool created = false;
+              for (const auto& [p, replicas] : topic->second.partitions)
+                created |= context_.partitions[TopicPartition{t, p}].zk_version < 0;
+              if (created)
+                rt_.emit("topic_created", {{"topic", t}, {"partitions", static_cast<int64_t>(topic->second.partitions.size())}});
+            }
+            // Partitions without state get their first leader ("new_partition"); one whose leader
+            // died before this controller took over is a leader failure, as in Kafka.
+            write_changes(elect_offline("leader_failure"), done);
           });
         });
   });

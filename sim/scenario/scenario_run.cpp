@@ -276,6 +276,8 @@ std::string ScenarioRun::describe_hit(FaultAction& a, const Hit& hit) {
   };
   std::string text;
   a.resolved.clear();
+  // `heal: all` names no nodes: it lifts every cut, which its own text says.
+  if (a.kind == FaultKind::kHeal && a.groups.empty()) return a.describe();
   if (!hit.sides.empty()) {
     for (size_t i = 0; i < hit.sides.size(); i++) text += (i ? " | [" : "[") + join_names(names(hit.sides[i])) + "]";
   } else {

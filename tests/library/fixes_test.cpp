@@ -88,3 +88,24 @@ TEST_CASE("controlled shutdown closes the zk session: a new controller at once, 
   CHECK(longest_gap < Duration::seconds(1));
   CHECK(last_ack > second - Duration::seconds(1));
 }
+
+TEST_CASE("controller failover timeline: no second 'topic created' or '(new_partition)'; heal all matched",
+          "[library][regression]") {
+  const Recorded r = run_regression("controller-failover-timeline.yaml");
+  int created = 0, new_partition = 0, leader_failure = 0;
+  bool healed = false;
+  for (const auto& e : r.timeline) {
+    INFO(e.text);
+    if (e.text.find("topic orders created") != std::string::npos) created++;
+    if (e.text.find("orders-0: leader") != std::string::npos && e.text.find("(new_partition)") != std::string::npos) new_partition++;
+    if (e.text.find("orders-0: leader") != std::string::npos && e.text.find("(leader_failure)") != std::string::npos) leader_failure++;
+    if (e.text.rfind("FAULT heal all", 0) == 0) {
+      healed = true;
+      CHECK(e.text.find("no node matched") == std::string::npos);
+    }
+  }
+  CHECK(created == 1);
+  CHECK(new_partition == 1);
+  CHECK(leader_failure == 1);
+  CHECK(healed);
+}
