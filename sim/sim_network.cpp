@@ -1,5 +1,7 @@
 #include "sim/sim_network.h"
 
+#include <algorithm>
+
 namespace gregor::sim {
 
 SimNetwork::Channel& SimNetwork::channel(NodeId from, NodeId to) {
@@ -23,7 +25,11 @@ bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   if (to.value == 0 || !nodes_.has_node(to)) return false;
   Channel& ch = channel(from, to);
   const std::optional<uint64_t> incarnation = nodes_.reachable(to);
-  if (ch.cut || !incarnation) {
+  // An open connection takes the frame even while its direction is cut: TCP keeps it and
+  // retransmits it until the path heals (deliver_due holds it) or the connection is closed. A new
+  // connection needs both directions (the handshake): it cannot open across a cut either way.
+  const bool open = connected_[from.value].count(to) > 0;
+  if (!incarnation || (!open && (ch.cut || channel(to, from).cut))) {
     frames_dropped_++;
     return false;
   }
@@ -49,7 +55,8 @@ void SimNetwork::deliver_due(Channel& ch) {
   // handler sends with zero latency waits for its own event.
   for (size_t budget = ch.in_flight.size(); budget > 0; budget--) {
     const Time now = loop_.now();
-    if (ch.in_flight.empty() || ch.in_flight.front().at > now || now < ch.clog_until) return;
+    // A cut direction holds its frames (TCP retransmits them until the path heals; see heal).
+    if (ch.cut || ch.in_flight.empty() || ch.in_flight.front().at > now || now < ch.clog_until) return;
     InFlight f = std::move(ch.in_flight.front());
     ch.in_flight.pop_front();
     if (nodes_.reachable(ch.to) != f.incarnation) {
@@ -87,21 +94,42 @@ void SimNetwork::cut(const std::set<NodeId>& from, const std::set<NodeId>& to, b
     for (NodeId y : to) {
       if (x == y) continue;
       channel(x, y).cut = true;
-      if (both_ways) channel(y, x).cut = true;
-      break_connection(x, y);
+      if (both_ways) {
+        // Both ways: the connection is reset at once (both ends hear of it), as the stories expect
+        // of a partition. One way: the connection stays open and what is sent into the cut waits
+        // for the heal (TCP retransmission) unless an end closes the connection first.
+        channel(y, x).cut = true;
+        break_connection(x, y);
+      }
     }
+}
+
+void SimNetwork::heal_channel(Channel& ch) {
+  if (!ch.cut) return;
+  ch.cut = false;
+  if (ch.in_flight.empty()) return;
+  // What was sent into the cut was retransmitted meanwhile; the first retransmission after the heal
+  // gets through, one link latency later, and the frames arrive in their order.
+  const LinkLatency& lat = ch.has_latency ? ch.latency : latency_;
+  const Time earliest = loop_.now() + lat.base;
+  for (InFlight& f : ch.in_flight)
+    if (f.at < earliest) f.at = earliest;
+  if (ch.last_delivery < earliest) ch.last_delivery = earliest;
+  Channel* c = &ch;
+  loop_.schedule(std::max(earliest, ch.clog_until), [this, c] { deliver_due(*c); });
 }
 
 void SimNetwork::heal(const std::set<NodeId>& from, const std::set<NodeId>& to, bool both_ways) {
   for (NodeId x : from)
     for (NodeId y : to) {
-      channel(x, y).cut = false;
-      if (both_ways) channel(y, x).cut = false;
+      if (x == y) continue;
+      heal_channel(channel(x, y));
+      if (both_ways) heal_channel(channel(y, x));
     }
 }
 
 void SimNetwork::heal_all() {
-  for (auto& [k, ch] : channels_) ch.cut = false;
+  for (auto& [k, ch] : channels_) heal_channel(ch);
 }
 
 bool SimNetwork::is_cut(NodeId from, NodeId to) const {

@@ -3,8 +3,11 @@
 // delivering in send order (TCP order), each link drawing its jitter from its own stream so that
 // traffic on one link never shifts the timing of another. The two directions between a pair form
 // one connection: when it breaks, everything in flight both ways is dropped and both ends hear of
-// it. A cut direction refuses sends until healed; a clog holds a direction's frames, those already
-// in flight included, until a time, then delivers them in order.
+// it. A cut both ways breaks the connection; a cut one way does not: what is sent into it (and what
+// was in flight on it) is held, as TCP keeps retransmitting, and arrives after the heal unless an
+// end closes the connection first. No new connection opens while either direction is cut. A clog
+// holds a direction's frames, those already in flight included, until a time, then delivers them
+// in order.
 //
 // It knows nodes only by id, through Nodes: whether one exists, which incarnation a frame would
 // reach, how to hand a frame over and how to tell a node of a lost connection.
@@ -88,8 +91,10 @@ class SimNetwork {
     std::deque<InFlight> in_flight;  // dropped whole when the connection breaks
   };
   Channel& channel(NodeId from, NodeId to);
-  // Hands the frames at the front of a channel that are due (and not clogged) to the receiver.
+  // Hands the frames at the front of a channel that are due (and not clogged or cut) to the receiver.
   void deliver_due(Channel& ch);
+  // Lifts a cut; frames held by it arrive one link latency later, in order.
+  void heal_channel(Channel& ch);
 
   EventLoop& loop_;
   uint64_t seed_;

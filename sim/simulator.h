@@ -9,9 +9,10 @@
 // delivering in send order (TCP order). Connection ids follow engine/core/runtime.h: a frame sent
 // to node B (> 0) by node A arrives at B from -A (A's connection into B); B's send(-A) arrives at A
 // from B. The two directions between a pair form one connection:
-// when it breaks (either direction cut, either end crashes) everything in flight both ways is
-// dropped and both ends get Node::on_disconnect. A cut direction refuses sends until healed; the
-// other direction may connect again at once. Clog holds a direction's frames, those already in
+// when it breaks (cut both ways, either end crashes or closes it) everything in flight both ways is
+// dropped and both ends get Node::on_disconnect. A cut one way keeps the connection open and holds
+// what is sent into it until the heal (TCP retransmission); no connection opens while either
+// direction is cut. Clog holds a direction's frames, those already in
 // flight included, until a time, then delivers them in order. Each link draws its jitter from its
 // own stream, so traffic on one link never shifts the timing of another. docs/simulator.md has the
 // whole model.

@@ -171,15 +171,20 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
   shutting_down_ = true;
   auto attempt = std::make_shared<std::function<void(int)>>();
   std::weak_ptr<std::function<void(int)>> weak = attempt;
-  *attempt = [this, done, weak](int tries_left) {
+  // The end of every way out: the session closed, then the caller told.
+  auto finish = [this, done](bool ok) {
+    controller_.resign("controlled shutdown");
+    zk_.close([done, ok] { done(ok); });
+  };
+  *attempt = [this, finish, weak](int tries_left) {
     auto self = weak.lock();
     int32_t controller = metadata_.controller_id();
-    if (controller < 0 || tries_left == 0) return done(false);
+    if (controller < 0 || tries_left == 0) return finish(false);
     protocol::ControlledShutdownRequest req;
     req.broker_id = config_.broker_id;
     net_.send(NodeId{controller}, req, protocol::kControlledShutdownVersion,
               Duration::millis(config_.controller_socket_timeout_ms),
-              [this, done, self, tries_left](ErrorCode transport, ByteReader* body) {
+              [this, finish, self, tries_left](ErrorCode transport, ByteReader* body) {
                 bool ok = false;
                 if (transport == ErrorCode::NONE && body) {
                   auto resp = protocol::ControlledShutdownResponse::decode(*body, protocol::kControlledShutdownVersion);
@@ -187,7 +192,7 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
                 }
                 if (ok) {
                   rt_.emit(ev::ControlledShutdownComplete{.broker = config_.broker_id});
-                  return done(true);
+                  return finish(true);
                 }
                 rt_.after(Duration::millis(kControlledShutdownRetryBackoffMs), [self, tries_left] { (*self)(tries_left - 1); });
               });

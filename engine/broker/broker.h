@@ -49,8 +49,11 @@ class Broker final : public Node {
   void on_message(NodeId from, Bytes frame) override;
   void on_disconnect(NodeId peer) override;
 
-  // Graceful stop: ControlledShutdown to the controller (leaderships move away), then done(true).
-  // done(false) when the controller could not be reached after the retries.
+  // Graceful stop, as KafkaServer.shutdown: ControlledShutdown to the controller (leaderships move
+  // away), then the controller part resigns and the zk session is closed (closeSession), so that
+  // /brokers/ids/N (and /controller, if this broker held it) go at once instead of at the session's
+  // expiry; then done(true), or done(false) when the controller could not be reached after the
+  // retries (the session is closed all the same). The process may stop when done runs.
   void controlled_shutdown(std::function<void(bool)> done);
 
   // Topic administration (engine/broker/admin_manager.h), as any broker may do it.

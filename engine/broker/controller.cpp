@@ -287,9 +287,15 @@ void Controller::on_topic_change(Done done) {
         [this, new_partitions, fresh, done] {
           // Existing state znodes (a controller failover) are read; missing ones are created.
           read_partition_states(*new_partitions, [this, fresh, done] {
+            // A topic is new when a partition of it has no state znode yet; at a controller
+            // failover every topic is read here, and those that have state existed before.
             for (const auto& t : fresh) {
               auto it = context_.topics.find(t);
               if (it == context_.topics.end()) continue;
+              bool created = false;
+              for (const auto& [p, r] : it->second.partitions)
+                created |= context_.partitions[TopicPartition{t, p}].zk_version < 0;
+              if (!created) continue;
               ReplicaAssignment replicas;
               for (const auto& [p, r] : it->second.partitions) {
                 if (p < 0) continue;
@@ -301,7 +307,9 @@ void Controller::on_topic_change(Done done) {
                                         .partitions = static_cast<int64_t>(it->second.partitions.size()),
                                         .replicas = std::move(replicas)});
             }
-            write_changes(elect_offline("new_partition"), done);
+            // Partitions without state get their first leader ("new_partition"); one whose leader
+            // died before this controller took over is a leader failure, as in Kafka.
+            write_changes(elect_offline("leader_failure"), done);
           });
         });
   });

@@ -189,6 +189,10 @@ void Consumer::commit(const OffsetMap& offsets, std::function<void(ErrorCode)> d
   coordinator_.commit(offsets, std::move(done));
 }
 
+void Consumer::commit_async(const OffsetMap& offsets, std::function<void(ErrorCode)> done) {
+  coordinator_.commit_async(offsets, std::move(done));
+}
+
 void Consumer::commit_positions(std::function<void(ErrorCode)> done) {
   OffsetMap offsets;
   for (const auto& [tp, st] : parts_)

@@ -73,7 +73,10 @@ class Consumer {
   // idle can poll at once instead of on a timer).
   void set_wakeup(std::function<void()> wakeup) { wakeup_ = std::move(wakeup); }
 
+  // commitSync: retried until default.api.timeout.ms.
   void commit(const OffsetMap& offsets, std::function<void(protocol::ErrorCode)> done);
+  // commitAsync: one attempt, never retried (a retry could land after a later commit).
+  void commit_async(const OffsetMap& offsets, std::function<void(protocol::ErrorCode)> done);
   // Commits the current position of every assigned partition that has one.
   void commit_positions(std::function<void(protocol::ErrorCode)> done);
   void seek(const TopicPartition& tp, int64_t offset);

@@ -435,6 +435,13 @@ void ConsumerCoordinator::commit(const OffsetMap& offsets, std::function<void(Er
   commit_attempt(c);
 }
 
+void ConsumerCoordinator::commit_async(const OffsetMap& offsets, std::function<void(ErrorCode)> done) {
+  // The deadline is now: commit_attempt makes one attempt and reports its error without a retry.
+  if (offsets.empty() || state_ != State::kStable) return commit(offsets, std::move(done));
+  auto c = std::make_shared<PendingCommit>(PendingCommit{offsets, generation_, member_id_, rt_.now(), std::move(done)});
+  commit_attempt(c);
+}
+
 void ConsumerCoordinator::commit_attempt(std::shared_ptr<PendingCommit> c) {
   auto fail = [this, c](ErrorCode code) {
     rt_.emit(ev::CommitFailed{

@@ -67,6 +67,10 @@ class ConsumerCoordinator {
   // coordinator errors until default.api.timeout.ms. Fails at once with REBALANCE_IN_PROGRESS when
   // the member is not stable. done(NONE) means the coordinator acknowledged every partition.
   void commit(const OffsetMap& offsets, std::function<void(protocol::ErrorCode)> done);
+  // commitAsync: one OffsetCommit, never retried (as the Java client: a retried asynchronous commit
+  // could land after a later one and move the committed offset back). A coordinator error marks
+  // the coordinator unknown; done gets the error.
+  void commit_async(const OffsetMap& offsets, std::function<void(protocol::ErrorCode)> done);
   // The committed offsets of these partitions (-1: none). done(error, {}) when the coordinator
   // could not answer; the caller retries.
   void fetch_committed(const std::vector<TopicPartition>& partitions,

@@ -250,8 +250,10 @@ void ConsumerNode::sink_write(std::shared_ptr<std::vector<ConsumerRecord>> recor
                 if (res.gap && res.next_offset >= 0) consumer_.seek(res.tp, res.next_offset);
                 if (!res.gap && res.next_offset >= 0) commit[res.tp] = res.next_offset;
               }
-              // The group's offsets are only for monitoring (lag) in this mode; failures do not matter.
-              consumer_.commit(commit, [](ErrorCode) {});
+              // The group's offsets are only for monitoring (lag) in this mode; failures do not
+              // matter, and the commit is asynchronous: not retried, so it cannot land after a
+              // later one (the next batch's commit carries the offsets on).
+              consumer_.commit_async(commit, [](ErrorCode) {});
               finish_batch();
             });
 }

@@ -182,10 +182,17 @@ void ZkClient::session_expired() {
   if (state_ == SessionState::kExpired && session_listener_) session_listener_(SessionState::kExpired);
 }
 
-void ZkClient::close() {
-  if (!started_ || closed_) return;
+void ZkClient::close(std::function<void()> closed) {
+  if (!started_ || closed_) {
+    if (closed) closed();
+    return;
+  }
   closed_ = true;  // from now on requests fail with kSessionExpired
-  if (phase_ != Phase::kConnected) return shut_down();
+  if (phase_ != Phase::kConnected) {
+    shut_down();
+    if (closed) closed();
+    return;
+  }
   Request r;
   r.xid = next_xid();
   r.op = wire::OpCode::kCloseSession;
@@ -195,7 +202,10 @@ void ZkClient::close() {
   r.frame = wire::encode_request(q);
   // The answer (or a lost connection) ends the session here; shut_down closes the connection, as
   // ZooKeeper's client does after closeSession.
-  r.done = [this](ZkError, wire::Reply&) { shut_down(); };
+  r.done = [this, closed = std::move(closed)](ZkError, wire::Reply&) {
+    shut_down();
+    if (closed) closed();
+  };
   const int32_t xid = r.xid;
   r.timer = rt_.after(config_.request_timeout, [this, xid] { on_request_timeout(xid); });
   send_request(r);

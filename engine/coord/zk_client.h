@@ -103,8 +103,9 @@ class ZkClient {
   void get_children(std::string path, bool watch, std::function<void(ZkError, std::vector<std::string>)> cb);
   void multi(std::vector<ZkOp> ops, std::function<void(ZkError, std::vector<ZkOpResult>)> cb);
   // Closes the session: the server deletes its ephemerals at once. The state becomes kExpired
-  // (without a listener call: the owner knows); later requests fail with kSessionExpired.
-  void close();
+  // (without a listener call: the owner knows); later requests fail with kSessionExpired. `closed`
+  // runs once the session is over here: answered, timed out, or at once when not connected.
+  void close(std::function<void()> closed = nullptr);
 
  private:
   using Done = std::function<void(ZkError, wire::Reply&)>;

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario.h"
 
+#include "engine/broker/broker_config.h"
+#include "engine/group/offsets_topic.h"
 #include "sim/scenario/duration.h"
 
 namespace gregor::sim {
@@ -25,6 +27,20 @@ std::string groups_text(const std::vector<std::vector<std::string>>& groups) {
 }
 
 }  // namespace
+
+std::map<std::string, int32_t> target_partitions(const std::vector<TopicSpec>& topics, const ConfigMap& broker_config) {
+  std::map<std::string, int32_t> out;
+  for (const auto& t : topics) out[t.name] = t.partitions;
+  // The broker config was validated (a positive integer) before targets are checked.
+  broker::BrokerConfig defaults;
+  int32_t offsets = defaults.offsets_topic_num_partitions;
+  if (auto it = broker_config.find("offsets.topic.num.partitions"); it != broker_config.end()) {
+    broker::BrokerConfig c;
+    if (c.apply({{it->first, it->second}}).is_ok()) offsets = c.offsets_topic_num_partitions;
+  }
+  out[group::kOffsetsTopic] = offsets;
+  return out;
+}
 
 ConfigMap group_consumer_config(const GroupSpec& g) {
   ConfigMap settings{{"group.id", g.name},

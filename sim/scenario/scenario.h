@@ -108,6 +108,10 @@ bool takes_targets(FaultKind kind);
 // stories move quickly), then the group's own. client.id is set per member.
 ConfigMap group_consumer_config(const GroupSpec& g);
 
+// The partitions fault targets may name (`leader of orders-0`): the scenario's topics, and the
+// internal __consumer_offsets with its offsets.topic.num.partitions (`leader of __consumer_offsets-7`).
+std::map<std::string, int32_t> target_partitions(const std::vector<TopicSpec>& topics, const ConfigMap& broker_config);
+
 // One entry of the fault schedule, or a user action in the dashboard.
 //
 // Actions and their operands:

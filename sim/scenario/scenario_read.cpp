@@ -111,12 +111,13 @@ struct Names {
   std::set<std::string> nodes;
   std::set<std::string> labels;  // groups (all members) and `as` labels of earlier faults
   std::map<std::string, int32_t> partitions;
+  std::map<std::string, int32_t> target_partitions;  // partitions and __consumer_offsets (target_partitions)
   std::set<std::string> producers;
 };
 
 void check_target(const YAML::Node& at, const std::string& key, const std::string& target, const Names& names,
                   bool allow_others) {
-  auto t = parse_target(target, names.nodes, names.labels, names.partitions);
+  auto t = parse_target(target, names.nodes, names.labels, names.target_partitions);
   if (!t) R::fail(at, key, t.status().message());
   if (t->kind == TargetSpec::Kind::kOthers && !allow_others)
     R::fail(at, key, "'others' only makes sense as a group of partition or heal");
@@ -453,6 +454,7 @@ Scenario read_scenario(const YAML::Node& root) {
       s.topics.push_back(read_topic(t, key, s.brokers, names));
       names.partitions[s.topics.back().name] = s.topics.back().partitions;
     });
+  names.target_partitions = target_partitions(s.topics, s.broker_config);
   if (root["producers"])
     read_list(root["producers"], "producers", "producers", kScenarioProducersMax,
               [&](const YAML::Node& p, const std::string& key, size_t i) {

@@ -214,8 +214,7 @@ void ScenarioRun::start_clients() {
 std::vector<NodeId> ScenarioRun::resolve_list(const std::vector<std::string>& targets, const std::set<NodeId>& exclude) const {
   std::set<std::string> names;
   for (const auto& [n, id] : names_) names.insert(n);
-  std::map<std::string, int32_t> partitions;
-  for (const auto& t : scenario_.topics) partitions[t.name] = t.partitions;
+  const std::map<std::string, int32_t> partitions = target_partitions(scenario_.topics, scenario_.broker_config);
   std::vector<NodeId> out;
   for (const auto& text : targets) {
     auto spec = parse_target(text, names, labels_, partitions);
@@ -229,8 +228,7 @@ std::vector<NodeId> ScenarioRun::resolve_list(const std::vector<std::string>& ta
 Status ScenarioRun::check_targets(const FaultAction& a) const {
   std::set<std::string> names;
   for (const auto& [n, id] : names_) names.insert(n);
-  std::map<std::string, int32_t> partitions;
-  for (const auto& t : scenario_.topics) partitions[t.name] = t.partitions;
+  const std::map<std::string, int32_t> partitions = target_partitions(scenario_.topics, scenario_.broker_config);
   auto check = [&](const std::string& t) -> Status {
     auto spec = parse_target(t, names, labels_, partitions);
     return spec ? Status::ok() : spec.status();
@@ -277,6 +275,8 @@ std::string ScenarioRun::describe_hit(FaultAction& a, const Hit& hit) {
   };
   std::string text;
   a.resolved.clear();
+  // `heal: all` names no nodes: it lifts every cut, which its own text says.
+  if (a.kind == FaultKind::kHeal && a.groups.empty()) return a.describe();
   if (!hit.sides.empty()) {
     for (size_t i = 0; i < hit.sides.size(); i++) text += (i ? " | [" : "[") + join_names(names(hit.sides[i])) + "]";
   } else {

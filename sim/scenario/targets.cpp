@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/group/offsets_topic.h"
 #include "sim/check/cluster_model.h"
 #include "sim/cluster.h"
 
@@ -54,10 +55,18 @@ Result<TargetSpec> parse_target(const std::string& text0, const std::set<std::st
   if (of != std::string::npos) {
     std::string role = trim(text.substr(0, of));
     std::string part = trim(text.substr(of + 4));
+    if (role == "coordinator") {
+      // A group's members are a label named after the group (docs/scenarios.md).
+      if (!labels.count(part) || names.count(part))
+        return Status::error(StatusCode::kInvalidArgument, "no group '" + part + "' in this scenario (coordinator of GROUP)");
+      t.kind = TargetSpec::Kind::kCoordinator;
+      t.name = part;
+      return t;
+    }
     auto r = kRoles.find(role);
     if (r == kRoles.end())
       return Status::error(StatusCode::kInvalidArgument,
-                           "unknown role '" + role + "' (leader, follower, followers, replicas, isr)");
+                           "unknown role '" + role + "' (leader, follower, followers, replicas, isr, coordinator)");
     if (!split_partition(part, t.topic, t.partition))
       return Status::error(StatusCode::kInvalidArgument, "'" + part + "' is not a partition (write it as orders-0)");
     auto p = partitions.find(t.topic);
@@ -151,6 +160,15 @@ std::vector<NodeId> TargetResolver::resolve(const TargetSpec& t, const std::set<
     case TargetSpec::Kind::kController:
       if (auto c = cluster_.controller()) out.push_back(NodeId{*c});
       break;
+    case TargetSpec::Kind::kCoordinator: {
+      // As a client finds it (FindCoordinator): the leader of the group's offsets partition.
+      const auto brokers = cluster_.broker_ids();
+      if (brokers.empty()) break;
+      const int32_t count = cluster_.broker_config(brokers.front().value).offsets_topic_num_partitions;
+      const PartitionView* offsets = model_.partition(PartitionKey{group::kOffsetsTopic, group::partition_for_group(t.name, count)});
+      if (offsets && offsets->acting.leader >= 0) out.push_back(NodeId{offsets->acting.leader});
+      break;
+    }
     case TargetSpec::Kind::kBrokers:
       out = cluster_.broker_ids();
       break;

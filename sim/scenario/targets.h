@@ -47,10 +47,11 @@ struct TargetSpec {
     kCrashed,
     kPaused,
     kOthers,
-    kLabel
+    kLabel,
+    kCoordinator,  // the group coordinator of group `name`: the leader of its __consumer_offsets partition
   };
   Kind kind = Kind::kName;
-  std::string name;   // kName, kLabel
+  std::string name;   // kName, kLabel, kCoordinator (the group)
   std::string topic;  // partition roles
   int32_t partition = 0;
 };

@@ -324,3 +324,20 @@ TEST_CASE("a scenario file is read with a bound: /dev/zero is refused, not read 
   REQUIRE_FALSE(s.is_ok());
   CHECK(s.status().message() == "/dev/zero: larger than 1 MiB");
 }
+
+TEST_CASE("targets: a group's coordinator and the partitions of __consumer_offsets", "[scenario]") {
+  const std::string base = "name: t\nbroker-config:\n  offsets.topic.num.partitions: 5\ntopics:\n  - name: o\n"
+                           "groups:\n  - name: billing\n    topics: o\nfaults:\n  - at: 1s\n";
+  CHECK(parse_scenario(base + "    crash: coordinator of billing\n", "x.yaml").is_ok());
+  CHECK(parse_scenario(base + "    crash: leader of __consumer_offsets-4\n", "x.yaml").is_ok());
+  // Only a group of the scenario has a coordinator; a member or another label does not.
+  std::string e = error_of(base + "    crash: coordinator of payments\n");
+  CHECK(e.rfind("x.yaml:11: faults[0].crash: no group 'payments'", 0) == 0);
+  e = error_of(base + "    crash: coordinator of billing-1\n");
+  CHECK(e.find("no group 'billing-1'") != std::string::npos);
+  // The internal topic has offsets.topic.num.partitions partitions (50 by default).
+  e = error_of(base + "    crash: leader of __consumer_offsets-5\n");
+  CHECK(e.find("has 5 partition(s); there is no __consumer_offsets-5") != std::string::npos);
+  CHECK(parse_scenario("name: t\nfaults:\n  - at: 1s\n    crash: leader of __consumer_offsets-49\n", "x.yaml").is_ok());
+  CHECK_FALSE(parse_scenario("name: t\nfaults:\n  - at: 1s\n    crash: leader of __consumer_offsets-50\n", "x.yaml").is_ok());
+}

@@ -197,7 +197,8 @@ void run_chaos(uint64_t seed) {
       case 5: {
         bool both = faults.chance(0.5);
         sim.partition({NodeId{n}}, {NodeId{m}}, both);
-        breaks[pair_key(n, m)].push_back(sim.now().us);
+        // Only a cut both ways breaks the connection; one way holds frames until the heal.
+        if (both) breaks[pair_key(n, m)].push_back(sim.now().us);
         break;
       }
       case 6:

@@ -163,7 +163,7 @@ TEST_CASE("network: a partition drops what is in flight both ways and refuses se
   CHECK(w.log(1).messages() == std::vector<std::string>{"after-back"});
 }
 
-TEST_CASE("network: a one-way partition cuts one direction; the other may reconnect at once") {
+TEST_CASE("network: a one-way cut keeps the connection open; what is sent into it arrives after the heal, in order") {
   ProbeWorld w(13);
   w.add(1);
   w.add(2);
@@ -173,22 +173,52 @@ TEST_CASE("network: a one-way partition cuts one direction; the other may reconn
   w.sim.partition({NodeId{1}}, {NodeId{2}}, /*both_ways=*/false);
   CHECK(w.sim.is_cut(NodeId{1}, NodeId{2}));
   CHECK_FALSE(w.sim.is_cut(NodeId{2}, NodeId{1}));
-  // The connection broke, so what was in flight either way is gone.
-  w.sim.run_for(Duration::millis(5));
-  CHECK(w.log(1).messages().empty());
-  CHECK(w.log(2).messages().empty());
-  CHECK(count_disconnects(w.log(1), 2) == 1);
-  CHECK(count_disconnects(w.log(2), 1) == 1);
-  // 1 -> 2 stays refused; 2 -> 1 works again.
-  CHECK_FALSE(w.probe(1).send(NodeId{2}, "refused"));
+  // The connection stays open: the other direction keeps delivering, nobody hears of a break, and
+  // the open connection takes frames into the cut (TCP buffers and retransmits them).
+  CHECK(w.probe(1).send(NodeId{2}, "held"));
   CHECK(w.probe(2).send(NodeId{1}, "c"));
-  w.sim.run_for(Duration::millis(5));
-  CHECK(w.log(1).messages() == std::vector<std::string>{"c"});
+  w.sim.run_for(Duration::seconds(5));
+  CHECK(w.log(1).messages() == std::vector<std::string>{"b", "c"});
   CHECK(w.log(2).messages().empty());
+  CHECK(w.log(1).of("disconnect").empty());
+  CHECK(w.log(2).of("disconnect").empty());
+  const Time healed = w.sim.now();
   w.sim.heal({NodeId{1}}, {NodeId{2}}, false);
   CHECK(w.probe(1).send(NodeId{2}, "d"));
   w.sim.run_for(Duration::millis(5));
-  CHECK(w.log(2).messages() == std::vector<std::string>{"d"});
+  // Retransmitted: what was in flight at the cut and what was sent into it, then the new frame.
+  CHECK(w.log(2).messages() == std::vector<std::string>{"a", "held", "d"});
+  auto got = w.log(2).of("msg");
+  REQUIRE(!got.empty());
+  CHECK(got[0].at >= healed);
+}
+
+TEST_CASE("network: a connection closed during a one-way cut loses what was sent into it; none opens across a cut") {
+  ProbeWorld w(14);
+  w.add(1);
+  w.add(2);
+  w.add(3);
+  REQUIRE(w.probe(1).send(NodeId{2}, "a"));
+  w.sim.run_for(Duration::millis(5));
+  w.sim.partition({NodeId{1}}, {NodeId{2}, NodeId{3}}, /*both_ways=*/false);
+  CHECK(w.probe(1).send(NodeId{2}, "lost"));
+  // 1 and 3 had no connection: the handshake cannot cross the cut, whichever side starts it.
+  CHECK_FALSE(w.probe(1).send(NodeId{3}, "refused"));
+  CHECK_FALSE(w.probe(3).send(NodeId{1}, "refused"));
+  w.sim.run_for(Duration::millis(5));
+  // A timeout on one side closes the connection: both ends hear of it, the held frame is gone.
+  w.probe(2).close(NodeId{-1});
+  w.sim.run_for(Duration::millis(5));
+  CHECK(count_disconnects(w.log(1), 2) == 1);
+  CHECK(count_disconnects(w.log(2), 1) == 1);
+  // Closed and still cut one way: no new connection either way until the heal.
+  CHECK_FALSE(w.probe(2).send(NodeId{1}, "refused"));
+  w.sim.heal_all();
+  CHECK(w.probe(1).send(NodeId{2}, "after"));
+  CHECK(w.probe(3).send(NodeId{1}, "after"));
+  w.sim.run_for(Duration::millis(5));
+  CHECK(w.log(2).messages() == std::vector<std::string>{"a", "after"});
+  CHECK(w.log(1).messages() == std::vector<std::string>{"after"});
 }
 
 TEST_CASE("network: partition between groups, isolate and heal_all") {

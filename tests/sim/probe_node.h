@@ -55,6 +55,7 @@ class Probe final : public Node {
 
   Runtime& rt() { return rt_; }
   bool send(NodeId to, const std::string& s) { return rt_.send(to, to_bytes(s)); }
+  void close(NodeId peer) { rt_.close_connection(peer); }
   TimerId timer(Duration d, const std::string& name) {
     return rt_.after(d, [this, name] { record("timer", NodeId{0}, name); });
   }
