@@ -371,22 +371,21 @@ std::vector<Controller::PartitionChange> Controller::elect_offline(const char* r
 }
 
 void Controller::emit_leader_change(const TopicPartition& tp, const LeaderIsrState& s, const char* reason) {
+  // partition_offline and leader_change carry the same fields; only the kind says which it was.
+  auto fill = [&](auto event) {
+    event.topic = tp.topic;
+    event.partition = tp.partition;
+    event.leader = s.leader;
+    event.leader_epoch = s.leader_epoch;
+    event.isr = s.isr;
+    event.controller_epoch = s.controller_epoch;
+    event.reason = reason;
+    return event;
+  };
   if (s.leader < 0)
-    rt_.emit(ev::PartitionOffline{.topic = tp.topic,
-                                  .partition = tp.partition,
-                                  .leader = s.leader,
-                                  .leader_epoch = s.leader_epoch,
-                                  .isr = s.isr,
-                                  .controller_epoch = s.controller_epoch,
-                                  .reason = reason});
+    rt_.emit(fill(ev::PartitionOffline{}));
   else
-    rt_.emit(ev::LeaderChange{.topic = tp.topic,
-                              .partition = tp.partition,
-                              .leader = s.leader,
-                              .leader_epoch = s.leader_epoch,
-                              .isr = s.isr,
-                              .controller_epoch = s.controller_epoch,
-                              .reason = reason});
+    rt_.emit(fill(ev::LeaderChange{}));
 }
 
 void Controller::write_changes(std::vector<PartitionChange> changes, Done done) {
