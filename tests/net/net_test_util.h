@@ -123,7 +123,10 @@ class RawClient {
     net::asio::write(socket_, net::asio::buffer(bytes), ec);
     REQUIRE(!ec);
   }
-  void write_frame(const Bytes& payload) {
+  void write_frame(const Bytes& payload) { REQUIRE(try_write_frame(payload)); }
+  // The same, for a peer that may close the connection at any moment (a fuzzed broker): false when
+  // the write failed because it did.
+  bool try_write_frame(const Bytes& payload) {
     Bytes b;
     uint32_t n = static_cast<uint32_t>(payload.size());
     b.push_back(static_cast<uint8_t>(n >> 24));
@@ -131,7 +134,9 @@ class RawClient {
     b.push_back(static_cast<uint8_t>(n >> 8));
     b.push_back(static_cast<uint8_t>(n));
     b.insert(b.end(), payload.begin(), payload.end());
-    write_raw(b);
+    boost::system::error_code ec;
+    net::asio::write(socket_, net::asio::buffer(b), ec);
+    return !ec;
   }
   void shutdown_send() {
     boost::system::error_code ignored;
