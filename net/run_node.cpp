@@ -63,17 +63,17 @@ int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) 
     runtime.start(factory);
     io.run();
     stop("the io_context ran out of work");  // no-op after a signal; reached otherwise only by a bug
-  }  // the signal set is gone: SIGINT and SIGTERM have their previous (default) actions again
+  }  // the signal set is gone: SIGINT and SIGTERM have their default actions again
   if (blocked) {
-    // Setting SIG_IGN discards a pending signal; then the previous actions and mask come back, so
-    // a later run_node in the same process (tests) is signalled as usual.
-    struct sigaction ignore {}, old_int {}, old_term {};
+    // Setting SIG_IGN discards a pending signal, and keeps discarding the ones still on their way
+    // (a parent's SIGTERM may arrive after the one to the process group) until the process exits:
+    // restoring the default action here let such a late signal kill a node that had already stopped
+    // cleanly. A later run_node in the same process (tests) installs its own handlers again.
+    struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGTERM, &ignore, &old_term);
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGINT, &ignore, nullptr);
+    sigaction(SIGTERM, &ignore, nullptr);
     pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   }
   return 0;
