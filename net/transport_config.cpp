@@ -64,20 +64,15 @@ Status TransportConfig::set(std::string_view key, std::string_view value) {
 }
 
 Status TransportConfig::validate() const {
+  // Each key within its declared range; then what the declarations cannot say: zero is no valid
+  // value of the two "-1: off" keys, and the relations between keys.
+  GREGOR_RETURN_IF_ERROR(transport_config_def().validate(*this));
   auto bad = [](const std::string& m) { return Status::error(StatusCode::kInvalidArgument, m); };
-  if (socket_request_max_bytes <= 0) return bad("socket.request.max.bytes must be positive");
-  if (reconnect_backoff_ms < 0) return bad("reconnect.backoff.ms must not be negative");
   if (reconnect_backoff_max_ms < reconnect_backoff_ms) return bad("reconnect.backoff.max.ms must be >= reconnect.backoff.ms");
-  if (socket_connection_setup_timeout_ms <= 0) return bad("socket.connection.setup.timeout.ms must be positive");
-  if (max_connections < 0) return bad("max.connections must not be negative");
-  if (socket_send_buffer_bytes < -1 || socket_receive_buffer_bytes < -1)
-    return bad("socket.send.buffer.bytes and socket.receive.buffer.bytes are -1 (the OS's choice) or a size");
-  if (max_connections_per_ip < 0) return bad("max.connections.per.ip must not be negative");
-  if (connections_max_idle_ms == 0 || connections_max_idle_ms < -1) return bad("connections.max.idle.ms must be positive or -1");
-  if (queued_max_request_bytes == 0 || queued_max_request_bytes < -1) return bad("queued.max.request.bytes must be positive or -1");
+  if (connections_max_idle_ms == 0) return bad("connections.max.idle.ms must be positive or -1");
+  if (queued_max_request_bytes == 0) return bad("queued.max.request.bytes must be positive or -1");
   if (queued_max_request_bytes > 0 && queued_max_request_bytes < socket_request_max_bytes)
     return bad("queued.max.request.bytes must be at least socket.request.max.bytes");
-  if (send_queue_bytes_max == 0 || send_queue_frames_max == 0) return bad("the send queue limits must be positive");
   return Status::ok();
 }
 
