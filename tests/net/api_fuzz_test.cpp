@@ -17,6 +17,7 @@
 #include "engine/coord/zk_server.h"
 #include "engine/protocol/protocol.h"
 #include "engine/record/batch_builder.h"
+#include "fuzz_broker_world.h"
 #include "net_test_util.h"
 
 using namespace gregor;
@@ -24,8 +25,7 @@ using protocol::ApiKey;
 
 namespace {
 constexpr Duration kWait = Duration::seconds(30);
-const NodeId kZk{1001};
-const NodeId kBroker{1};
+constexpr NodeId kBroker = test::FuzzBrokerWorld::kBroker;
 const NodeId kProducer{2001};
 constexpr int kMutationsPerVersion = 24;
 
@@ -152,27 +152,9 @@ Bytes request(ApiKey key, int16_t version, int32_t correlation_id, const Bytes& 
 }  // namespace
 
 TEST_CASE("Every advertised API at every version with mutated bodies: the broker and its other clients carry on") {
-  test::TempDir dir;
-  net::AsioWorld world(dir.path());
-  world.add_node(test::node_config(kZk.value),
-                 [](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, coord::ZkServerConfig{}); });
-  broker::BrokerConfig config;
-  net::AsioRuntime& broker_rt =
-      world.add_node(test::node_config(kBroker.value), [&config](Runtime& r) { return std::make_unique<broker::Broker>(r, config); });
-  config.broker_id = kBroker.value;
-  config.zookeeper_servers = {kZk};
-  config.advertised_port = broker_rt.bound_port();
-  config.offsets_topic_replication_factor = 1;
-  world.start_all();
-  auto* broker = world.node_as<broker::Broker>(kBroker);
-  REQUIRE(world.run_until([&] { return broker->controller().is_active() && broker->controller().live_brokers().size() == 1; }, kWait));
-  bool created = false;
-  broker->create_topic("fuzz", 2, 1, {}, [&](protocol::ErrorCode e, std::string) { created = e == protocol::ErrorCode::NONE; });
-  REQUIRE(world.run_until([&] {
-    auto* p0 = broker->partition({"fuzz", 0});
-    auto* p1 = broker->partition({"fuzz", 1});
-    return created && p0 && p0->is_leader() && p1 && p1->is_leader();
-  }, kWait));
+  test::FuzzBrokerWorld fixture(test::node_config(kBroker.value), kWait);
+  net::AsioWorld& world = fixture.world();
+  auto* broker = fixture.broker();
 
   // The producer writes through the whole fuzz run.
   client::ProducerConfig pc;

@@ -16,14 +16,14 @@
 #include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/header.h"
 #include "engine/protocol/metadata.h"
+#include "fuzz_broker_world.h"
 #include "net_test_util.h"
 
 using namespace gregor;
 
 namespace {
 constexpr Duration kWait = Duration::seconds(30);
-const NodeId kZk{1001};
-const NodeId kBroker{1};
+constexpr NodeId kBroker = test::FuzzBrokerWorld::kBroker;
 const NodeId kProducer{2001};
 
 Bytes random_bytes(Rng& rng, size_t n) {
@@ -74,28 +74,10 @@ void append_size(Bytes& b, uint32_t n) {
 }  // namespace
 
 TEST_CASE("A broker survives random, truncated and oversized frames and keeps serving a well-behaved client") {
-  test::TempDir dir;
-  net::AsioWorld world(dir.path());
-  world.add_node(test::node_config(kZk.value),
-                 [](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, coord::ZkServerConfig{}); });
-  broker::BrokerConfig config;
   net::NodeConfig node = test::node_config(kBroker.value);
   node.transport.socket_request_max_bytes = 1 << 20;
-  net::AsioRuntime& broker_rt = world.add_node(node, [&config](Runtime& r) { return std::make_unique<broker::Broker>(r, config); });
-  config.broker_id = kBroker.value;
-  config.zookeeper_servers = {kZk};
-  config.advertised_port = broker_rt.bound_port();
-  config.offsets_topic_replication_factor = 1;
-  world.start_all();
-  auto* broker = world.node_as<broker::Broker>(kBroker);
-  REQUIRE(world.run_until([&] { return broker->controller().is_active() && broker->controller().live_brokers().size() == 1; }, kWait));
-  bool created = false;
-  broker->create_topic("fuzz", 2, 1, {}, [&](protocol::ErrorCode e, std::string) { created = e == protocol::ErrorCode::NONE; });
-  REQUIRE(world.run_until([&] {
-    auto* p0 = broker->partition({"fuzz", 0});
-    auto* p1 = broker->partition({"fuzz", 1});
-    return created && p0 && p0->is_leader() && p1 && p1->is_leader();
-  }, kWait));
+  test::FuzzBrokerWorld fixture(node, kWait);
+  net::AsioWorld& world = fixture.world();
 
   Rng rng = Rng::derive(20261202, "fuzz", 0);
   const uint16_t port = world.port(kBroker);
