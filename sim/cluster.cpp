@@ -18,6 +18,7 @@ Cluster::Cluster(Simulator& sim, ClusterSpec spec) : sim_(sim), spec_(std::move(
     c.broker_id = b.value;
     c.zookeeper_servers = zk_ids();
     c.advertised_host = "broker-" + std::to_string(b.value);
+    c.log_dir = "/sim/broker-" + std::to_string(b.value);
     c.advertised_port = 9092;
     configs_[b.value] = c;
     auto delay = spec_.broker_start_delay.find(b.value);

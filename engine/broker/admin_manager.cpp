@@ -1,6 +1,7 @@
 #include "engine/broker/admin_manager.h"
 
 #include <algorithm>
+#include <set>
 
 #include "engine/protocol/topic_name.h"
 
@@ -50,35 +51,113 @@ AdminManager::~AdminManager() {
 // ---------------------------------------------------------------------------------------------
 // Topics.
 
-void AdminManager::create_topic(const std::string& name, int32_t num_partitions, int32_t replication_factor,
-                                const std::map<std::string, std::string>& configs, Done done) {
+std::vector<int32_t> AdminManager::live_broker_ids() const {
   std::vector<int32_t> brokers;
   if (controller_.is_active())
     for (const auto& [id, reg] : controller_.live_brokers()) brokers.push_back(id);
   else
     for (const auto& [id, b] : metadata_.brokers()) brokers.push_back(id);
   if (brokers.empty()) brokers.push_back(config_.broker_id);
+  return brokers;
+}
+
+std::map<int32_t, std::vector<int32_t>> AdminManager::place_replicas(const std::vector<int32_t>& brokers,
+                                                                     int32_t first_partition, int32_t partitions,
+                                                                     int32_t replication_factor) {
+  const int32_t n = static_cast<int32_t>(brokers.size());
+  GREGOR_ASSERT(replication_factor >= 1 && replication_factor <= n);
+  // Kafka's rack-unaware assignment: a random start, replicas shifted per round of brokers.
+  std::map<int32_t, std::vector<int32_t>> assignment;
+  const int32_t start_index = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
+  int32_t next_shift = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
+  for (int32_t i = 0; i < partitions; i++) {
+    if (i > 0 && i % n == 0) next_shift++;
+    const int32_t first = (i + start_index) % n;
+    std::vector<int32_t> replicas{brokers[static_cast<size_t>(first)]};
+    for (int32_t j = 0; j < replication_factor - 1; j++) {
+      int32_t shift = 1 + (next_shift + j) % (n - 1);
+      replicas.push_back(brokers[static_cast<size_t>((first + shift) % n)]);
+    }
+    assignment[first_partition + i] = replicas;
+  }
+  return assignment;
+}
+
+void AdminManager::create_topic(const std::string& name, int32_t num_partitions, int32_t replication_factor,
+                                const std::map<std::string, std::string>& configs, Done done) {
+  const std::vector<int32_t> brokers = live_broker_ids();
   const int32_t n = static_cast<int32_t>(brokers.size());
   if (auto [code, message] = partition_limit_problem(num_partitions, 0); code != ErrorCode::NONE) return done(code, message);
   if (replication_factor < 1 || replication_factor > n)
     return done(ErrorCode::INVALID_REPLICATION_FACTOR,
                 "replication factor " + std::to_string(replication_factor) + " is larger than the " +
                     std::to_string(n) + " available brokers");
-  // Kafka's rack-unaware assignment: a random start, replicas shifted per round of brokers.
-  std::map<int32_t, std::vector<int32_t>> assignment;
-  const int32_t start_index = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
-  int32_t next_shift = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
-  for (int32_t p = 0; p < num_partitions; p++) {
-    if (p > 0 && p % n == 0) next_shift++;
-    const int32_t first = (p + start_index) % n;
-    std::vector<int32_t> replicas{brokers[static_cast<size_t>(first)]};
-    for (int32_t j = 0; j < replication_factor - 1; j++) {
-      int32_t shift = 1 + (next_shift + j) % (n - 1);
-      replicas.push_back(brokers[static_cast<size_t>((first + shift) % n)]);
+  create_topic_with_assignment(name, place_replicas(brokers, 0, num_partitions, replication_factor), configs, std::move(done));
+}
+
+void AdminManager::add_partitions(const std::string& topic, int32_t count,
+                                  std::optional<std::vector<std::vector<int32_t>>> assignment, bool validate_only, Done done) {
+  const std::string path = zk_paths::topic(topic);
+  zk_.get_data(path, false, [this, topic, count, assignment, validate_only, path, done](ZkError err, Bytes data, coord::Stat stat) {
+    if (err == ZkError::kNoNode) return done(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + topic + "' does not exist.");
+    if (err != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(err));
+    auto a = TopicAssignment::decode(as_view(data));
+    if (!a || a->partitions.empty()) return done(ErrorCode::UNKNOWN_SERVER_ERROR, "unreadable assignment of " + topic);
+    const int32_t current = static_cast<int32_t>(a->partitions.size());
+    if (count < current)
+      return done(ErrorCode::INVALID_PARTITIONS, "Topic currently has " + std::to_string(current) +
+                                                     " partitions, which is higher than the requested " +
+                                                     std::to_string(count) + ".");
+    if (count == current)
+      return done(ErrorCode::INVALID_PARTITIONS, "Topic already has " + std::to_string(current) + " partitions.");
+    if (auto [code, message] = partition_limit_problem(count, -current); code != ErrorCode::NONE) return done(code, message);
+    const int32_t rf = static_cast<int32_t>(a->partitions.begin()->second.size());
+    const std::vector<int32_t> brokers = live_broker_ids();
+    std::map<int32_t, std::vector<int32_t>> added;
+    if (assignment) {
+      // Kafka's checks of a hand-made placement (AdminZkClient.validateReplicaAssignment).
+      if (static_cast<int32_t>(assignment->size()) != count - current)
+        return done(ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                    "Increasing the number of partitions by " + std::to_string(count - current) + " but " +
+                        std::to_string(assignment->size()) + " assignments provided.");
+      std::set<int32_t> known;
+      for (const auto& [id, b] : metadata_.brokers()) known.insert(id);
+      for (int32_t id : brokers) known.insert(id);
+      for (size_t i = 0; i < assignment->size(); i++) {
+        const auto& replicas = (*assignment)[i];
+        const int32_t p = current + static_cast<int32_t>(i);
+        if (replicas.empty())
+          return done(ErrorCode::INVALID_REPLICA_ASSIGNMENT, "Cannot have replication factor of 0 for partition id " + std::to_string(p) + ".");
+        if (std::set<int32_t>(replicas.begin(), replicas.end()).size() != replicas.size())
+          return done(ErrorCode::INVALID_REPLICA_ASSIGNMENT, "Duplicate brokers not allowed in replica assignment: " +
+                                                                 int_list(replicas) + " for partition id " + std::to_string(p) + ".");
+        if (static_cast<int32_t>(replicas.size()) != rf)
+          return done(ErrorCode::INVALID_REPLICA_ASSIGNMENT, "Inconsistent replication factor between partitions, partition 0 has " +
+                                                                 std::to_string(rf) + " while partition " + std::to_string(p) +
+                                                                 " has replication factor " + std::to_string(replicas.size()) + ".");
+        for (int32_t r : replicas)
+          if (!known.count(r))
+            return done(ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                        "Unknown broker(s) in replica assignment: " + std::to_string(r) + ".");
+        added[p] = replicas;
+      }
+    } else {
+      if (rf > static_cast<int32_t>(brokers.size()))
+        return done(ErrorCode::INVALID_REPLICATION_FACTOR, "Replication factor: " + std::to_string(rf) +
+                                                               " larger than available brokers: " +
+                                                               std::to_string(brokers.size()) + ".");
+      added = place_replicas(brokers, current, count - current, rf);
     }
-    assignment[p] = replicas;
-  }
-  create_topic_with_assignment(name, assignment, configs, std::move(done));
+    if (validate_only) return done(ErrorCode::NONE, "");
+    for (auto& [p, replicas] : added) a->partitions[p] = replicas;
+    zk_.set_data(path, a->encode(), stat.version, [this, topic, count, assignment, done](ZkError e2, coord::Stat) {
+      // Someone else changed the assignment meanwhile: decide again on what it is now.
+      if (e2 == ZkError::kBadVersion) return add_partitions(topic, count, assignment, false, done);
+      if (e2 == ZkError::kNoNode) return done(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + topic + "' does not exist.");
+      if (e2 != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(e2));
+      done(ErrorCode::NONE, "");
+    });
+  });
 }
 
 void AdminManager::create_topic_with_assignment(const std::string& name,

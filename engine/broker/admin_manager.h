@@ -50,6 +50,14 @@ class AdminManager {
   // checked before anything is allocated. create_topic checks it too.
   std::pair<protocol::ErrorCode, std::string> partition_limit_problem(int64_t partitions, int64_t planned) const;
 
+  // CreatePartitions: grows `topic` to `count` partitions; the new ones (partitions current..count-1)
+  // get `assignment` when given (one replica list each), else Kafka's placement over the live
+  // brokers with the topic's replication factor. The assignment znode is written with its version
+  // (re-read when someone else wrote meanwhile); the controller's watch elects the new leaders.
+  // UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS, INVALID_REPLICA_ASSIGNMENT, or NONE.
+  void add_partitions(const std::string& topic, int32_t count, std::optional<std::vector<std::vector<int32_t>>> assignment,
+                      bool validate_only, Done done);
+
   // Marks a topic for deletion (the controller deletes it): NONE, or UNKNOWN_SERVER_ERROR.
   void request_deletion(const std::string& topic, std::function<void(protocol::ErrorCode)> done);
 
@@ -73,6 +81,12 @@ class AdminManager {
   void on_metadata_update();
 
  private:
+  // Kafka's rack-unaware placement of `partitions` new partitions starting at `first_partition`.
+  // REQUIRES: 1 <= replication_factor <= brokers.size().
+  std::map<int32_t, std::vector<int32_t>> place_replicas(const std::vector<int32_t>& brokers, int32_t first_partition,
+                                                         int32_t partitions, int32_t replication_factor);
+  std::vector<int32_t> live_broker_ids() const;
+
   struct MetadataWait {
     std::function<bool()> ready;
     std::function<void(bool)> done;

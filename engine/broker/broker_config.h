@@ -37,6 +37,9 @@ struct BrokerConfig : group::GroupConfig {
   std::string zookeeper_chroot;           // zookeeper.connect's chroot suffix ("/kafka"), or 
   std::string advertised_host = "127.0.0.1";
   int32_t advertised_port = 9092;
+  // Where this broker's partitions live, as DescribeLogDirs names it (Kafka's log.dirs, one
+  // directory): the real runtime's --data-dir; the simulator names one per broker.
+  std::string log_dir = "/var/lib/gregor";
 
   TopicConfig topic_defaults;  // log.* / broker-level defaults of topic configs
   int32_t num_partitions = 1;

@@ -52,6 +52,10 @@ Controller::Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient&
       zk_(zk, queue_),
       channel_(rt, net, Duration::millis(config.controller_socket_timeout_ms)) {}
 
+Controller::~Controller() {
+  for (auto& [id, w] : propagation_waits_) rt_.cancel(w.timer);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Becoming (and ceasing to be) the controller.
 
@@ -149,6 +153,8 @@ void Controller::resign(const char* why) {
   context_ = std::move(fresh);
   if (rebalance_timer_.value) rt_.cancel(rebalance_timer_);
   rebalance_timer_ = TimerId{0};
+  metadata_acked_seq_.clear();
+  fail_propagation_waits();
   if (was_active) rt_.emit(ev::ControllerResigned{.broker = config_.broker_id, .reason = why});
 }
 
@@ -160,7 +166,16 @@ void Controller::on_watch(const coord::WatchEvent& e) {
     }
     return;
   }
-  if (!active_ || e.type != coord::WatchType::kNodeChildrenChanged) return;
+  if (!active_) return;
+  if (e.type == coord::WatchType::kNodeDataChanged && e.path.rfind(zk_paths::topics() + "/", 0) == 0) {
+    // /brokers/topics/T changed: partitions were added (CreatePartitions). Kafka's
+    // PartitionModifications event.
+    const std::string topic = e.path.substr(zk_paths::topics().size() + 1);
+    if (topic.find('/') == std::string::npos)
+      queue_.enqueue("partition modifications", [this, topic](Done d) { on_partition_modification(topic, std::move(d)); });
+    return;
+  }
+  if (e.type != coord::WatchType::kNodeChildrenChanged) return;
   if (e.path == zk_paths::broker_ids())
     queue_.enqueue("broker change", [this](Done d) { on_broker_change(std::move(d)); });
   else if (e.path == zk_paths::topics())
@@ -250,6 +265,7 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     context_.broker_czxid.erase(id);
     context_.shutting_down.erase(id);
     channel_.remove_broker(id);
+    metadata_acked_seq_.erase(id);  // a broker that comes back starts again from what it is sent
   }
   for (int32_t id : added) {
     const auto& [reg, czxid] = fresh.at(id);
@@ -260,6 +276,7 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     rt_.learn_address(NodeId{id}, reg.host, reg.port);
   }
   if (dead.empty() && added.empty()) return done();
+  check_propagation_waits();  // a dead broker is no longer waited for
   auto ids = [](const std::set<int32_t>& s) { return IntList(s.begin(), s.end()); };
   rt_.emit(ev::BrokerChange{.live = ids(context_.live_ids()), .dead = ids(dead), .added = ids(added)});
   write_changes(elect_offline(dead.empty() ? "broker_startup" : "leader_failure"), [this, added, done] {
@@ -315,8 +332,37 @@ void Controller::on_topic_change(Done done) {
   });
 }
 
+void Controller::on_partition_modification(const std::string& topic, Done done) {
+  auto known = context_.topics.find(topic);
+  if (known == context_.topics.end()) return done();
+  // Re-read the assignment (and set the watch again); partitions the controller does not know yet
+  // get their first leader, as a new topic's do.
+  zk_.get_data(zk_paths::topic(topic), true, [this, topic, done](ZkError err, Bytes data, coord::Stat) {
+    if (err != ZkError::kOk) return done();
+    auto a = TopicAssignment::decode(as_view(data));
+    auto it = context_.topics.find(topic);
+    if (!a || it == context_.topics.end()) return done();
+    const int64_t before = static_cast<int64_t>(it->second.partitions.size());
+    std::vector<TopicPartition> added;
+    for (const auto& [p, replicas] : a->partitions) {
+      TopicPartition tp{topic, p};
+      if (context_.partitions.count(tp)) continue;  // existing partitions keep their replicas here
+      context_.partitions[tp].replicas = replicas;
+      it->second.partitions[p] = replicas;
+      added.push_back(tp);
+    }
+    if (added.empty()) return done();
+    rt_.emit(ev::PartitionsAdded{.topic = topic,
+                                 .partitions_before = before,
+                                 .partitions = static_cast<int64_t>(it->second.partitions.size())});
+    // A partition whose state znode exists already (an earlier controller got that far) is read.
+    read_partition_states(added, [this, done] { write_changes(elect_offline("new_partition"), done); });
+  });
+}
+
 void Controller::read_topic(const std::string& topic, std::shared_ptr<std::vector<TopicPartition>> new_partitions, Done next) {
-  zk_.get_data(zk_paths::topic(topic), false, [this, topic, new_partitions, next](ZkError err, Bytes data, coord::Stat) {
+  // The watch on the assignment tells of partitions added later (CreatePartitions).
+  zk_.get_data(zk_paths::topic(topic), true, [this, topic, new_partitions, next](ZkError err, Bytes data, coord::Stat) {
     if (err != ZkError::kOk) return next();
     auto a = TopicAssignment::decode(as_view(data));
     if (!a) return next();
@@ -456,7 +502,13 @@ void Controller::send_leader_and_isr(const std::set<TopicPartition>& tps, const 
     for (const auto& tp : tps) {
       const auto& p = context_.partitions.at(tp);
       if (!contains(p.replicas, b) || p.zk_version < 0) continue;
-      if (req.topic_states.empty() || req.topic_states.back().topic_name != tp.topic) req.topic_states.push_back({tp.topic, {}});
+      if (req.topic_states.empty() || req.topic_states.back().topic_name != tp.topic) {
+        req.topic_states.push_back({tp.topic, {}});
+        // The topic's incarnation (KIP-516): a broker holding data of another one retires it.
+        auto topic = context_.topics.find(tp.topic);
+        if (topic != context_.topics.end())
+          req.topic_states.back().topic_id = Uuid::parse(topic->second.topic_id).value_or(Uuid{});
+      }
       req.topic_states.back().partition_states.push_back(
           partition_state<protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState>(tp, p));
       if (p.state.leader >= 0) leaders.insert(p.state.leader);
@@ -489,7 +541,62 @@ void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
     b.endpoints.push_back({reg.port, reg.host, "PLAINTEXT", protocol::kSecurityProtocolPlaintext});
     req.live_brokers.push_back(b);
   }
-  for (int32_t b : to_brokers) channel_.enqueue(b, req, protocol::kUpdateMetadataVersion);
+  const uint64_t seq = ++metadata_sent_seq_;
+  for (int32_t b : to_brokers)
+    channel_.enqueue(b, req, protocol::kUpdateMetadataVersion, [this, b, seq] { on_metadata_acknowledged(b, seq); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting for metadata to reach every broker.
+
+void Controller::when_metadata_propagated(Duration timeout, std::function<void(bool)> done) {
+  if (!active_) return done(true);
+  const uint64_t id = next_propagation_wait_++;
+  PropagationWait w{metadata_sent_seq_, std::move(done), TimerId{0}};
+  w.timer = rt_.after(timeout, [this, id] {
+    auto it = propagation_waits_.find(id);
+    if (it == propagation_waits_.end()) return;
+    auto finished = std::move(it->second.done);
+    propagation_waits_.erase(it);
+    finished(true);
+  });
+  propagation_waits_.emplace(id, std::move(w));
+  check_propagation_waits();
+}
+
+void Controller::on_metadata_acknowledged(int32_t broker, uint64_t seq) {
+  uint64_t& acked = metadata_acked_seq_[broker];
+  acked = std::max(acked, seq);
+  check_propagation_waits();
+}
+
+void Controller::check_propagation_waits() {
+  if (propagation_waits_.empty()) return;
+  uint64_t everywhere = metadata_sent_seq_;  // the newest UpdateMetadata every live broker answered
+  for (const auto& [id, reg] : context_.live) {
+    auto it = metadata_acked_seq_.find(id);
+    everywhere = std::min(everywhere, it == metadata_acked_seq_.end() ? 0 : it->second);
+  }
+  std::vector<std::function<void(bool)>> ready;
+  for (auto it = propagation_waits_.begin(); it != propagation_waits_.end();) {
+    if (it->second.seq <= everywhere) {
+      rt_.cancel(it->second.timer);
+      ready.push_back(std::move(it->second.done));
+      it = propagation_waits_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& done : ready) done(false);
+}
+
+void Controller::fail_propagation_waits() {
+  auto waits = std::move(propagation_waits_);
+  propagation_waits_.clear();
+  for (auto& [id, w] : waits) {
+    rt_.cancel(w.timer);
+    w.done(true);
+  }
 }
 
 void Controller::send_stop_replica(int32_t broker, const std::vector<TopicPartition>& tps, bool delete_partitions) {
@@ -615,6 +722,61 @@ void Controller::preferred_leader_election(std::vector<TopicPartition> tps) {
       if (auto c = election::on_preferred_election(p, brokers, context_.epoch)) changes.push_back({tp, *c});
     }
     write_changes(std::move(changes), done);
+  });
+}
+
+void Controller::elect_leaders(std::optional<std::vector<TopicPartition>> tps, bool unclean,
+                               std::function<void(protocol::ErrorCode, ElectionResults)> reply) {
+  if (!active_) return reply(protocol::ErrorCode::NOT_CONTROLLER, {});
+  queue_.enqueue("replica leader election", [this, tps, unclean, reply](Done done) {
+    using protocol::ErrorCode;
+    const election::Brokers brokers = context_.brokers();
+    auto results = std::make_shared<ElectionResults>();
+    std::vector<PartitionChange> changes;
+    std::vector<TopicPartition> asked;
+    if (tps) {
+      asked = *tps;
+    } else {
+      for (const auto& [tp, p] : context_.partitions) asked.push_back(tp);
+    }
+    const std::string strategy = unclean ? "OfflinePartitionLeaderElectionStrategy(true)"
+                                         : "PreferredReplicaPartitionLeaderElectionStrategy";
+    for (const auto& tp : asked) {
+      auto it = context_.partitions.find(tp);
+      if (it == context_.partitions.end() || it->second.zk_version < 0) {
+        (*results)[tp] = {ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist."};
+        continue;
+      }
+      const ControllerPartition& p = it->second;
+      const bool leader_live = p.state.leader >= 0 && brokers.live.count(p.state.leader);
+      if (unclean ? leader_live : (!p.replicas.empty() && p.state.leader == p.replicas.front())) {
+        (*results)[tp] = {ErrorCode::ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."};
+        continue;
+      }
+      std::optional<Change> c = unclean ? election::on_brokers_changed(p, brokers, true, context_.epoch, "unclean_election")
+                                        : election::on_preferred_election(p, brokers, context_.epoch);
+      if (!c || c->state.leader < 0) {
+        (*results)[tp] = {unclean ? ErrorCode::ELIGIBLE_LEADERS_NOT_AVAILABLE : ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
+                          "Failed to elect leader for partition " + tp.str() + " under strategy " + strategy};
+        continue;
+      }
+      changes.push_back({tp, *c});
+      (*results)[tp] = {ErrorCode::NONE, ""};
+    }
+    std::map<TopicPartition, int32_t> wanted;
+    for (const auto& c : changes) wanted[c.tp] = c.change.state.leader;
+    write_changes(std::move(changes), [this, results, wanted, strategy, reply, done] {
+      // A write that lost to a concurrent change (an ISR shrink) was decided again; report what
+      // came of it.
+      for (const auto& [tp, leader] : wanted) {
+        auto it = context_.partitions.find(tp);
+        if (it == context_.partitions.end() || it->second.state.leader != leader)
+          (*results)[tp] = {protocol::ErrorCode::PREFERRED_LEADER_NOT_AVAILABLE,
+                            "Failed to elect leader for partition " + tp.str() + " under strategy " + strategy};
+      }
+      reply(protocol::ErrorCode::NONE, *results);
+      done();
+    });
   });
 }
 

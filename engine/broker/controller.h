@@ -12,12 +12,13 @@
 //
 // Trace events (node = the controller): controller_elected, controller_resigned, leader_change
 // {topic, partition, leader, leader_epoch, isr, reason}, partition_offline, broker_change
-// {live}, topic_created, topic_deleted.
+// {live}, topic_created, partitions_added, topic_deleted.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ namespace gregor::broker {
 class Controller {
  public:
   Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net);
+  ~Controller();
 
   // Tries to become the controller (create the ephemeral /controller). Called at startup, when
   // /controller disappears, and after a new zk session.
@@ -55,6 +57,25 @@ class Controller {
   void controlled_shutdown(int32_t id, std::function<void(protocol::ErrorCode, std::vector<TopicPartition>)> done);
   // Preferred leader election for the given partitions (all when empty).
   void preferred_leader_election(std::vector<TopicPartition> partitions);
+  // ElectLeaders (kafka-leader-election): a preferred or an unclean election for the given
+  // partitions (all when nullopt), with one result per partition as Kafka gives them: NONE (elected),
+  // ELECTION_NOT_NEEDED (the preferred replica leads already; for unclean, a live leader exists),
+  // PREFERRED_LEADER_NOT_AVAILABLE (the preferred replica is not live or not in sync),
+  // ELIGIBLE_LEADERS_NOT_AVAILABLE (unclean: no live replica), UNKNOWN_TOPIC_OR_PARTITION. An
+  // unclean election ignores the topic's unclean.leader.election.enable, as Kafka's does.
+  struct ElectionResult {
+    protocol::ErrorCode error = protocol::ErrorCode::NONE;
+    std::string message;
+  };
+  using ElectionResults = std::map<TopicPartition, ElectionResult>;
+  void elect_leaders(std::optional<std::vector<TopicPartition>> partitions, bool unclean,
+                     std::function<void(protocol::ErrorCode, ElectionResults)> done);
+
+  // Calls done(false) once every live broker has applied the newest UpdateMetadata this controller
+  // has sent so far (and with it, through each broker's ordered queue, every LeaderAndIsr before
+  // it), or done(true) when `timeout` passes first or the controller resigns. CreateTopics answers
+  // through it, so that any broker a client asks next knows the new topic and its leaders.
+  void when_metadata_propagated(Duration timeout, std::function<void(bool timed_out)> done);
 
   const std::map<TopicPartition, ControllerPartition>& partitions() const { return context_.partitions; }
   const std::map<int32_t, BrokerRegistration>& live_brokers() const { return context_.live; }
@@ -86,6 +107,7 @@ class Controller {
   void apply_broker_change(const Registrations& fresh, Done done);
   void on_topic_change(Done done);
   void read_topic(const std::string& topic, std::shared_ptr<std::vector<TopicPartition>> new_partitions, Done next);
+  void on_partition_modification(const std::string& topic, Done done);
   void on_topic_deletion(Done done);
   void delete_topic(const std::string& topic, Done next);
   void on_isr_change_notification(Done done);
@@ -103,6 +125,10 @@ class Controller {
   void send_update_metadata(const std::set<int32_t>& to_brokers);
   void send_stop_replica(int32_t broker, const std::vector<TopicPartition>& tps, bool delete_partitions);
   void read_partition_states(std::vector<TopicPartition> tps, Done done);
+  // A broker answered UpdateMetadata number `seq`, or left: the propagation waits that hold finish.
+  void on_metadata_acknowledged(int32_t broker, uint64_t seq);
+  void check_propagation_waits();
+  void fail_propagation_waits();
   void emit_leader_change(const TopicPartition& tp, const LeaderIsrState& s, const char* reason);
 
   Runtime& rt_;
@@ -115,6 +141,17 @@ class Controller {
   bool electing_ = false;
   ControllerContext context_;
   TimerId rebalance_timer_{0};
+  // UpdateMetadata propagation: the number of the newest one sent, the newest each broker answered,
+  // and the CreateTopics requests waiting for every live broker to have answered a given one.
+  struct PropagationWait {
+    uint64_t seq;
+    std::function<void(bool)> done;
+    TimerId timer;
+  };
+  uint64_t metadata_sent_seq_ = 0;
+  std::map<int32_t, uint64_t> metadata_acked_seq_;
+  std::map<uint64_t, PropagationWait> propagation_waits_;
+  uint64_t next_propagation_wait_ = 1;
 };
 
 }  // namespace gregor::broker

@@ -26,9 +26,14 @@ void ControllerChannel::pump(int32_t broker) {
                   if (gen != generation_) return;
                   busy_[broker] = false;
                   if (error == protocol::ErrorCode::NONE) {
+                    Answered answered;
                     auto it = queues_.find(broker);
-                    if (it != queues_.end() && !it->second.empty()) it->second.pop_front();
+                    if (it != queues_.end() && !it->second.empty()) {
+                      answered = std::move(it->second.front().answered);
+                      it->second.pop_front();
+                    }
                     pump(broker);
+                    if (answered) answered();
                     return;
                   }
                   // Retry while the broker is live; its session expiry will remove it otherwise.

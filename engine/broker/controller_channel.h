@@ -1,7 +1,9 @@
 // ControllerChannel: the controller's ordered request queues to brokers (Kafka's
 // ControllerChannelManager). One request in flight per broker, in order: a LeaderAndIsr must not
 // overtake the one before it. A failed send is retried after a backoff for as long as the broker
-// is live; removing a broker drops its queue.
+// is live; removing a broker drops its queue. An optional callback runs when the broker has
+// answered (the request is done there: a later UpdateMetadata acknowledged means every earlier
+// LeaderAndIsr to that broker was applied first).
 #pragma once
 
 #include <deque>
@@ -16,11 +18,13 @@ class ControllerChannel {
  public:
   ControllerChannel(Runtime& rt, protocol::NetworkClient& net, Duration timeout) : rt_(rt), net_(net), timeout_(timeout) {}
 
+  using Answered = std::function<void()>;
+
   template <typename Request>
-  void enqueue(int32_t broker, const Request& request, int16_t version) {
+  void enqueue(int32_t broker, const Request& request, int16_t version, Answered answered = {}) {
     ByteWriter w;
     request.encode(w, version);
-    queues_[broker].push_back(Item{Request::kApiKey, version, w.take()});
+    queues_[broker].push_back(Item{Request::kApiKey, version, w.take(), std::move(answered)});
     pump(broker);
   }
   void add_broker(int32_t broker) { live_[broker] = true; }
@@ -32,6 +36,7 @@ class ControllerChannel {
     protocol::ApiKey key;
     int16_t version;
     Bytes body;
+    Answered answered;
   };
   void pump(int32_t broker);
 

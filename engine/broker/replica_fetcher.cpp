@@ -199,7 +199,13 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
                       if (!s.is_ok()) {
                         rt_.log("follower append failed for " + tp.str() + ": " + s.to_string());
                         fail(tp, it->second.first);
+                        break;
                       }
+                      // The leader's log start offset (moved by DeleteRecords or retention), as
+                      // far as this replica's log reaches (Kafka's maybeIncrementLogStartOffset).
+                      if (pd.log_start_offset > p->log_start_offset().value)
+                        (void)p->log().maybe_increment_log_start_offset(
+                            Offset{std::min(pd.log_start_offset, p->log_end_offset().value)});
                       break;
                     }
                     case ErrorCode::OFFSET_OUT_OF_RANGE:

@@ -14,6 +14,13 @@ using coord::ZkError;
 
 namespace {
 constexpr int64_t kRetentionCheckIntervalMs = 300000;  // log.retention.check.interval.ms
+constexpr int64_t kFileDeleteDelayMs = 60000;          // file.delete.delay.ms
+constexpr const char* kPartitionMetadataFile = "partition.metadata";
+constexpr const char* kDeletedDirSuffix = "-delete";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 }  // namespace
 
 ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net)
@@ -38,6 +45,13 @@ void ReplicaManager::load_checkpoint() {
     checkpointed_hw_ = *hws;
   else
     rt_.log("ignoring " + std::string(kHwCheckpointFile) + ": " + hws.status().to_string());
+  auto names = rt_.disk().list("");
+  if (names)
+    for (const auto& name : *names)
+      if (ends_with(name, kDeletedDirSuffix)) {
+        Status s = log::Log::remove_all(rt_.disk(), name);
+        if (!s.is_ok()) rt_.log("cannot remove " + name + ": " + s.to_string());
+      }
 }
 
 void ReplicaManager::start_ticks() {
@@ -128,22 +142,41 @@ void ReplicaManager::become_leader_or_follower(std::shared_ptr<const protocol::L
       },
       [this, request, done] {
         protocol::LeaderAndIsrResponse resp;
-        for (const auto& ts : request->topic_states)
+        for (const auto& ts : request->topic_states) {
+          resp.topics.push_back({});
+          resp.topics.back().topic_id = ts.topic_id;
           for (const auto& ps : ts.partition_states) {
             TopicPartition tp{ts.topic_name, ps.partition_index};
-            resp.partition_errors.push_back({tp.topic, tp.partition, become(tp, ps)});
+            const ErrorCode code = become(tp, ts.topic_id, ps);
+            resp.partition_errors.push_back({tp.topic, tp.partition, code});  // v0-4
+            resp.topics.back().partition_errors.push_back({tp.topic, tp.partition, code});  // v5+
           }
+        }
         recheck_all_waiting();  // leaders that became followers fail their waiting produces
         done(std::move(resp));
       });
 }
 
-ErrorCode ReplicaManager::become(const TopicPartition& tp,
+ErrorCode ReplicaManager::become(const TopicPartition& tp, const Uuid& topic_id,
                                  const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps) {
   if (std::find(ps.replicas.begin(), ps.replicas.end(), config_.broker_id) == ps.replicas.end())
     return ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+  if (!topic_id.is_zero()) {
+    // Data of another incarnation of this topic (deleted while this broker was away) never shows
+    // through: it is retired before the partition opens.
+    auto known = topic_ids_.find(tp);
+    std::optional<Uuid> stored = known != topic_ids_.end() ? std::optional<Uuid>(known->second) : stored_topic_id(tp);
+    if (stored && *stored != topic_id) {
+      rt_.emit(ev::StaleTopicIncarnation{.topic = tp.topic,
+                                         .partition = tp.partition,
+                                         .stale_topic_id = stored->to_string(),
+                                         .topic_id = topic_id.to_string()});
+      delete_partition(tp);
+    }
+  }
   Partition* p = get_or_create_partition(tp);
   if (!p) return ErrorCode::KAFKA_STORAGE_ERROR;
+  if (!topic_id.is_zero() && !topic_ids_.count(tp)) store_topic_id(tp, topic_id);
   PartitionAssignmentState st;
   st.controller_epoch = ps.controller_epoch;
   st.leader = NodeId{ps.leader};
@@ -169,17 +202,14 @@ protocol::StopReplicaResponse ReplicaManager::stop_replicas(const protocol::Stop
     for (int32_t pi : t.partition_indexes) {
       TopicPartition tp{t.name, pi};
       fetcher_.remove_partition(tp);
-      if (Partition* p = partition(tp)) {
-        p->make_offline();
-        if (request.delete_partitions) {
-          partitions_.erase(tp);
-          checkpointed_hw_.erase(tp);
-          // Remove the partition's directory.
-          auto files = rt_.disk().list(tp.str());
-          if (files)
-            for (const auto& f : *files) (void)rt_.disk().remove(tp.str() + "/" + f);
-          rt_.emit(ev::PartitionDeleted{.topic = tp.topic, .partition = tp.partition});
-        }
+      Partition* p = partition(tp);
+      if (p) p->make_offline();
+      // A partition not open here (this broker restarted and was not told of it yet) has its
+      // files deleted too: they would otherwise show through a new topic of the same name.
+      auto files = rt_.disk().list(tp.str());  // (the simulator has no directories, only files in them)
+      if (request.delete_partitions && (p || (files && !files->empty()))) {
+        delete_partition(tp);
+        rt_.emit(ev::PartitionDeleted{.topic = tp.topic, .partition = tp.partition});
       }
       resp.partition_errors.push_back({tp.topic, tp.partition, ErrorCode::NONE});
     }
@@ -187,6 +217,58 @@ protocol::StopReplicaResponse ReplicaManager::stop_replicas(const protocol::Stop
     for (const auto& t : request.topics) topic_configs_.erase(t.name);
   recheck_all_waiting();
   return resp;
+}
+
+std::optional<Uuid> ReplicaManager::stored_topic_id(const TopicPartition& tp) {
+  const std::string path = tp.str() + "/" + kPartitionMetadataFile;
+  if (!rt_.disk().exists(path)) return std::nullopt;
+  auto bytes = rt_.disk().read_all(path);
+  if (!bytes) return std::nullopt;
+  const std::string text = to_string(as_view(*bytes));
+  const std::string key = "topic_id: ";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  const size_t end = text.find('\n', at);
+  return Uuid::parse(text.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size()));
+}
+
+void ReplicaManager::store_topic_id(const TopicPartition& tp, const Uuid& topic_id) {
+  topic_ids_[tp] = topic_id;
+  const std::string text = "version: 0\ntopic_id: " + topic_id.to_string() + "\n";
+  Status s = rt_.disk().write_file_atomic(tp.str() + "/" + kPartitionMetadataFile, as_view(to_bytes(text)));
+  if (!s.is_ok()) rt_.log("cannot write " + tp.str() + "/" + kPartitionMetadataFile + ": " + s.to_string());
+}
+
+void ReplicaManager::delete_partition(const TopicPartition& tp) {
+  fetcher_.remove_partition(tp);
+  if (Partition* p = partition(tp)) p->make_offline();
+  partitions_.erase(tp);
+  checkpointed_hw_.erase(tp);
+  topic_ids_.erase(tp);
+  retire_log_dir(tp);
+}
+
+void ReplicaManager::retire_log_dir(const TopicPartition& tp) {
+  const std::string dir = tp.str();
+  auto files = rt_.disk().list(dir);
+  if (!files || files->empty()) return;
+  // Kafka names it with a random Uuid without dashes: 32 hex digits.
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string unique;
+  for (int word = 0; word < 2; word++) {
+    const uint64_t bits = rt_.rng().next_u64();
+    for (int shift = 60; shift >= 0; shift -= 4) unique += kHex[(bits >> shift) & 0xF];
+  }
+  const std::string retired = dir + "." + unique + kDeletedDirSuffix;
+  for (const auto& f : *files) {
+    Status s = rt_.disk().rename(dir + "/" + f, retired + "/" + f);
+    if (!s.is_ok()) rt_.log("cannot move " + dir + "/" + f + ": " + s.to_string());
+  }
+  (void)rt_.disk().remove(dir);  // the emptied directory on real files; the simulator has none
+  rt_.after(Duration::millis(kFileDeleteDelayMs), [this, retired] {
+    Status s = log::Log::remove_all(rt_.disk(), retired);
+    if (!s.is_ok()) rt_.log("cannot remove " + retired + ": " + s.to_string());
+  });
 }
 
 bool ReplicaManager::update_topic_config(const std::string& topic, const TopicConfig& config) {

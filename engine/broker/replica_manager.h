@@ -27,6 +27,7 @@
 #include "engine/broker/purgatory.h"
 #include "engine/broker/replica_fetcher.h"
 #include "engine/coord/zk_client.h"
+#include "engine/core/uuid.h"
 #include "engine/protocol/leader_and_isr.h"
 #include "engine/protocol/network_client.h"
 #include "engine/protocol/stop_replica.h"
@@ -41,7 +42,8 @@ class ReplicaManager final : public PartitionOwner {
   ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net);
   void set_progress_listener(ProgressListener l) { progress_listener_ = std::move(l); }
 
-  // Reads the high watermark checkpoint (before any partition opens).
+  // Reads the high watermark checkpoint (before any partition opens), and removes the directories
+  // of deleted partitions that a crash left behind (`*-delete`, as Kafka's LogManager does at start).
   void load_checkpoint();
   // Starts the periodic work.
   void start_ticks();
@@ -73,7 +75,19 @@ class ReplicaManager final : public PartitionOwner {
 
  private:
   Partition* get_or_create_partition(const TopicPartition& tp);
-  ErrorCode become(const TopicPartition& tp, const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps);
+  ErrorCode become(const TopicPartition& tp, const Uuid& topic_id,
+                   const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps);
+  // Topic ids (KIP-516): each partition directory holds `partition.metadata` ("version: 0\n
+  // topic_id: <id>\n") naming the topic incarnation its data belongs to. A LeaderAndIsr for another
+  // id (the topic was deleted while this broker was away, and made again) retires the old data
+  // before the partition opens.
+  std::optional<Uuid> stored_topic_id(const TopicPartition& tp);
+  void store_topic_id(const TopicPartition& tp, const Uuid& topic_id);
+  // Stops a hosted partition and retires its directory: Kafka's LogManager.asyncDelete renames it
+  // `<topic>-<partition>.<random id>-delete` at once (a new incarnation of the topic starts empty)
+  // and removes it file.delete.delay.ms later.
+  void delete_partition(const TopicPartition& tp);
+  void retire_log_dir(const TopicPartition& tp);
   void schedule_waiting_check();
   void checkpoint_high_watermarks();
   void shrink_isr_tick();
@@ -86,6 +100,7 @@ class ReplicaManager final : public PartitionOwner {
   std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
   std::map<std::string, TopicConfig> topic_configs_;  // broker defaults + /config/topics/T
   std::map<TopicPartition, int64_t> checkpointed_hw_;
+  std::map<TopicPartition, Uuid> topic_ids_;  // of the hosted partitions whose incarnation is known
   int32_t highest_controller_epoch_ = 0;
   Purgatory produce_purgatory_;
   Purgatory fetch_purgatory_;

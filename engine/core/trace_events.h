@@ -209,6 +209,14 @@ struct TopicCreated {
   std::optional<ReplicaAssignment> replicas;
   GREGOR_TRACE_FIELDS(topic, partitions, replicas)
 };
+// CreatePartitions grew a topic: the controller read its new assignment.
+struct PartitionsAdded {
+  GREGOR_TRACE_EVENT(PartitionsAdded, "partitions_added");
+  std::string topic;
+  int64_t partitions_before = 0;
+  int64_t partitions = 0;
+  GREGOR_TRACE_FIELDS(topic, partitions_before, partitions)
+};
 struct TopicDeleted {
   GREGOR_TRACE_EVENT(TopicDeleted, "topic_deleted");
   std::string topic;
@@ -318,11 +326,29 @@ struct BecomeFollower {
   int64_t hw = 0;
   GREGOR_TRACE_FIELDS(topic, partition, leader, leader_epoch, leo, hw)
 };
+// DeleteRecords moved a leader's log start offset up.
+struct DeleteRecords {
+  GREGOR_TRACE_EVENT(DeleteRecords, "delete_records");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t log_start = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, log_start)
+};
 struct PartitionDeleted {
   GREGOR_TRACE_EVENT(PartitionDeleted, "partition_deleted");
   std::string topic;
   int32_t partition = 0;
   GREGOR_TRACE_FIELDS(topic, partition)
+};
+// A LeaderAndIsr named a topic id other than the one stored with this replica's data (the topic was
+// deleted while the broker was away, and made again): the old data is retired, never served.
+struct StaleTopicIncarnation {
+  GREGOR_TRACE_EVENT(StaleTopicIncarnation, "stale_topic_incarnation");
+  std::string topic;
+  int32_t partition = 0;
+  std::string stale_topic_id;
+  std::string topic_id;
+  GREGOR_TRACE_FIELDS(topic, partition, stale_topic_id, topic_id)
 };
 struct HwAdvance {
   GREGOR_TRACE_EVENT(HwAdvance, "hw_advance");
@@ -447,6 +473,12 @@ struct GroupStoreFailed {
   std::optional<int32_t> generation;  // absent when storing an empty group failed
   std::string error;
   GREGOR_TRACE_FIELDS(group, generation, error)
+};
+// DeleteGroups deleted an empty group and its offsets (tombstones stored).
+struct GroupDeleted {
+  GREGOR_TRACE_EVENT(GroupDeleted, "group_deleted");
+  std::string group;
+  GREGOR_TRACE_FIELDS(group)
 };
 struct OffsetCommit {
   GREGOR_TRACE_EVENT(OffsetCommit, "offset_commit");
@@ -852,14 +884,14 @@ using TraceBody = std::variant<
     ev::ScenarioFault,
     // brokers
     ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::ControllerElected, ev::ControllerResigned,
-    ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::TopicDeleted,
+    ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,
     ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::TopicConfigChange,
     ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::LogAppend, ev::LogTruncate,
-    ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::HwAdvance,
+    ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,
     ev::IsrChangeProposed, ev::IsrChange, ev::IsrChangeFailed, ev::ProduceRejected, ev::ProduceDuplicate,
     // group coordinator
     ev::OffsetsTopicCreate, ev::MemberJoin, ev::MemberLeave, ev::GroupRebalance, ev::GroupEmpty,
-    ev::GroupJoinComplete, ev::GroupStable, ev::GroupStoreFailed, ev::OffsetCommit, ev::OffsetsLoadStart,
+    ev::GroupJoinComplete, ev::GroupStable, ev::GroupStoreFailed, ev::GroupDeleted, ev::OffsetCommit, ev::OffsetsLoadStart,
     ev::OffsetsLoadFailed, ev::OffsetsLoad, ev::OffsetsUnload,
     // producers
     ev::ProduceAck, ev::ProduceError, ev::ProducerConfigChange, ev::ProducerInit, ev::ProducerInitError,

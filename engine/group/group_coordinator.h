@@ -45,6 +45,7 @@
 #include "engine/protocol/leave_group.h"
 #include "engine/protocol/list_groups.h"
 #include "engine/protocol/offset_commit.h"
+#include "engine/protocol/offset_delete.h"
 #include "engine/protocol/offset_fetch.h"
 #include "engine/record/record.h"
 
@@ -78,6 +79,14 @@ class GroupCoordinator {
   protocol::OffsetFetchResponse offset_fetch(const protocol::OffsetFetchRequest& req, int16_t version);
   protocol::DescribeGroupsResponse describe_groups(const protocol::DescribeGroupsRequest& req);
   protocol::ListGroupsResponse list_groups();
+  // DeleteGroups: each group's result (group_deletion.cpp): NONE once its tombstones are stored,
+  // GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP (it has members), or the coordinator's errors.
+  void delete_groups(const std::vector<std::string>& group_ids,
+                     std::function<void(std::vector<std::pair<std::string, protocol::ErrorCode>>)> respond);
+  // OffsetDelete: a group's committed offsets of the partitions named go (tombstones);
+  // GROUP_SUBSCRIBED_TO_TOPIC for a topic a member of the (non-empty) consumer group subscribes to.
+  void offset_delete(const protocol::OffsetDeleteRequest& req,
+                     std::function<void(const protocol::OffsetDeleteResponse&)> respond);
 
   // From the broker: leadership of some partitions changed (LeaderAndIsr, StopReplica): load the
   // offsets partitions this broker now leads, unload those it no longer leads.

@@ -12,7 +12,7 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::FETCH, 0, 12},               // v0-3 down-converted; v13+ needs topic ids (not yet)
     ApiVersionRange{ApiKey::LIST_OFFSETS, 0, 9},         // Kafka 3.9's: v0 offset list, v7 max timestamp
     ApiVersionRange{ApiKey::METADATA, 1, 4},             // v1+: controller id; v4 auto-create flag
-    ApiVersionRange{ApiKey::LEADER_AND_ISR, 0, 3},       // flexible from v4
+    ApiVersionRange{ApiKey::LEADER_AND_ISR, 0, 7},       // Kafka 3.9's; the controller sends v5 (topic ids)
     ApiVersionRange{ApiKey::STOP_REPLICA, 0, 1},         // flexible from v2
     ApiVersionRange{ApiKey::UPDATE_METADATA, 0, 5},      // flexible from v6
     ApiVersionRange{ApiKey::CONTROLLED_SHUTDOWN, 1, 2},  // v0 has a header without client id
@@ -28,11 +28,18 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::API_VERSIONS, 0, 3},         // v3 flexible: librdkafka's first request
     ApiVersionRange{ApiKey::CREATE_TOPICS, 0, 3},        // flexible from v5
     ApiVersionRange{ApiKey::DELETE_TOPICS, 0, 3},        // flexible from v4
+    ApiVersionRange{ApiKey::DELETE_RECORDS, 0, 2},       // Kafka 3.9's
     ApiVersionRange{ApiKey::INIT_PRODUCER_ID, 0, 1},     // min 0 (IdempotentProducer); v2 flexible
     ApiVersionRange{ApiKey::OFFSET_FOR_LEADER_EPOCH, 0, 3},  // flexible from v4
     ApiVersionRange{ApiKey::DESCRIBE_CONFIGS, 0, 2},     // kafkajs 0-2; v3 adds documentation
     ApiVersionRange{ApiKey::ALTER_CONFIGS, 0, 1},        // flexible from v2
+    ApiVersionRange{ApiKey::DESCRIBE_LOG_DIRS, 0, 4},    // Kafka 3.9's
+    ApiVersionRange{ApiKey::CREATE_PARTITIONS, 0, 3},    // Kafka 3.9's
+    ApiVersionRange{ApiKey::DELETE_GROUPS, 0, 2},        // Kafka 3.9's
+    ApiVersionRange{ApiKey::ELECT_LEADERS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::INCREMENTAL_ALTER_CONFIGS, 0, 0},  // flexible from v1
+    ApiVersionRange{ApiKey::OFFSET_DELETE, 0, 0},        // Kafka 3.9's (never flexible)
+    ApiVersionRange{ApiKey::DESCRIBE_CLUSTER, 0, 1},     // Kafka 3.9's
 };
 
 }  // namespace

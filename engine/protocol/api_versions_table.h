@@ -36,8 +36,9 @@ std::optional<ApiVersionRange> supported_range(ApiKey key);
 
 bool is_version_supported(ApiKey key, int16_t version);
 
-// The version Gregor's own brokers send of each inter-broker request (the highest non-flexible one).
-inline constexpr int16_t kLeaderAndIsrVersion = 3;
+// The version Gregor's own brokers send of each inter-broker request (the highest non-flexible one,
+// except LeaderAndIsr, sent at v5 for its topic ids).
+inline constexpr int16_t kLeaderAndIsrVersion = 5;  // v5: topic ids (KIP-516)
 inline constexpr int16_t kStopReplicaVersion = 1;
 inline constexpr int16_t kUpdateMetadataVersion = 5;
 inline constexpr int16_t kControlledShutdownVersion = 2;

@@ -1,10 +1,14 @@
 // CreateTopics (the controller answers; others say NOT_CONTROLLER): each topic is checked (name,
 // partitions, replication factor, configs), then created through zk, and answered once this
-// broker's metadata knows a leader for every new partition, or with REQUEST_TIMED_OUT after
-// timeout_ms (the topic is created either way), as Kafka's DelayedCreatePartitions does.
+// broker's metadata knows a leader for every new partition (Kafka's DelayedCreatePartitions) and
+// every live broker has applied that metadata (the LeaderAndIsr and UpdateMetadata the controller
+// sent for it), so that a client may go to any broker at once: its Metadata shows the leaders, and
+// the leader takes the produce. After timeout_ms it answers REQUEST_TIMED_OUT instead (the topic
+// is created either way).
 #include <algorithm>
 
 #include "engine/broker/async_steps.h"
+#include "engine/broker/handlers/topic_waits.h"
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/create_topics.h"
 #include "engine/protocol/topic_name.h"
@@ -58,24 +62,22 @@ ErrorCode check_topic(HandlerContext& ctx, const CreatableTopic& t, int64_t plan
   return ErrorCode::NONE;
 }
 
-// Answers for one created topic once its leaders are known here, or at the timeout.
+// Answers for one created topic once its leaders are known here and everywhere, or at the timeout.
 void await_leaders(HandlerContext& ctx, std::shared_ptr<Response> resp, const std::string& name, int32_t partitions,
                    int32_t timeout_ms, std::function<void()> next) {
-  auto ready = [&ctx, name, partitions] {
-    auto parts = ctx.metadata.topic_partitions(name);
-    if (static_cast<int32_t>(parts.size()) < partitions) return false;
-    return std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p.second.leader >= 0; });
-  };
-  ctx.admin.when_metadata(ready, Duration::millis(timeout_ms), [resp, name, timeout_ms, next](bool timed_out) {
-    if (timed_out)
-      resp->topics.push_back({.name = name,
-                              .error_code = ErrorCode::REQUEST_TIMED_OUT,
-                              .error_message = "Topic '" + name + "' was created but its leaders were not known within " +
-                                               std::to_string(timeout_ms) + " ms."});
-    else
-      resp->topics.push_back({.name = name, .error_code = ErrorCode::NONE});
-    next();
-  });
+  await_metadata_everywhere(ctx, topic_has_leaders(ctx, name, partitions), timeout_ms,
+                            [resp, name, timeout_ms, next](bool timed_out) {
+                              if (timed_out)
+                                resp->topics.push_back(
+                                    {.name = name,
+                                     .error_code = ErrorCode::REQUEST_TIMED_OUT,
+                                     .error_message = "Topic '" + name +
+                                                      "' was created but its leaders were not known to every broker within " +
+                                                      std::to_string(timeout_ms) + " ms."});
+                              else
+                                resp->topics.push_back({.name = name, .error_code = ErrorCode::NONE});
+                              next();
+                            });
 }
 
 }  // namespace

@@ -7,11 +7,17 @@
 #include "engine/protocol/alter_configs.h"
 #include "engine/protocol/api_versions.h"
 #include "engine/protocol/controlled_shutdown.h"
+#include "engine/protocol/create_partitions.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/delete_groups.h"
+#include "engine/protocol/delete_records.h"
 #include "engine/protocol/delete_topics.h"
+#include "engine/protocol/describe_cluster.h"
 #include "engine/protocol/describe_configs.h"
 #include "engine/protocol/describe_groups.h"
+#include "engine/protocol/describe_log_dirs.h"
 #include "engine/protocol/dispatch.h"
+#include "engine/protocol/elect_leaders.h"
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/heartbeat.h"
@@ -23,6 +29,7 @@
 #include "engine/protocol/list_offsets.h"
 #include "engine/protocol/metadata.h"
 #include "engine/protocol/offset_commit.h"
+#include "engine/protocol/offset_delete.h"
 #include "engine/protocol/offset_fetch.h"
 #include "engine/protocol/offset_for_leader_epoch.h"
 #include "engine/protocol/produce.h"
@@ -55,7 +62,14 @@
   X(OFFSET_FOR_LEADER_EPOCH, OffsetForLeaderEpochRequest, offset_for_leader_epoch) \
   X(DESCRIBE_CONFIGS, DescribeConfigsRequest, describe_configs)                 \
   X(ALTER_CONFIGS, AlterConfigsRequest, alter_configs)                          \
-  X(INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, incremental_alter_configs)
+  X(INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, incremental_alter_configs) \
+  X(DELETE_RECORDS, DeleteRecordsRequest, delete_records)                      \
+  X(DESCRIBE_LOG_DIRS, DescribeLogDirsRequest, describe_log_dirs)              \
+  X(CREATE_PARTITIONS, CreatePartitionsRequest, create_partitions)             \
+  X(DELETE_GROUPS, DeleteGroupsRequest, delete_groups)                         \
+  X(ELECT_LEADERS, ElectLeadersRequest, elect_leaders)                         \
+  X(OFFSET_DELETE, OffsetDeleteRequest, offset_delete)                         \
+  X(DESCRIBE_CLUSTER, DescribeClusterRequest, describe_cluster)
 
 namespace gregor::broker {
 
