@@ -16,11 +16,13 @@ const std::vector<Command>& commands() {
       {"zk", "real sockets: run one coordination server (ZooKeeper's role) as this process", cmd_zk},
       {"broker", "real sockets: run one Kafka broker as this process", cmd_broker},
       {"cluster", "real sockets: `cluster up` starts zk and brokers as child processes", cmd_cluster},
-      {"topics", "create, list and describe topics of a real-socket cluster (kafka-topics)", cmd_topics},
+      {"topics", "create, list, describe, alter and delete topics of a real-socket cluster (kafka-topics)", cmd_topics},
       {"produce", "produce lines from stdin to a topic (kafka-console-producer)", cmd_produce},
       {"consume", "consume a topic to stdout (kafka-console-consumer)", cmd_consume},
       {"configs", "describe and change topic configs of a real-socket cluster (kafka-configs)", cmd_configs},
       {"groups", "describe a consumer group's offsets and lag (kafka-consumer-groups)", cmd_groups},
+      {"delete-records", "delete a partition's records below an offset (kafka-delete-records)", cmd_delete_records},
+      {"leader-election", "preferred or unclean leader election (kafka-leader-election)", cmd_leader_election},
   };
   return list;
 }

@@ -179,6 +179,7 @@ int cmd_broker(const Args& args) {
   }
   bc.zookeeper_chroot = connect->chroot;
   bc.advertised_host = advertise.host;
+  bc.log_dir = data_dir;
   bc.advertised_port = advertise.port;
   if (Status s = bc.apply(settings); !s) {
     std::cerr << "gregor broker: --config: " << s.message() << "\n";

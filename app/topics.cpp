@@ -1,4 +1,5 @@
-// gregor topics: kafka-topics.sh for a real-socket cluster (--create, --list, --describe), through
+// gregor topics: kafka-topics.sh for a real-socket cluster (--create, --list, --describe, --alter
+// --partitions, --delete), through
 // the engine's NetworkClient on an AsioRuntime. Output follows kafka-topics:
 //   Created topic orders.
 //   Topic: orders	PartitionCount: 3	ReplicationFactor: 3	Configs: min.insync.replicas=2
@@ -11,7 +12,9 @@
 #include "app/commands.h"
 #include "app/real_client.h"
 #include "engine/broker/topic_config.h"
+#include "engine/protocol/create_partitions.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/delete_topics.h"
 #include "engine/protocol/describe_configs.h"
 
 namespace po = boost::program_options;
@@ -115,6 +118,63 @@ int create(ClientSession& session, const std::string& topic, int32_t partitions,
   return 1;
 }
 
+// One admin request to the controller, asked again while the controller moves (NOT_CONTROLLER, no
+// answer) until the command's deadline: the error the request answered with, and its message.
+template <typename Response, typename Request>
+std::pair<protocol::ErrorCode, std::string> to_controller(ClientSession& session, const Request& req, int16_t version,
+                                                          std::function<std::pair<protocol::ErrorCode, std::string>(const Response&)> result) {
+  const Time deadline = session.rt().now() + kCommandTimeout;
+  while (session.rt().now() < deadline && !session.interrupted()) {
+    auto md = session.metadata(std::vector<std::string>{}, deadline - session.rt().now());
+    if (md && md->controller_id >= 0) {
+      auto resp = call<Response>(session, NodeId{md->controller_id}, req, version, kCommandTimeout);
+      if (resp) {
+        auto r = result(*resp);
+        if (r.first != protocol::ErrorCode::NOT_CONTROLLER) return r;
+      }
+    }
+    session.run_until([] { return false; }, Duration::millis(200));
+  }
+  return {protocol::ErrorCode::REQUEST_TIMED_OUT, "no controller answered within " + std::to_string(kCommandTimeout.ms()) + " ms"};
+}
+
+int report(const std::pair<protocol::ErrorCode, std::string>& r) {
+  if (r.first == protocol::ErrorCode::NONE) return 0;
+  std::cerr << "Error while executing topic command : " << protocol::error_name(r.first)
+            << (r.second.empty() ? "" : ": " + r.second) << "\n";
+  return 1;
+}
+
+// kafka-topics --alter --partitions N: CreatePartitions (v3), answered once every broker knows
+// the new partitions' leaders.
+int alter_partitions(ClientSession& session, const std::string& topic, int32_t partitions) {
+  protocol::CreatePartitionsRequest req;
+  req.topics.push_back({.name = topic, .count = partitions});
+  req.timeout_ms = static_cast<int32_t>(kCommandTimeout.ms());
+  return report(to_controller<protocol::CreatePartitionsResponse>(
+      session, req, 3, [&](const protocol::CreatePartitionsResponse& resp) {
+        for (const auto& r : resp.results)
+          if (r.name == topic) return std::make_pair(r.error_code, r.error_message.value_or(""));
+        return std::make_pair(protocol::ErrorCode::UNKNOWN_SERVER_ERROR, std::string("no result for the topic"));
+      }));
+}
+
+// kafka-topics --delete: DeleteTopics (v3), answered once every broker dropped the topic.
+int delete_topic(ClientSession& session, const std::string& topic) {
+  protocol::DeleteTopicsRequest req;
+  req.topic_names.push_back(topic);
+  req.timeout_ms = static_cast<int32_t>(kCommandTimeout.ms());
+  return report(to_controller<protocol::DeleteTopicsResponse>(session, req, 3, [&](const protocol::DeleteTopicsResponse& resp) {
+    for (const auto& r : resp.responses)
+      if (r.name == topic) {
+        if (r.error_code == protocol::ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)
+          return std::make_pair(r.error_code, "Topic '" + topic + "' does not exist as expected");
+        return std::make_pair(r.error_code, r.error_message.value_or(""));
+      }
+    return std::make_pair(protocol::ErrorCode::UNKNOWN_SERVER_ERROR, std::string("no result for the topic"));
+  }));
+}
+
 // Each topic's non-default configs ("min.insync.replicas=2,retention.ms=60000"), as kafka-topics
 // prints them after "Configs:", from one DescribeConfigs; empty when no broker answers.
 std::map<std::string, std::string> non_default_configs(ClientSession& session, const protocol::MetadataResponse& md,
@@ -168,19 +228,23 @@ int describe(ClientSession& session, const protocol::MetadataResponse& md, const
 int cmd_topics(const Args& args) {
   po::options_description desc(
       "usage: gregor topics --bootstrap-server H:P (--create --topic T --partitions P --replication-factor R\n"
-      "                     [--config k=v ...] | --list | --describe [--topic T])\n\n"
+      "                     [--config k=v ...] | --list | --describe [--topic T]\n"
+      "                     | --alter --topic T --partitions P | --delete --topic T)\n\n"
       "kafka-topics for a real-socket cluster.\n\noptions");
   std::string bootstrap, topic;
   int32_t partitions = 1;
   int replication_factor = 1;
   std::vector<std::string> configs;
-  bool create_flag = false, list_flag = false, describe_flag = false, if_not_exists = false;
+  bool create_flag = false, list_flag = false, describe_flag = false, alter_flag = false, delete_flag = false,
+       if_not_exists = false;
   desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap),
                                                   "H:P[,H:P...] of brokers to ask first")(
       "create", po::bool_switch(&create_flag), "create a topic")("list", po::bool_switch(&list_flag), "list topics")(
       "describe", po::bool_switch(&describe_flag), "describe topics (all, or --topic)")(
+      "alter", po::bool_switch(&alter_flag), "add partitions to a topic (with --partitions, the new total)")(
+      "delete", po::bool_switch(&delete_flag), "delete a topic")(
       "topic", po::value<std::string>(&topic), "the topic")(
-      "partitions", po::value<int32_t>(&partitions)->default_value(partitions), "partitions (--create)")(
+      "partitions", po::value<int32_t>(&partitions)->default_value(partitions), "partitions (--create; --alter: the new total)")(
       "replication-factor", po::value<int>(&replication_factor)->default_value(replication_factor),
       "replicas per partition (--create)")(
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a topic config key=value (--create)")(
@@ -189,8 +253,16 @@ int cmd_topics(const Args& args) {
   if (auto done = parse_command_line("topics", args, desc, vm, nullptr, nullptr,
                                      "topic configs (--config key=value):\n" + broker::topic_config_def().help()))
     return *done;
-  if (int(create_flag) + int(list_flag) + int(describe_flag) != 1) {
-    std::cerr << "gregor topics: give exactly one of --create, --list, --describe\n";
+  if (int(create_flag) + int(list_flag) + int(describe_flag) + int(alter_flag) + int(delete_flag) != 1) {
+    std::cerr << "gregor topics: give exactly one of --create, --list, --describe, --alter, --delete\n";
+    return 2;
+  }
+  if ((alter_flag || delete_flag) && topic.empty()) {
+    std::cerr << "gregor topics: --alter and --delete need --topic\n";
+    return 2;
+  }
+  if (alter_flag && (vm["partitions"].defaulted() || partitions < 1)) {
+    std::cerr << "gregor topics: --alter needs --partitions N (the new number of partitions, at least 1)\n";
     return 2;
   }
   if (bootstrap.empty()) {
@@ -207,6 +279,8 @@ int cmd_topics(const Args& args) {
     n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-topics");
   });
   if (!session) return 2;
+  if (alter_flag) return alter_partitions(*session, topic, partitions);
+  if (delete_flag) return delete_topic(*session, topic);
   if (create_flag)
     return create(*session, topic, partitions, static_cast<int16_t>(replication_factor), config_map, if_not_exists);
   std::optional<std::vector<std::string>> wanted;
