@@ -18,25 +18,7 @@ using protocol::ErrorCode;
 
 namespace {
 
-int32_t coordinator_of(test::GroupFixture& f, const std::string& group) {
-  int32_t node = -1;
-  f.run_until(
-      [&] {
-        protocol::FindCoordinatorRequest req;
-        req.key = group;
-        auto resp = f.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(1, req, 2);
-        if (resp && resp->error_code == ErrorCode::NONE) {
-          protocol::DescribeGroupsRequest describe;
-          describe.groups = {group};
-          auto d = f.call<protocol::DescribeGroupsRequest, protocol::DescribeGroupsResponse>(resp->node_id, describe, 4);
-          if (d && d->groups.size() == 1 && d->groups[0].error_code == ErrorCode::NONE) node = resp->node_id;
-        }
-        if (node < 0) f.sim.run_for(Duration::millis(200));
-        return node >= 0;
-      },
-      Duration::seconds(60));
-  return node;
-}
+int32_t coordinator_of(test::GroupFixture& f, const std::string& group) { return test::find_coordinator(f, group); }
 
 ErrorCode commit(test::GroupFixture& f, int32_t c, const std::string& group, int32_t partition, int64_t offset,
                  int32_t generation = -1, const std::string& member = "") {

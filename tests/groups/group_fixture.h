@@ -12,6 +12,8 @@
 #include "engine/client/producer_node.h"
 #include "engine/client/transactional_sink.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/describe_groups.h"
+#include "engine/protocol/find_coordinator.h"
 #include "sim/check/checkers.h"
 #include "sim/check/consume_checkers.h"
 #include "sim/cluster.h"
@@ -198,5 +200,35 @@ struct GroupFixture {
     return c->violation() ? &*c->violation() : nullptr;
   }
 };
+
+// Asks any broker until the coordinator is known (the first ask creates __consumer_offsets).
+inline int32_t find_coordinator(GroupFixture& f, const std::string& group, int* attempts = nullptr) {
+  int32_t node = -1;
+  int n = 0;
+  f.run_until(
+      [&] {
+        if (node >= 0) return true;
+        protocol::FindCoordinatorRequest req;
+        req.key = group;
+        int32_t any = 1;  // a live broker to ask
+        while (any < 3 && !f.cluster.broker(any)) any++;
+        auto resp = f.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(any, req, 2);
+        n++;
+        if (resp && resp->error_code == protocol::ErrorCode::NONE) {
+          // The answer comes from the asked broker's metadata, which can be ahead of the
+          // coordinator itself: wait until the coordinator answers for the group (DescribeGroups
+          // says neither NOT_COORDINATOR nor COORDINATOR_LOAD_IN_PROGRESS), as a client would retry.
+          protocol::DescribeGroupsRequest describe;
+          describe.groups = {group};
+          auto d = f.call<protocol::DescribeGroupsRequest, protocol::DescribeGroupsResponse>(resp->node_id, describe, 4);
+          if (d && d->groups.size() == 1 && d->groups[0].error_code == protocol::ErrorCode::NONE) node = resp->node_id;
+        }
+        if (node < 0) f.sim.run_for(Duration::millis(200));
+        return node >= 0;
+      },
+      Duration::seconds(60));
+  if (attempts) *attempts = n;
+  return node;
+}
 
 }  // namespace gregor::test

@@ -71,6 +71,13 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::ALTER_CONFIGS, codecs(alter_configs_request, alter_configs_response)},
       {ApiKey::INCREMENTAL_ALTER_CONFIGS,
        codecs(incremental_alter_configs_request, incremental_alter_configs_response)},
+      {ApiKey::DELETE_RECORDS, codecs(delete_records_request, delete_records_response)},
+      {ApiKey::DESCRIBE_LOG_DIRS, codecs(describe_log_dirs_request, describe_log_dirs_response)},
+      {ApiKey::CREATE_PARTITIONS, codecs(create_partitions_request, create_partitions_response)},
+      {ApiKey::DELETE_GROUPS, codecs(delete_groups_request, delete_groups_response)},
+      {ApiKey::ELECT_LEADERS, codecs(elect_leaders_request, elect_leaders_response)},
+      {ApiKey::OFFSET_DELETE, codecs(offset_delete_request, offset_delete_response)},
+      {ApiKey::DESCRIBE_CLUSTER, codecs(describe_cluster_request, describe_cluster_response)},
   };
   return catalog;
 }

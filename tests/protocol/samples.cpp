@@ -151,15 +151,29 @@ LeaderAndIsrRequest leader_and_isr_request(int16_t v) {
   if (v >= 1) p1.is_new = true;
   LeaderAndIsrRequest::LeaderAndIsrPartitionState q0 = p0;
   q0.partition_index = 4;
+  if (v >= 6) p1.leader_recovery_state = 1;
   m.topic_states = {{.topic_name = "t1", .partition_states = {p0, p1}}, {.topic_name = "t2", .partition_states = {q0}}};
+  if (v >= 5) {
+    m.type = 1;  // full
+    m.topic_states[0].topic_id = Uuid(0x0123456789abcdefULL, 0x0fedcba987654321ULL);
+    m.topic_states[1].topic_id = Uuid(0x1111111111111111ULL, 0x2222222222222222ULL);
+  }
+  if (v >= 7) m.is_kraft_controller = true;
   m.live_leaders = {{2, "127.0.0.1", 19093}, {3, "127.0.0.1", 19094}};
   return m;
 }
 
-LeaderAndIsrResponse leader_and_isr_response(int16_t) {
+LeaderAndIsrResponse leader_and_isr_response(int16_t v) {
   LeaderAndIsrResponse m;
   m.error_code = ErrorCode::NONE;
-  m.partition_errors = {{"t1", 0, ErrorCode::NONE}, {"t1", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
+  if (v < 5) {
+    m.partition_errors = {{"t1", 0, ErrorCode::NONE}, {"t1", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
+  } else {
+    // v5+: grouped by topic id; the partitions no longer name their topic.
+    m.topics.push_back({});
+    m.topics[0].topic_id = Uuid(0x0123456789abcdefULL, 0x0fedcba987654321ULL);
+    m.topics[0].partition_errors = {{"", 0, ErrorCode::NONE}, {"", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
+  }
   return m;
 }
 
@@ -550,6 +564,117 @@ IncrementalAlterConfigsResponse incremental_alter_configs_response(int16_t) {
   IncrementalAlterConfigsResponse m;
   m.throttle_time_ms = 21;
   m.responses = {{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "Topic 't1' does not exist.", 2, "t1"}};
+  return m;
+}
+
+DeleteRecordsRequest delete_records_request(int16_t) {
+  DeleteRecordsRequest m;
+  m.topics = {{.name = "t1", .partitions = {{.partition_index = 0, .offset = 42}, {.partition_index = 2, .offset = -1}}}};
+  m.timeout_ms = 30000;
+  return m;
+}
+DeleteRecordsResponse delete_records_response(int16_t) {
+  DeleteRecordsResponse m;
+  m.throttle_time_ms = 3;
+  m.topics = {{.name = "t1",
+               .partitions = {{.partition_index = 0, .low_watermark = 42, .error_code = ErrorCode::NONE},
+                              {.partition_index = 2, .low_watermark = -1, .error_code = ErrorCode::OFFSET_OUT_OF_RANGE}}}};
+  return m;
+}
+DescribeLogDirsRequest describe_log_dirs_request(int16_t) {
+  DescribeLogDirsRequest m;
+  m.topics = std::vector<DescribeLogDirsRequest::DescribableLogDirTopic>{{.topic = "t1", .partitions = {0, 1}}};
+  return m;
+}
+DescribeLogDirsResponse describe_log_dirs_response(int16_t v) {
+  DescribeLogDirsResponse m;
+  m.throttle_time_ms = 4;
+  if (v >= 3) m.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+  m.results.push_back({});
+  m.results[0].error_code = ErrorCode::KAFKA_STORAGE_ERROR;
+  m.results[0].log_dir = "/var/lib/gregor/broker-1";
+  m.results[0].topics = {{.name = "t1",
+                          .partitions = {{.partition_index = 0, .partition_size = 1234, .offset_lag = 5, .is_future_key = true}}}};
+  if (v >= 4) {
+    m.results[0].total_bytes = 1 << 30;
+    m.results[0].usable_bytes = 1 << 20;
+  }
+  return m;
+}
+CreatePartitionsRequest create_partitions_request(int16_t) {
+  CreatePartitionsRequest m;
+  m.topics = {{.name = "t1", .count = 6}, {.name = "t2", .count = 3}};
+  m.topics[1].assignments = std::vector<CreatePartitionsRequest::CreatePartitionsAssignment>{{.broker_ids = {1, 2}}};
+  m.timeout_ms = 25000;
+  m.validate_only = true;
+  return m;
+}
+CreatePartitionsResponse create_partitions_response(int16_t) {
+  CreatePartitionsResponse m;
+  m.throttle_time_ms = 5;
+  m.results = {{.name = "t1", .error_code = ErrorCode::NONE},
+               {.name = "t2", .error_code = ErrorCode::INVALID_PARTITIONS, .error_message = "Topic already has 3 partitions."}};
+  return m;
+}
+DeleteGroupsRequest delete_groups_request(int16_t) {
+  DeleteGroupsRequest m;
+  m.groups_names = {"g1", "g2"};
+  return m;
+}
+DeleteGroupsResponse delete_groups_response(int16_t) {
+  DeleteGroupsResponse m;
+  m.throttle_time_ms = 6;
+  m.results = {{"g1", ErrorCode::NONE}, {"g2", ErrorCode::NON_EMPTY_GROUP}};
+  return m;
+}
+ElectLeadersRequest elect_leaders_request(int16_t v) {
+  ElectLeadersRequest m;
+  if (v >= 1) m.election_type = 1;
+  m.topic_partitions = std::vector<ElectLeadersRequest::TopicPartitions>{{.topic = "t1", .partitions = {0, 3}}};
+  m.timeout_ms = 15000;
+  return m;
+}
+ElectLeadersResponse elect_leaders_response(int16_t v) {
+  ElectLeadersResponse m;
+  m.throttle_time_ms = 7;
+  if (v >= 1) m.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+  m.replica_election_results = {
+      {.topic = "t1",
+       .partition_result = {{.partition_id = 0, .error_code = ErrorCode::NONE, .error_message = std::nullopt},
+                            {.partition_id = 3, .error_code = ErrorCode::ELECTION_NOT_NEEDED, .error_message = "not needed"}}}};
+  return m;
+}
+OffsetDeleteRequest offset_delete_request(int16_t) {
+  OffsetDeleteRequest m;
+  m.group_id = "g1";
+  m.topics = {{.name = "t1", .partitions = {{.partition_index = 0}, {.partition_index = 1}}}};
+  return m;
+}
+OffsetDeleteResponse offset_delete_response(int16_t) {
+  OffsetDeleteResponse m;
+  m.error_code = ErrorCode::NONE;
+  m.throttle_time_ms = 8;
+  m.topics = {{.name = "t1",
+               .partitions = {{.partition_index = 0, .error_code = ErrorCode::NONE},
+                              {.partition_index = 1, .error_code = ErrorCode::GROUP_SUBSCRIBED_TO_TOPIC}}}};
+  return m;
+}
+DescribeClusterRequest describe_cluster_request(int16_t v) {
+  DescribeClusterRequest m;
+  m.include_cluster_authorized_operations = true;
+  if (v >= 1) m.endpoint_type = 2;
+  return m;
+}
+DescribeClusterResponse describe_cluster_response(int16_t v) {
+  DescribeClusterResponse m;
+  m.throttle_time_ms = 9;
+  m.error_code = ErrorCode::NONE;
+  m.error_message = "fine";
+  if (v >= 1) m.endpoint_type = 2;
+  m.cluster_id = "AAAAAAAAAAAAAAAAAAAAAg";
+  m.controller_id = 2;
+  m.brokers = {{1, "127.0.0.1", 19092, std::nullopt}, {2, "127.0.0.1", 19093, "rack-b"}};
+  m.cluster_authorized_operations = 0;
   return m;
 }
 

@@ -60,5 +60,19 @@ AlterConfigsRequest alter_configs_request(int16_t v);
 AlterConfigsResponse alter_configs_response(int16_t v);
 IncrementalAlterConfigsRequest incremental_alter_configs_request(int16_t v);
 IncrementalAlterConfigsResponse incremental_alter_configs_response(int16_t v);
+DeleteRecordsRequest delete_records_request(int16_t v);
+DeleteRecordsResponse delete_records_response(int16_t v);
+DescribeLogDirsRequest describe_log_dirs_request(int16_t v);
+DescribeLogDirsResponse describe_log_dirs_response(int16_t v);
+CreatePartitionsRequest create_partitions_request(int16_t v);
+CreatePartitionsResponse create_partitions_response(int16_t v);
+DeleteGroupsRequest delete_groups_request(int16_t v);
+DeleteGroupsResponse delete_groups_response(int16_t v);
+ElectLeadersRequest elect_leaders_request(int16_t v);
+ElectLeadersResponse elect_leaders_response(int16_t v);
+OffsetDeleteRequest offset_delete_request(int16_t v);
+OffsetDeleteResponse offset_delete_response(int16_t v);
+DescribeClusterRequest describe_cluster_request(int16_t v);
+DescribeClusterResponse describe_cluster_response(int16_t v);
 
 }  // namespace gregor::protocol::samples
