@@ -37,7 +37,10 @@ using AllRequests =
                protocol::LeaveGroupRequest, protocol::SyncGroupRequest, protocol::DescribeGroupsRequest,
                protocol::ListGroupsRequest, protocol::ApiVersionsRequest, protocol::CreateTopicsRequest,
                protocol::DeleteTopicsRequest, protocol::InitProducerIdRequest, protocol::OffsetForLeaderEpochRequest,
-               protocol::DescribeConfigsRequest, protocol::AlterConfigsRequest, protocol::IncrementalAlterConfigsRequest>;
+               protocol::DescribeConfigsRequest, protocol::AlterConfigsRequest, protocol::IncrementalAlterConfigsRequest,
+               protocol::DeleteRecordsRequest, protocol::DescribeLogDirsRequest, protocol::CreatePartitionsRequest,
+               protocol::DeleteGroupsRequest, protocol::ElectLeadersRequest, protocol::OffsetDeleteRequest,
+               protocol::DescribeClusterRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>
