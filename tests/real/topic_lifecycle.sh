@@ -51,6 +51,10 @@ until_true 30 test -s "$(ls "$TMP"/cluster/broker-3/phoenix-0/*.log | head -n 1)
 pid3=$(broker_pid 3)
 kill -9 "$pid3"
 cmd3=$(broker_command 3)
+# The controller has noticed (zk session expiry): broker 3 left phoenix's ISR. Only then is the
+# deletion sure not to wait for broker 3.
+isr_without_3() { "$G" topics --bootstrap-server "$BOOTSTRAP" --describe --topic phoenix | grep -q $'\tIsr: [12],[12]$'; }
+until_true 90 isr_without_3 || fail "broker 3 did not leave phoenix's ISR after its kill"
 "$G" topics --bootstrap-server "$BOOTSTRAP" --delete --topic phoenix || fail "delete phoenix while broker 3 is down"
 old_id=$(sed -n 's/^topic_id: //p' "$TMP/cluster/broker-3/phoenix-0/partition.metadata")
 [ -n "$old_id" ] || fail "broker 3's phoenix-0 has no partition.metadata"
