@@ -166,7 +166,7 @@ TEST_CASE("DescribeCluster names the cluster id, the controller and the brokers"
   CHECK(r->error_code == ErrorCode::UNSUPPORTED_ENDPOINT_TYPE);
 }
 
-TEST_CASE("ElectLeaders: preferred moves leadership back; unclean elects an out-of-sync replica of an offline partition",
+TEST_CASE("ElectLeaders: preferred moves leadership back, unclean elects an out-of-sync replica of an offline partition",
           "[broker][admin]") {
   test::ClusterFixture f(44, {{"auto.leader.rebalance.enable", "false"}});
   f.create_topic("lead", 1, 2);

@@ -56,7 +56,7 @@ std::vector<ErrorCode> delete_groups(test::GroupFixture& f, int32_t c, std::vect
 
 }  // namespace
 
-TEST_CASE("DeleteGroups deletes an empty group with its offsets; unknown and non-empty groups are refused",
+TEST_CASE("DeleteGroups deletes an empty group with its offsets, refuses unknown and non-empty groups",
           "[groups][admin]") {
   test::GroupFixture f(31);
   f.create_topic("orders", 2, 3);
