@@ -22,8 +22,8 @@ std::optional<protocol::ApiKey> api_key_named(const std::string& name) {
   return std::nullopt;
 }
 
-void MessageFaults::add_rule(Selector s, Intercept::Action action, Duration delay, int64_t count) {
-  rules_.push_back(Rule{std::move(s), action, delay, count});
+void MessageFaults::add_rule(Selector s, Intercept::Action action, Duration delay, int64_t count, Time until) {
+  rules_.push_back(Rule{std::move(s), action, delay, count, until});
 }
 
 void MessageFaults::add_watch(Selector s, std::function<void()> on_match) {
@@ -63,7 +63,7 @@ FrameVerdict MessageFaults::on_send(NodeId from, NodeId to, bool reply, ByteView
   for (const Watch& w : watches_)
     if (selects(w.selector, api, reply, from.value, to.value)) w.on_match();
   for (Rule& r : rules_) {
-    if (r.remaining <= 0 || !selects(r.selector, api, reply, from.value, to.value)) continue;
+    if (r.remaining <= 0 || now_() > r.until || !selects(r.selector, api, reply, from.value, to.value)) continue;
     r.remaining--;
     FrameVerdict v;
     v.action = r.action == Intercept::Action::kDrop    ? FrameVerdict::Action::kDrop

@@ -36,7 +36,8 @@ class MessageFaults final : public FrameInterceptor {
  public:
   using Emit = std::function<void(ev::MessageIntercept)>;
   // brokers: the node ids that speak Kafka's protocol as servers.
-  MessageFaults(std::set<int32_t> brokers, Emit emit) : brokers_(std::move(brokers)), emit_(std::move(emit)) {}
+  MessageFaults(std::set<int32_t> brokers, Emit emit, std::function<Time()> now)
+      : brokers_(std::move(brokers)), emit_(std::move(emit)), now_(std::move(now)) {}
 
   // Which messages a rule or a watch looks at: an API, one side, senders and receivers (nullopt:
   // any node; an empty set: none, e.g. a role that resolved to no node).
@@ -45,7 +46,8 @@ class MessageFaults final : public FrameInterceptor {
     bool response = false;
     std::optional<std::set<int32_t>> from, to;
   };
-  void add_rule(Selector s, Intercept::Action action, Duration delay, int64_t count);
+  // The rule acts on messages sent until `until` (inclusive).
+  void add_rule(Selector s, Intercept::Action action, Duration delay, int64_t count, Time until = Time{INT64_MAX});
   // Calls on_match for every message the selector matches (a `when:` on messages).
   void add_watch(Selector s, std::function<void()> on_match);
 
@@ -57,6 +59,7 @@ class MessageFaults final : public FrameInterceptor {
     Intercept::Action action;
     Duration delay;
     int64_t remaining;
+    Time until;
   };
   struct Watch {
     Selector selector;
@@ -66,6 +69,7 @@ class MessageFaults final : public FrameInterceptor {
 
   std::set<int32_t> brokers_;
   Emit emit_;
+  std::function<Time()> now_;
   std::vector<Rule> rules_;
   std::vector<Watch> watches_;
   // (client, broker) -> correlation id -> api of the requests not yet answered.

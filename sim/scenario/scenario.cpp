@@ -147,6 +147,7 @@ std::string FaultAction::describe() const {
     if (when->delay.us > 0) s += ", after " + format_duration(when->delay);
     s += ")";
   }
+  if (until) s += " (until " + format_duration(*until - Time{0}) + ")";
   return s;
 }
 

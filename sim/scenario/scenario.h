@@ -180,6 +180,8 @@ struct FaultAction {
   ConfigMap config;
   // `when:` fire when this matches (armed from `at`), instead of at `at`.
   std::optional<Trigger> when;
+  // `until:` a trigger fires, and an intercept acts on messages, only until then.
+  std::optional<Time> until;
   Intercept intercept;  // kIntercept
   int line = 0;  // in the file it came from (0: added by a user or a generator)
   // Filled when it fires: the nodes it hit, by name, in the order they were hit.

@@ -290,7 +290,7 @@ EventMatch read_when(const YAML::Node& n, const std::string& key) {
 }
 
 FaultAction read_fault(const YAML::Node& n, const std::string& key) {
-  std::vector<std::string> allowed = {"at", "as", "one-way", "when", "delay", "count"};
+  std::vector<std::string> allowed = {"at", "as", "one-way", "when", "delay", "count", "until"};
   for (FaultKind k : fault_kinds()) allowed.push_back(fault_kind_name(k));
   R::check_keys(n, key, allowed);
   FaultAction f;
@@ -327,6 +327,12 @@ FaultAction read_fault(const YAML::Node& n, const std::string& key) {
     f.one_way = R::boolean(n["one-way"], key + ".one-way");
   }
   read_fault_operand(v, vkey, f);
+  if (n["until"]) {
+    if (!f.when && f.kind != FaultKind::kIntercept)
+      R::fail(n["until"], key + ".until", "only a triggered fault (when:) or an intercept lasts until a time");
+    f.until = Time{0} + R::duration(n["until"], key + ".until");
+    if (*f.until < f.at) R::fail(n["until"], key + ".until", "before the fault's at:");
+  }
   if (f.kind == FaultKind::kIntercept || (f.kind == FaultKind::kSetConfig && !f.topics.empty())) return f;
   if (f.targets.empty() && f.groups.empty() && f.kind != FaultKind::kHeal) R::fail(v, vkey, "no targets");
   return f;

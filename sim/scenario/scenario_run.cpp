@@ -179,7 +179,8 @@ MessageFaults& ScenarioRun::message_faults() {
     std::set<int32_t> brokers;
     for (NodeId b : cluster_->broker_ids()) brokers.insert(b.value);
     message_faults_ = std::make_unique<MessageFaults>(
-        std::move(brokers), [this](ev::MessageIntercept m) { sim_->emit(Simulator::kWorld, std::move(m)); });
+        std::move(brokers), [this](ev::MessageIntercept m) { sim_->emit(Simulator::kWorld, std::move(m)); },
+        [this] { return sim_->now(); });
     sim_->set_frame_interceptor(message_faults_.get());
   }
   return *message_faults_;
@@ -227,6 +228,7 @@ void ScenarioRun::arm(size_t i) {
 // when there is no delay).
 void ScenarioRun::triggered(size_t i) {
   if (trigger_left_[i] <= 0) return;
+  if (scenario_.faults[i].until && sim_->now() > *scenario_.faults[i].until) return;
   trigger_left_[i]--;
   sim_->loop().schedule_after(scenario_.faults[i].when->delay, [this, i] { fire(scenario_.faults[i]); });
 }
@@ -453,7 +455,8 @@ void ScenarioRun::apply(const FaultAction& a, const Hit& hit) {
       };
       if (!a.intercept.from.empty()) sel.from = ids(hit.nodes);
       if (!a.intercept.to.empty()) sel.to = ids(hit.to);
-      message_faults().add_rule(std::move(sel), a.intercept.action, a.intercept.delay, a.intercept.count);
+      message_faults().add_rule(std::move(sel), a.intercept.action, a.intercept.delay, a.intercept.count,
+                                a.until.value_or(Time{INT64_MAX}));
       return;
     }
   }

@@ -106,6 +106,7 @@ void emit_faults(YAML::Emitter& out, const std::vector<FaultAction>& faults) {
     out << YAML::BeginMap;
     if (!f.when || f.at.us != 0) out << YAML::Key << "at" << YAML::Value << format_duration(f.at - Time{0});
     if (f.when) emit_when(out, *f.when);
+    if (f.until) out << YAML::Key << "until" << YAML::Value << format_duration(*f.until - Time{0});
     out << YAML::Key << fault_kind_name(f.kind) << YAML::Value;
     if (f.kind == FaultKind::kPartition || (f.kind == FaultKind::kHeal && !f.groups.empty())) {
       emit_groups(out, f.groups);

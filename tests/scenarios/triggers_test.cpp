@@ -7,6 +7,7 @@
 
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_run.h"
+#include "sim/scenario/swarm.h"
 
 using namespace gregor;
 using namespace gregor::sim;
@@ -67,6 +68,7 @@ TEST_CASE("when: parses events and messages, and writes back the same", "[scenar
   - when: {request: LeaderAndIsr, to: broker-3}
     pause: broker-3
   - at: 3s
+    until: 20s
     intercept: {response: Produce, from: brokers, to: producer-1, action: delay, for: 2s, count: 4}
 )"));
   REQUIRE(s.faults.size() == 4);
@@ -83,6 +85,7 @@ TEST_CASE("when: parses events and messages, and writes back the same", "[scenar
   CHECK(s.faults[2].intercept.response);
   CHECK(s.faults[2].intercept.action == Intercept::Action::kDelay);
   CHECK(s.faults[2].intercept.count == 4);
+  CHECK(s.faults[2].until == Time{0} + Duration::seconds(20));
   REQUIRE(s.faults[3].when);
   CHECK(s.faults[3].when->match.event == "isr_change");
   CHECK(s.faults[3].at == Time{0} + Duration::seconds(5));
@@ -93,6 +96,7 @@ TEST_CASE("when: parses events and messages, and writes back the same", "[scenar
     CHECK(again.faults[i].when == s.faults[i].when);
     CHECK(again.faults[i].intercept == s.faults[i].intercept);
     CHECK(again.faults[i].at == s.faults[i].at);
+    CHECK(again.faults[i].until == s.faults[i].until);
   }
 }
 
@@ -115,6 +119,7 @@ TEST_CASE("a malformed when: or intercept: is an error with file, line and key",
         std::string::npos);
   CHECK(error_of(scenario_with("  - at: 1s\n    delay: 1s\n    crash: broker-1\n")) ==
         "x.yaml:17: faults[0].delay: only a triggered fault (when:) has a delay or a count");
+  CHECK(error_of(scenario_with("  - at: 1s\n    until: 2s\n    crash: broker-1\n")).find("faults[0].until") != std::string::npos);
   CHECK(error_of(scenario_with("  - crash: broker-1\n")).find("every fault needs a time (at: 10s) or a trigger") !=
         std::string::npos);
   CHECK(error_of(scenario_with("  - when: {event: node_crash}\n    count: 0\n    crash: broker-1\n")).find("faults[0].count") !=
@@ -286,4 +291,29 @@ TEST_CASE("a variant replaces the fault schedule", "[scenario][triggers]") {
   run.run_to_end();
   REQUIRE(run.applied().size() >= 2);
   CHECK(run.applied()[1].at == Time{0} + Duration::seconds(3));
+}
+
+TEST_CASE("the safe swarm draws triggered and message faults, valid and firing", "[scenario][triggers][swarm]") {
+  int triggered = 0, intercepts = 0, fired = 0, acted = 0;
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    const Scenario s = generate_swarm_scenario("safe", seed);
+    INFO("seed " << seed);
+    REQUIRE(validate_scenario(s).is_ok());
+    for (const auto& f : s.faults) {
+      triggered += f.when.has_value();
+      intercepts += f.kind == FaultKind::kIntercept;
+      if (f.when || f.kind == FaultKind::kIntercept) CHECK(f.until.has_value());
+    }
+    if (seed > 10) continue;  // runs of the first ten: what fired
+    ScenarioRun run(s, seed);
+    run.add_listener([&](const TraceEvent& e) {
+      if (e.is<ev::MessageIntercept>()) acted++;
+    });
+    run.run_to_end();
+    for (const auto& a : run.applied()) fired += a.when.has_value();
+  }
+  CHECK(triggered >= 10);
+  CHECK(intercepts >= 10);
+  CHECK(fired >= 3);
+  CHECK(acted >= 3);
 }
