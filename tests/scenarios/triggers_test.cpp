@@ -194,7 +194,7 @@ TEST_CASE("intercept drop breaks the connection: the follower's fetch is lost an
   CHECK(v.acked > 1000);
 }
 
-TEST_CASE("intercept hold keeps a link's messages until a heal; delay holds them for a while", "[scenario][triggers]") {
+TEST_CASE("intercept hold keeps a link's messages until a heal", "[scenario][triggers]") {
   // Holding broker-3's fetches from the leader: broker-3 falls out of the ISR (replica.lag.time.max.ms
   // 30s by default would be long: the file sets 2s) and rejoins after the heal.
   const std::string faults = R"(  - at: 5s
@@ -226,7 +226,7 @@ TEST_CASE("intercept hold keeps a link's messages until a heal; delay holds them
   CHECK(f.leaderless_max == Duration{0});
 }
 
-TEST_CASE("availability: a leader crash shows as time without acks and without a leader; bounds decide", "[scenario][triggers]") {
+TEST_CASE("availability: a leader crash shows as time without acks and without a leader, and bounds decide", "[scenario][triggers]") {
   const Scenario s = parsed(scenario_with(R"(  - at: 5s
     crash: leader of orders-0
   - at: 20s
