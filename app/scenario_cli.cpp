@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+
 namespace gregor::app {
 
 std::optional<sim::Scenario> load_scenario_or_report(const std::string& command, const std::string& path,
@@ -37,6 +38,21 @@ std::string verdicts_text(const sim::Verdicts& v) {
       out += "at " + seconds_text(c.violation->time) + ": " + c.violation->message + "\n";
     else
       out += c.description + "\n";
+  }
+  if (!v.availability.empty()) {
+    out += "availability (longest stretches):\n";
+    for (const auto& [topic, f] : v.availability) {
+      std::string line = "  " + topic + ": ";
+      line += f.produced ? "without an ack " + seconds_text(Time{0} + f.unavailable_max) +
+                               (f.unavailable_max.us > 0 ? " (from " + seconds_text(f.unavailable_from) + ")" : "")
+                         : std::string("no producer");
+      line += ", leaderless " + seconds_text(Time{0} + f.leaderless_max);
+      if (f.leaderless_max.us > 0) line += " (" + f.leaderless_partition + " from " + seconds_text(f.leaderless_from) + ")";
+      line += ", under-replicated " + seconds_text(Time{0} + f.under_replicated_max);
+      if (f.under_replicated_max.us > 0)
+        line += " (" + f.under_replicated_partition + " from " + seconds_text(f.under_replicated_from) + ")";
+      out += line + "\n";
+    }
   }
   out += "expectations:\n";
   int failed = 0;
@@ -81,6 +97,17 @@ Json run_report_json(sim::ScenarioRun& run, double wall_seconds) {
     checkers.push_back(std::move(j));
   }
   o["checkers"] = std::move(checkers);
+  Json::Object availability;
+  for (const auto& [topic, f] : v.availability) {
+    Json::Object j;
+    j["unavailable_max_us"] = f.unavailable_max.us;
+    j["leaderless_max_us"] = f.leaderless_max.us;
+    j["leaderless_partition"] = f.leaderless_partition;
+    j["under_replicated_max_us"] = f.under_replicated_max.us;
+    j["under_replicated_partition"] = f.under_replicated_partition;
+    availability[topic] = std::move(j);
+  }
+  o["availability"] = std::move(availability);
   Json::Array expectations;
   for (const auto& e : v.expectations) {
     Json::Object j;

@@ -173,6 +173,10 @@ void History::track(const TraceEvent& e) {
           for (const auto& [key, index] : open_periods_)
             if (key.rfind("cut:", 0) == 0) cuts.push_back(key);
           for (const auto& key : cuts) close_period(key, e.time);
+        } else if constexpr (std::is_same_v<B, ev::MessageIntercept>) {
+          markers_.push_back({e.time, MarkerKind::kFault,
+                              "intercept: " + b.action + " " + b.side + " " + b.api + " " + std::to_string(b.from) + " -> " +
+                                  std::to_string(b.to)});
         } else if constexpr (std::is_same_v<B, ev::Clog> || std::is_same_v<B, ev::DiskCorrupt> || std::is_same_v<B, ev::Latency>) {
           markers_.push_back({e.time, MarkerKind::kFault, std::string(B::kKind) + " " + e.fields_json()});
         } else if constexpr (std::is_same_v<B, ev::LeaderChange> || std::is_same_v<B, ev::PartitionOffline> ||

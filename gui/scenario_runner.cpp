@@ -108,7 +108,9 @@ std::vector<StoryStep> ScenarioRunner::story() const {
 
 std::vector<std::pair<Time, std::string>> ScenarioRunner::schedule() const {
   std::vector<std::pair<Time, std::string>> out;
-  for (const auto& f : scenario_.faults) out.push_back({f.at, f.describe()});
+  // A triggered fault has no time ahead of the run: it shows when it fires.
+  for (const auto& f : scenario_.faults)
+    if (!f.when) out.push_back({f.at, f.describe()});
   return out;
 }
 

@@ -42,8 +42,13 @@ bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   Time at = loop_.now() + d;
   if (at < ch.last_delivery) at = ch.last_delivery;  // TCP order: never overtake
   if (at < ch.clog_until) at = ch.clog_until;
+  FrameVerdict verdict;
+  if (interceptor_) verdict = interceptor_->on_send(from, to, reply, frame);
+  if (verdict.action == FrameVerdict::Action::kDelay) at = at + verdict.delay;
   ch.last_delivery = at;
   ch.in_flight.push_back(InFlight{at, seen_from, *incarnation, std::move(frame)});
+  ch.in_flight.back().held = verdict.action == FrameVerdict::Action::kHold;
+  ch.in_flight.back().drop = verdict.action == FrameVerdict::Action::kDrop;
   Channel* c = &ch;  // channels_ never moves its elements
   loop_.schedule(at, [this, c] { deliver_due(*c); });
   return true;
@@ -57,6 +62,10 @@ void SimNetwork::deliver_due(Channel& ch) {
     const Time now = loop_.now();
     // A cut direction holds its frames (TCP retransmits them until the path heals; see heal).
     if (ch.cut || ch.in_flight.empty() || ch.in_flight.front().at > now || now < ch.clog_until) return;
+    // An intercepted frame: held ones wait (and everything behind them) for a heal; a lost one
+    // breaks the connection, which drops everything in flight both ways.
+    if (ch.in_flight.front().held) return;
+    if (ch.in_flight.front().drop) return break_connection(ch.from, ch.to);
     InFlight f = std::move(ch.in_flight.front());
     ch.in_flight.pop_front();
     if (nodes_.reachable(ch.to) != f.incarnation) {
@@ -105,7 +114,12 @@ void SimNetwork::cut(const std::set<NodeId>& from, const std::set<NodeId>& to, b
 }
 
 void SimNetwork::heal_channel(Channel& ch) {
-  if (!ch.cut) return;
+  bool held = false;
+  for (InFlight& f : ch.in_flight) {
+    held = held || f.held;
+    f.held = false;
+  }
+  if (!ch.cut && !held) return;
   ch.cut = false;
   if (ch.in_flight.empty()) return;
   // What was sent into the cut was retransmitted meanwhile; the first retransmission after the heal

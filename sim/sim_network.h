@@ -31,6 +31,28 @@ struct LinkLatency {
   Duration jitter = Duration::micros(200);
 };
 
+// What happens to one frame a FrameInterceptor looked at (message faults, sim/scenario/message_faults.h).
+struct FrameVerdict {
+  enum class Action {
+    kPass,   // delivered as usual
+    kDrop,   // lost as TCP loses data: when it would have arrived, the connection breaks and
+             // everything in flight on it (both ways, this frame included) is lost
+    kDelay,  // arrives `delay` later; frames sent after it on the same direction wait behind it
+    kHold,   // held, with every frame sent after it on the same direction, until a heal of the link
+  };
+  Action action = Action::kPass;
+  Duration delay{0};
+};
+
+// Looks at every frame the network accepts, before it travels: `from` and `to` are node ids (the
+// sender and the receiver), `reply` is true when it travels on the receiver's own connection (a
+// response, in Kafka's terms; see engine/core/runtime.h).
+class FrameInterceptor {
+ public:
+  virtual ~FrameInterceptor() = default;
+  virtual FrameVerdict on_send(NodeId from, NodeId to, bool reply, ByteView frame) = 0;
+};
+
 class SimNetwork {
  public:
   // The world the network connects.
@@ -68,6 +90,8 @@ class SimNetwork {
   // has none of its own.
   void set_latency(NodeId from, NodeId to, LinkLatency latency);
   void set_default_latency(LinkLatency latency) { latency_ = latency; }
+  // Every accepted frame passes through it (nullptr: none, the default).
+  void set_interceptor(FrameInterceptor* i) { interceptor_ = i; }
 
   uint64_t frames_sent() const { return frames_sent_; }
   uint64_t frames_dropped() const { return frames_dropped_; }
@@ -79,6 +103,8 @@ class SimNetwork {
     NodeId seen_from;      // the connection id the receiver sees (see engine/core/runtime.h)
     uint64_t incarnation;  // of the receiver it was sent to
     Bytes frame;
+    bool held = false;  // an intercept holds it (and what follows it) until a heal
+    bool drop = false;  // an intercept loses it: the connection breaks when it would arrive
   };
   struct Channel {
     NodeId from, to;
@@ -93,13 +119,14 @@ class SimNetwork {
   Channel& channel(NodeId from, NodeId to);
   // Hands the frames at the front of a channel that are due (and not clogged or cut) to the receiver.
   void deliver_due(Channel& ch);
-  // Lifts a cut; frames held by it arrive one link latency later, in order.
+  // Lifts a cut and releases frames an intercept holds; they arrive one link latency later, in order.
   void heal_channel(Channel& ch);
 
   EventLoop& loop_;
   uint64_t seed_;
   LinkLatency latency_;
   Nodes& nodes_;
+  FrameInterceptor* interceptor_ = nullptr;
   std::map<std::pair<int32_t, int32_t>, Channel> channels_;  // node addresses are stable
   std::map<int32_t, std::set<NodeId>> connected_;           // node -> peers with an open connection
   uint64_t frames_sent_ = 0, frames_dropped_ = 0;

@@ -107,6 +107,9 @@ class Simulator final : private SimNetwork::Nodes {
   // Latency of one direction for frames sent from now on; with from and to both kWorld, the default
   // of every link that has no latency of its own. Frames never overtake earlier ones.
   void set_latency(NodeId from, NodeId to, LinkLatency latency);
+  // Message faults: every frame the network accepts passes through `i` (nullptr: none). Frames
+  // an intercept holds are released by a heal of their link (heal, heal_all).
+  void set_frame_interceptor(FrameInterceptor* i) { network_.set_interceptor(i); }
   // Disk faults.
   void corrupt_disk(NodeId id, const std::string& path = "");
   void set_disk_capacity(NodeId id, uint64_t bytes);

@@ -52,6 +52,9 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
               {TruncationMode::kHighWatermark, "high-watermark"}},
              "Gregor's switch for how a new follower truncates: by leader epoch (KIP-101 with KIP-279), by leader "
              "epoch as KIP-101 alone did, or to its own high watermark (before KIP-101).");
+    d.define("gregor.kafka7164.truncate.on.leader.change.only", &BrokerConfig::truncate_on_leader_change_only,
+             "Gregor's switch for KAFKA-7164 (Kafka 1.1 to 2.0): true makes a follower truncate only when its leader "
+             "changes, not on every leader epoch change, so a replica that missed an epoch keeps a diverged log.");
     d.define("socket.request.max.bytes", &BrokerConfig::socket_request_max_bytes, at_least(1),
              "The largest request a broker reads; a larger frame closes the connection.");
     d.define("zookeeper.session.timeout.ms", &BrokerConfig::zookeeper_session_timeout_ms, at_least(1),

@@ -12,6 +12,10 @@
 //   offset for its epoch, ignoring the epoch the leader answers with, so a fast double failover can
 //   leave logs diverged) | high-watermark (before KIP-101: a follower truncates to its own high
 //   watermark when it becomes a follower).
+//   gregor.kafka7164.truncate.on.leader.change.only = false (default: a follower truncates on every
+//   leader epoch change, as Kafka 2.1+ does) | true (Kafka 1.1 to 2.0, KAFKA-7164: a follower whose
+//   leader stays the same broker across an epoch change keeps fetching without truncating, so a
+//   replica that missed an epoch in between can keep a diverged log).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +64,7 @@ struct BrokerConfig : group::GroupConfig {
   int64_t transactional_id_expiration_ms = 604800000;
   int32_t socket_request_max_bytes = 104857600;
   TruncationMode replication_truncation = TruncationMode::kLeaderEpoch;
+  bool truncate_on_leader_change_only = false;  // gregor.kafka7164.truncate.on.leader.change.only
 
   // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it.
   // Topic-level keys set the topic defaults, under their broker names (log.segment.bytes) or

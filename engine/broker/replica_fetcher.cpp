@@ -30,6 +30,14 @@ void ReplicaFetcher::add_partition(const TopicPartition& tp, int32_t leader, int
 }
 
 void ReplicaFetcher::remove_partition(const TopicPartition& tp) { parts_.erase(tp); }
+
+bool ReplicaFetcher::update_epoch_keeping_state(const TopicPartition& tp, int32_t leader, int32_t leader_epoch) {
+  auto it = parts_.find(tp);
+  if (it == parts_.end() || it->second.leader != leader) return false;
+  it->second.leader_epoch = leader_epoch;
+  schedule(leader, Duration{0});
+  return true;
+}
 void ReplicaFetcher::remove_all() { parts_.clear(); }
 
 bool ReplicaFetcher::current(const TopicPartition& tp, int32_t leader, int32_t epoch) const {

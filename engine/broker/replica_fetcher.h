@@ -27,6 +27,10 @@ class ReplicaFetcher {
 
   void add_partition(const TopicPartition& tp, int32_t leader, int32_t leader_epoch);
   void remove_partition(const TopicPartition& tp);
+  // KAFKA-7164's teaching switch: the same leader at a new epoch, taken without truncating (the
+  // partition keeps its state and fetches at the new epoch). False when the partition is not
+  // fetched from that leader.
+  bool update_epoch_keeping_state(const TopicPartition& tp, int32_t leader, int32_t leader_epoch);
   void remove_all();
   size_t partition_count() const { return parts_.size(); }
 

@@ -190,7 +190,13 @@ ErrorCode ReplicaManager::become(const TopicPartition& tp, const Uuid& topic_id,
     fetcher_.remove_partition(tp);
     return ErrorCode::NONE;
   }
+  const bool same_leader = p->role() == Role::kFollower && p->leader().value == ps.leader;
   if (!p->make_follower(st, rt_.now())) return ErrorCode::STALE_CONTROLLER_EPOCH;
+  // Kafka 1.1 to 2.0 (KAFKA-7164): a follower whose leader did not change kept fetching, without
+  // truncating, whatever epochs it missed. Kafka 2.1+ truncates on every epoch change.
+  if (config_.truncate_on_leader_change_only && same_leader &&
+      fetcher_.update_epoch_keeping_state(tp, ps.leader, ps.leader_epoch))
+    return ErrorCode::NONE;
   fetcher_.remove_partition(tp);
   if (ps.leader >= 0) fetcher_.add_partition(tp, ps.leader, ps.leader_epoch);
   return ErrorCode::NONE;

@@ -141,6 +141,19 @@ struct ScenarioFault {
   GREGOR_TRACE_FIELDS(fault, hit)
 };
 
+// A message fault (scenario `intercept:`) acted on one request or response.
+struct MessageIntercept {
+  GREGOR_TRACE_EVENT(MessageIntercept, "message_intercept");
+  std::string api;  // Kafka's name of the API: Produce, Fetch, LeaderAndIsr, ...
+  std::string side;  // request, response
+  int32_t from = 0;
+  int32_t to = 0;
+  int32_t correlation_id = 0;
+  std::string action;  // drop, delay, hold
+  int64_t delay_us = 0;
+  GREGOR_TRACE_FIELDS(api, side, from, to, correlation_id, action, delay_us)
+};
+
 // ---- Brokers: the process, zk registration, the controller ------------------------------------
 
 struct BrokerStart {
@@ -881,7 +894,7 @@ using TraceBody = std::variant<
     // world
     ev::NodeStart, ev::NodeRestart, ev::NodeCrash, ev::NodePause, ev::NodeResume, ev::PowerLoss, ev::Partition,
     ev::Heal, ev::HealAll, ev::Clog, ev::Latency, ev::DiskCorrupt, ev::DiskCapacity, ev::ScenarioReady,
-    ev::ScenarioFault,
+    ev::ScenarioFault, ev::MessageIntercept,
     // brokers
     ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::ControllerElected, ev::ControllerResigned,
     ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,

@@ -58,7 +58,7 @@ const std::vector<FaultKind>& fault_kinds() {
   static const std::vector<FaultKind> kinds = {
       FaultKind::kCrash,     FaultKind::kRestart, FaultKind::kPowerLoss, FaultKind::kPause,   FaultKind::kResume,
       FaultKind::kShutdown,  FaultKind::kIsolate, FaultKind::kPartition, FaultKind::kHeal,    FaultKind::kClog,
-      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig};
+      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig, FaultKind::kIntercept};
   return kinds;
 }
 
@@ -77,6 +77,7 @@ const char* fault_kind_name(FaultKind kind) {
     case FaultKind::kLatency: return "latency";
     case FaultKind::kDiskCorrupt: return "disk-corrupt";
     case FaultKind::kSetConfig: return "set-config";
+    case FaultKind::kIntercept: return "intercept";
   }
   return "?";
 }
@@ -89,11 +90,28 @@ std::optional<FaultKind> parse_fault_kind(const std::string& name) {
 
 bool takes_targets(FaultKind kind) { return kind <= FaultKind::kIsolate; }
 
+const char* intercept_action_name(Intercept::Action a) {
+  switch (a) {
+    case Intercept::Action::kDrop: return "drop";
+    case Intercept::Action::kDelay: return "delay";
+    case Intercept::Action::kHold: return "hold";
+  }
+  return "?";
+}
+
+std::string EventMatch::describe() const {
+  std::string s = event.empty() ? std::string(response ? "response " : "request ") + api : event;
+  for (const auto& [k, v] : fields) s += " " + k + "=" + list_text(v);
+  return s;
+}
+
 FaultAction FaultAction::concrete() const {
   FaultAction c = *this;
+  // What fired is recorded at the time it fired: the trigger has done its work.
+  c.when.reset();
   // Only single-list actions can be rewritten faithfully; partitions keep their groups (whose
   // members were resolved at the time and are listed in `resolved`).
-  if (!resolved.empty() && groups.empty() && to.empty()) c.targets = resolved;
+  if (kind != FaultKind::kIntercept && !resolved.empty() && groups.empty() && to.empty()) c.targets = resolved;
   c.label.clear();
   c.line = 0;
   return c;
@@ -112,10 +130,24 @@ std::string FaultAction::describe() const {
   } else if (kind == FaultKind::kSetConfig) {
     s += " " + list_text(topics.empty() ? targets : topics);
     for (const auto& [k, v] : config) s += " " + k + "=" + v;
+  } else if (kind == FaultKind::kIntercept) {
+    const Intercept& i = intercept;
+    s += std::string(i.response ? " response " : " request ") + i.api;
+    if (!i.from.empty()) s += " from " + list_text(i.from);
+    if (!i.to.empty()) s += " to " + list_text(i.to);
+    s += std::string(": ") + intercept_action_name(i.action);
+    if (i.action == Intercept::Action::kDelay) s += " " + format_duration(i.delay);
+    if (i.count != 1) s += " x" + std::to_string(i.count);
   } else {
     s += " " + list_text(targets);
     if (!path.empty()) s += " (" + path + ")";
   }
+  if (when) {
+    s += " (when " + when->match.describe();
+    if (when->delay.us > 0) s += ", after " + format_duration(when->delay);
+    s += ")";
+  }
+  if (until) s += " (until " + format_duration(*until - Time{0}) + ")";
   return s;
 }
 
@@ -145,6 +177,7 @@ Result<Scenario> apply_variant(const Scenario& s, const std::string& variant_nam
     if (v->delivery) g.delivery = *v->delivery;
   }
   if (v->expect) out.expect = *v->expect;
+  if (v->faults) out.faults = *v->faults;
   return out;
 }
 

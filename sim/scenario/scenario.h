@@ -97,6 +97,7 @@ enum class FaultKind {
   kLatency,
   kDiskCorrupt,
   kSetConfig,
+  kIntercept,
 };
 const std::vector<FaultKind>& fault_kinds();  // every kind, in the order above
 const char* fault_kind_name(FaultKind kind);  // "crash", "power-loss", "set-config", ...
@@ -111,6 +112,45 @@ ConfigMap group_consumer_config(const GroupSpec& g);
 // The partitions fault targets may name (`leader of orders-0`): the scenario's topics, and the
 // internal __consumer_offsets with its offsets.topic.num.partitions (`leader of __consumer_offsets-7`).
 std::map<std::string, int32_t> target_partitions(const std::vector<TopicSpec>& topics, const ConfigMap& broker_config);
+
+// The most times one trigger fires, and the most messages one intercept acts on.
+inline constexpr int64_t kTriggerCountMax = 10000;
+inline constexpr int64_t kInterceptCountMax = 1000000;
+
+// `when:` what a triggered fault waits for: a trace event (`event: leader_change` and fields of that
+// kind) or a Kafka message (`request: LeaderAndIsr` or `response: Fetch`, with `from` and `to`).
+// Values are kept as written and checked against the kind's fields when the file is read
+// (sim/scenario/triggers.h says how each is matched).
+struct EventMatch {
+  std::string event;     // a trace event kind ("leader_change"); empty for a message
+  std::string api;       // a message: Kafka's name of the API ("LeaderAndIsr")
+  bool response = false;  // a message: the response (else the request)
+  // key -> the values written (one, or a list); `node`, `partition` and the kind's own fields.
+  std::vector<std::pair<std::string, std::vector<std::string>>> fields;
+  bool operator==(const EventMatch&) const = default;
+  // "leader_change partition=orders-0 leader_epoch=1", "request LeaderAndIsr to=broker-3".
+  std::string describe() const;
+};
+
+struct Trigger {
+  EventMatch match;
+  Duration delay{0};  // fire this long after the match (0: at once, right after the matching event)
+  int64_t count = 1;  // how many matches fire it
+  bool operator==(const Trigger&) const = default;
+};
+
+// `intercept:` a message fault on the requests or responses of one Kafka API.
+struct Intercept {
+  enum class Action { kDrop, kDelay, kHold };
+  std::string api;        // Kafka's name of the API ("Fetch")
+  bool response = false;  // the API's responses (else its requests)
+  std::vector<std::string> from, to;  // targets (sender, receiver); empty: any node
+  Action action = Action::kDrop;
+  Duration delay{0};  // kDelay
+  int64_t count = 1;  // how many messages it acts on
+  bool operator==(const Intercept&) const = default;
+};
+const char* intercept_action_name(Intercept::Action a);
 
 // One entry of the fault schedule, or a user action in the dashboard.
 //
@@ -138,6 +178,11 @@ struct FaultAction {
   // or, with producers as targets, producer keys (acks, linger.ms, ...) for those producers.
   std::vector<std::string> topics;
   ConfigMap config;
+  // `when:` fire when this matches (armed from `at`), instead of at `at`.
+  std::optional<Trigger> when;
+  // `until:` a trigger fires, and an intercept acts on messages, only until then.
+  std::optional<Time> until;
+  Intercept intercept;  // kIntercept
   int line = 0;  // in the file it came from (0: added by a user or a generator)
   // Filled when it fires: the nodes it hit, by name, in the order they were hit.
   std::vector<std::string> resolved;
@@ -146,6 +191,15 @@ struct FaultAction {
   FaultAction concrete() const;
   // One line a person reads: "crash leader of orders-0", "partition [broker-1] | [broker-2, zk-1]".
   std::string describe() const;
+};
+
+// An availability bound (expect: max-unavailable, max-leaderless, max-under-replicated): the
+// longest stretch of the measure on `topic` (every topic when empty) must be at most `at_most`.
+struct AvailabilityBound {
+  std::string topic;
+  Duration at_most{0};
+  int line = 0;
+  bool operator==(const AvailabilityBound&) const = default;
 };
 
 struct Expectations {
@@ -157,6 +211,9 @@ struct Expectations {
   // At least this many records acknowledged by all producers together (a run where nothing was
   // written would pass every checker without showing anything).
   int64_t min_acked = 0;
+  // Availability (sim/scenario/availability.h): the longest time a topic's producers ran without an
+  // acknowledgement, a partition had no leader, a partition's ISR was short of its replicas.
+  std::vector<AvailabilityBound> max_unavailable, max_leaderless, max_under_replicated;
   int line = 0;
 };
 
@@ -170,6 +227,7 @@ struct Variant {
   ConfigMap group_config;     // merged into every group's config
   std::optional<DeliveryMode> delivery;  // every group's delivery mode
   std::optional<Expectations> expect;    // replaces expect
+  std::optional<std::vector<FaultAction>> faults;  // replaces the fault schedule
   int line = 0;
 };
 

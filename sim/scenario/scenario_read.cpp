@@ -12,7 +12,9 @@
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_checks.h"
+#include "sim/scenario/message_faults.h"
 #include "sim/scenario/targets.h"
+#include "sim/scenario/triggers.h"
 #include "sim/scenario/yaml_reader.h"
 
 namespace gregor::sim {
@@ -77,8 +79,35 @@ std::map<int32_t, std::vector<int32_t>> read_assignment(const YAML::Node& n, con
   return out;
 }
 
-Expectations read_expect(const YAML::Node& n, const std::string& key) {
-  R::check_keys(n, key, {"pass", "fail", "min-acked"});
+// max-unavailable: 20s (every topic), {topic: orders, at-most: 20s}, or a list of those.
+std::vector<AvailabilityBound> read_bounds(const YAML::Node& n, const std::string& key, const std::set<std::string>& topics) {
+  std::vector<AvailabilityBound> out;
+  auto one = [&](const YAML::Node& b, const std::string& k) {
+    AvailabilityBound bound;
+    bound.line = line_of(b, 0);
+    if (b.IsScalar()) {
+      bound.at_most = R::duration(b, k);
+    } else {
+      R::check_keys(b, k, {"topic", "at-most"});
+      if (!b["at-most"]) R::fail(b, k + ".at-most", "how long at most? {topic: orders, at-most: 20s}");
+      bound.at_most = R::duration(b["at-most"], k + ".at-most");
+      if (b["topic"]) {
+        bound.topic = R::scalar(b["topic"], k + ".topic");
+        if (!topics.count(bound.topic)) R::fail(b["topic"], k + ".topic", "no topic '" + bound.topic + "' under topics:");
+      }
+    }
+    out.push_back(bound);
+  };
+  if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); i++) one(n[i], key + "[" + std::to_string(i) + "]");
+  } else {
+    one(n, key);
+  }
+  return out;
+}
+
+Expectations read_expect(const YAML::Node& n, const std::string& key, const std::set<std::string>& topics) {
+  R::check_keys(n, key, {"pass", "fail", "min-acked", "max-unavailable", "max-leaderless", "max-under-replicated"});
   Expectations e;
   e.line = line_of(n, 0);
   const auto known = known_checker_names();
@@ -103,6 +132,10 @@ Expectations read_expect(const YAML::Node& n, const std::string& key) {
     if (std::find(e.pass.begin(), e.pass.end(), f) != e.pass.end())
       R::fail(n["fail"], key + ".fail", "'" + f + "' cannot both pass and fail");
   if (n["min-acked"]) e.min_acked = R::integer(n["min-acked"], key + ".min-acked", 0, INT64_MAX);
+  if (n["max-unavailable"]) e.max_unavailable = read_bounds(n["max-unavailable"], key + ".max-unavailable", topics);
+  if (n["max-leaderless"]) e.max_leaderless = read_bounds(n["max-leaderless"], key + ".max-leaderless", topics);
+  if (n["max-under-replicated"])
+    e.max_under_replicated = read_bounds(n["max-under-replicated"], key + ".max-under-replicated", topics);
   return e;
 }
 
@@ -195,20 +228,85 @@ void read_fault_operand(const YAML::Node& v, const std::string& vkey, FaultActio
       f.jitter = v["jitter"] ? R::duration(v["jitter"], vkey + ".jitter") : Duration{0};
       return;
     case FaultKind::kSetConfig: read_set_config(v, vkey, f); return;
+    case FaultKind::kIntercept: {
+      const char* usage = "intercept: {request: Fetch, from: broker-2, to: broker-1, action: drop}";
+      if (!v.IsMap()) R::fail(v, vkey, usage);
+      R::check_keys(v, vkey, {"request", "response", "from", "to", "action", "for", "count"});
+      if (static_cast<bool>(v["request"]) == static_cast<bool>(v["response"]))
+        R::fail(v, vkey, std::string("name a request or a response: ") + usage);
+      Intercept& i = f.intercept;
+      i.response = static_cast<bool>(v["response"]);
+      const std::string side = i.response ? "response" : "request";
+      i.api = R::scalar(v[side], vkey + "." + side);
+      if (!api_key_named(i.api))
+        R::fail(v[side], vkey + "." + side, "no Kafka API '" + i.api + "' (Kafka's names: Produce, Fetch, LeaderAndIsr, ...)");
+      if (v["from"]) i.from = R::strings(v["from"], vkey + ".from");
+      if (v["to"]) i.to = R::strings(v["to"], vkey + ".to");
+      if (!v["action"]) R::fail(v, vkey + ".action", "drop, delay (with for: 2s) or hold (until a heal)");
+      const std::string action = R::scalar(v["action"], vkey + ".action");
+      if (action == "drop") {
+        i.action = Intercept::Action::kDrop;
+      } else if (action == "delay") {
+        i.action = Intercept::Action::kDelay;
+        if (!v["for"]) R::fail(v, vkey + ".for", "how long? action: delay, for: 2s");
+        i.delay = R::duration(v["for"], vkey + ".for");
+      } else if (action == "hold") {
+        i.action = Intercept::Action::kHold;
+      } else {
+        R::fail(v["action"], vkey + ".action", "expected drop, delay or hold, got '" + action + "'");
+      }
+      if (v["for"] && i.action != Intercept::Action::kDelay) R::fail(v["for"], vkey + ".for", "only action: delay lasts for a time");
+      if (v["count"]) i.count = R::integer(v["count"], vkey + ".count", 1, kInterceptCountMax);
+      return;
+    }
     default:
       GREGOR_ASSERT(takes_targets(f.kind));
       f.targets = R::strings(v, vkey);
   }
 }
 
+// `when:` {event: KIND, field: value, ...} or {request|response: API, from: ..., to: ...}.
+EventMatch read_when(const YAML::Node& n, const std::string& key) {
+  const char* usage = "when: {event: leader_change, partition: orders-0} or {request: LeaderAndIsr, to: broker-3}";
+  if (!n.IsMap()) R::fail(n, key, usage);
+  EventMatch m;
+  const int sides = (n["event"] ? 1 : 0) + (n["request"] ? 1 : 0) + (n["response"] ? 1 : 0);
+  if (sides != 1) R::fail(n, key, std::string("name one of event, request or response: ") + usage);
+  if (n["event"]) {
+    m.event = R::scalar(n["event"], key + ".event");
+  } else {
+    R::check_keys(n, key, {"request", "response", "from", "to"});
+    m.response = static_cast<bool>(n["response"]);
+    const std::string side = m.response ? "response" : "request";
+    m.api = R::scalar(n[side], key + "." + side);
+    if (!api_key_named(m.api)) R::fail(n[side], key + "." + side, "no Kafka API '" + m.api + "' (Kafka's names: Produce, Fetch, LeaderAndIsr, ...)");
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    if (k == "event" || k == "request" || k == "response") continue;
+    m.fields.emplace_back(k, R::strings(it->second, key + "." + k));
+  }
+  return m;
+}
+
 FaultAction read_fault(const YAML::Node& n, const std::string& key) {
-  std::vector<std::string> allowed = {"at", "as", "one-way"};
+  std::vector<std::string> allowed = {"at", "as", "one-way", "when", "delay", "count", "until"};
   for (FaultKind k : fault_kinds()) allowed.push_back(fault_kind_name(k));
   R::check_keys(n, key, allowed);
   FaultAction f;
   f.line = line_of(n, 0);
-  if (!n["at"]) R::fail(n, key + ".at", "every fault needs a time: at: 10s");
-  f.at = Time{0} + R::duration(n["at"], key + ".at");
+  if (!n["at"] && !n["when"]) R::fail(n, key + ".at", "every fault needs a time (at: 10s) or a trigger (when: {...})");
+  f.at = n["at"] ? Time{0} + R::duration(n["at"], key + ".at") : Time{0};
+  if (n["when"]) {
+    Trigger t;
+    t.match = read_when(n["when"], key + ".when");
+    if (n["delay"]) t.delay = R::duration(n["delay"], key + ".delay");
+    if (n["count"]) t.count = R::integer(n["count"], key + ".count", 1, kTriggerCountMax);
+    f.when = std::move(t);
+  } else {
+    for (const char* k : {"delay", "count"})
+      if (n[k]) R::fail(n[k], key + "." + k, "only a triggered fault (when:) has a delay or a count");
+  }
   std::optional<FaultKind> kind;
   for (FaultKind k : fault_kinds())
     if (n[fault_kind_name(k)]) {
@@ -229,14 +327,50 @@ FaultAction read_fault(const YAML::Node& n, const std::string& key) {
     f.one_way = R::boolean(n["one-way"], key + ".one-way");
   }
   read_fault_operand(v, vkey, f);
-  if (f.kind == FaultKind::kSetConfig && !f.topics.empty()) return f;
+  if (n["until"]) {
+    if (!f.when && f.kind != FaultKind::kIntercept)
+      R::fail(n["until"], key + ".until", "only a triggered fault (when:) or an intercept lasts until a time");
+    f.until = Time{0} + R::duration(n["until"], key + ".until");
+    if (*f.until < f.at) R::fail(n["until"], key + ".until", "before the fault's at:");
+  }
+  if (f.kind == FaultKind::kIntercept || (f.kind == FaultKind::kSetConfig && !f.topics.empty())) return f;
   if (f.targets.empty() && f.groups.empty() && f.kind != FaultKind::kHeal) R::fail(v, vkey, "no targets");
   return f;
+}
+
+// Message triggers name nodes that exist from the start: names, or every broker, zk server, client.
+void check_static_targets(const YAML::Node& at, const std::string& key, const std::vector<std::string>& targets,
+                          const Names& names) {
+  for (const auto& t : targets) {
+    auto spec = parse_target(t, names.nodes, {}, names.target_partitions);
+    using K = TargetSpec::Kind;
+    if (!spec || !(spec->kind == K::kName || spec->kind == K::kBrokers || spec->kind == K::kZookeeper ||
+                   spec->kind == K::kClients || spec->kind == K::kAll))
+      R::fail(at, key, "'" + t + "': a trigger on messages names nodes (broker-2) or brokers, zookeeper, clients, all");
+  }
+}
+
+void check_when(const YAML::Node& n, const std::string& key, const EventMatch& m, const Names& names) {
+  if (m.event.empty()) {
+    for (const auto& [k, v] : m.fields) check_static_targets(n[k], key + "." + k, v, names);
+    return;
+  }
+  auto known = [&](const std::string& name) -> std::optional<NodeId> {
+    if (names.nodes.count(name)) return NodeId{1};
+    return std::nullopt;
+  };
+  auto compiled = EventMatcher::compile(m, known);
+  if (!compiled) R::fail(n, key, compiled.status().message());
 }
 
 void check_fault_targets(const YAML::Node& n, const std::string& key, const FaultAction& f, Names& names) {
   const std::string vkey = key + "." + fault_kind_name(f.kind);
   const YAML::Node v = n[fault_kind_name(f.kind)];
+  if (f.when) check_when(n["when"], key + ".when", f.when->match, names);
+  if (f.kind == FaultKind::kIntercept) {
+    for (const auto& t : f.intercept.from) check_target(v["from"], vkey + ".from", t, names, false);
+    for (const auto& t : f.intercept.to) check_target(v["to"], vkey + ".to", t, names, false);
+  }
   if (f.kind == FaultKind::kSetConfig) {
     for (const auto& t : f.topics)
       if (!names.partitions.count(t)) R::fail(v["topic"], vkey + ".topic", "no topic '" + t + "' under topics:");
@@ -266,8 +400,16 @@ Status validate_consumer_key(const std::string& k, const std::string& v) {
 
 DeliveryMode read_delivery(const YAML::Node& n, const std::string& key);
 
-Variant read_variant(const std::string& name, const YAML::Node& n, const std::string& key) {
-  R::check_keys(n, key, {"description", "broker-config", "topic-config", "producer-config", "group-config", "delivery", "expect"});
+std::vector<FaultAction> read_faults(const YAML::Node& fs, const Scenario& s, Names& names, const std::string& section);
+std::set<std::string> topic_names(const Scenario& s) {
+  std::set<std::string> out;
+  for (const auto& t : s.topics) out.insert(t.name);
+  return out;
+}
+
+Variant read_variant(const std::string& name, const YAML::Node& n, const std::string& key, const Scenario& s, Names names) {
+  R::check_keys(n, key, {"description", "broker-config", "topic-config", "producer-config", "group-config", "delivery", "expect",
+                         "faults"});
   Variant v;
   v.name = name;
   v.line = line_of(n, 0);
@@ -277,7 +419,8 @@ Variant read_variant(const std::string& name, const YAML::Node& n, const std::st
   if (n["producer-config"]) v.producer_config = read_config(n["producer-config"], key + ".producer-config", validate_producer_key);
   if (n["group-config"]) v.group_config = read_config(n["group-config"], key + ".group-config", validate_consumer_key);
   if (n["delivery"]) v.delivery = read_delivery(n["delivery"], key + ".delivery");
-  if (n["expect"]) v.expect = read_expect(n["expect"], key + ".expect");
+  if (n["expect"]) v.expect = read_expect(n["expect"], key + ".expect", topic_names(s));
+  if (n["faults"]) v.faults = n["faults"].IsNull() ? std::vector<FaultAction>{} : read_faults(n["faults"], s, names, key + ".faults");
   return v;
 }
 
@@ -415,19 +558,27 @@ GroupSpec read_group(const YAML::Node& g, const std::string& key, const Names& n
   return spec;
 }
 
-std::vector<FaultAction> read_faults(const YAML::Node& fs, const Scenario& s, Names& names) {
-  if (!fs.IsSequence()) R::fail(fs, "faults", "expected a list of faults (- at: 10s\\n  crash: broker-1)");
-  if (fs.size() > static_cast<size_t>(kScenarioFaultsMax)) R::fail(fs, "faults", "too many faults");
+std::vector<FaultAction> read_faults(const YAML::Node& fs, const Scenario& s, Names& names, const std::string& section) {
+  if (!fs.IsSequence()) R::fail(fs, section, "expected a list of faults (- at: 10s\\n  crash: broker-1)");
+  if (fs.size() > static_cast<size_t>(kScenarioFaultsMax)) R::fail(fs, section, "too many faults");
   // In time order: a stable sort keeps same-time faults in file order.
   std::vector<std::pair<FaultAction, size_t>> read;
-  for (size_t i = 0; i < fs.size(); i++) read.emplace_back(read_fault(fs[i], "faults[" + std::to_string(i) + "]"), i);
+  for (size_t i = 0; i < fs.size(); i++) read.emplace_back(read_fault(fs[i], section + "[" + std::to_string(i) + "]"), i);
   std::stable_sort(read.begin(), read.end(), [](const auto& a, const auto& b) { return a.first.at < b.first.at; });
   std::vector<FaultAction> out;
+  // Targets are checked in time order, so that a label names an earlier fault's nodes; triggered
+  // faults fire at no known time, so they are checked last and may name any timed fault's label
+  // (one that has not fired yet when they fire hits no node, which the timeline says).
+  for (bool triggered : {false, true})
+    for (auto& [f, i] : read)
+      if (f.when.has_value() == triggered)
+        check_fault_targets(fs[i], section + "[" + std::to_string(i) + "]", f, names);
   for (auto& [f, i] : read) {
-    const std::string key = "faults[" + std::to_string(i) + "]";
-    check_fault_targets(fs[i], key, f, names);
+    const std::string key = section + "[" + std::to_string(i) + "]";
     if (f.at > Time{0} + s.length)
       R::fail(fs[i]["at"], key + ".at", "after the end of the run (length " + format_duration(s.length) + ")");
+    if (f.when && f.when->delay > s.length)
+      R::fail(fs[i]["delay"], key + ".delay", "longer than the run (length " + format_duration(s.length) + ")");
     out.push_back(std::move(f));
   }
   return out;
@@ -476,16 +627,17 @@ Scenario read_scenario(const YAML::Node& root) {
 
   if (root["length"]) s.length = R::duration(root["length"], "length");
   if (s.length.us <= 0) R::fail(root["length"], "length", "a run needs a positive length");
-  if (root["faults"]) s.faults = read_faults(root["faults"], s, names);
+  const Names names_before_faults = names;  // a variant's own schedule starts from here
+  if (root["faults"]) s.faults = read_faults(root["faults"], s, names, "faults");
   if (root["expect"])
-    s.expect = read_expect(root["expect"], "expect");
+    s.expect = read_expect(root["expect"], "expect", topic_names(s));
   else
     s.expect.pass_all = true;  // a scenario without expectations claims that nothing breaks
   if (const YAML::Node vs = root["variants"]) {
     if (!vs.IsMap()) R::fail(vs, "variants", "expected name: {overrides} pairs");
     for (auto it = vs.begin(); it != vs.end(); ++it) {
       const std::string name = it->first.Scalar();
-      s.variants.push_back(read_variant(name, it->second, "variants." + name));
+      s.variants.push_back(read_variant(name, it->second, "variants." + name, s, names_before_faults));
     }
   }
   return s;

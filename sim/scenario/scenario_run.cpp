@@ -131,18 +131,36 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
     names_["sink"] = sink_id;
     client_ids_.push_back(sink_id);
   }
+  std::vector<std::string> topic_names;
+  for (const auto& t : s.topics) topic_names.push_back(t.name);
+  std::vector<AvailabilityMonitor::Producer> watched;
+  for (const auto& p : s.producers) watched.push_back({names_.at(p.name).value, p.topic, p.start, p.stop, p.records});
+  availability_ = std::make_unique<AvailabilityMonitor>(std::move(topic_names), std::move(watched));
   resolver_ = std::make_unique<TargetResolver>(*sim_, *cluster_, checkers_.model(), names_);
   for (auto& [group, members] : group_members) {
     resolver_->set_label(group, members);
     labels_.insert(group);
   }
 
-  for (size_t i = 0; i < scenario_.faults.size(); i++)
-    sim_->loop().schedule(scenario_.faults[i].at, [this, i] { fire(scenario_.faults[i]); });
+  trigger_left_.assign(scenario_.faults.size(), 0);
+  bool messages = false;
+  for (size_t i = 0; i < scenario_.faults.size(); i++) {
+    const FaultAction& f = scenario_.faults[i];
+    messages |= f.kind == FaultKind::kIntercept || (f.when && f.when->match.event.empty());
+    if (f.when)
+      sim_->loop().schedule(f.at, [this, i] { arm(i); });
+    else
+      sim_->loop().schedule(f.at, [this, i] { fire(scenario_.faults[i]); });
+  }
+  // Installed before anything is sent, so that responses find the requests they answer.
+  if (messages) message_faults();
   sim_->loop().schedule(Time{0} + kSetupPoll, [this] { setup_tick(); });
 }
 
-ScenarioRun::~ScenarioRun() = default;
+ScenarioRun::~ScenarioRun() {
+  // Nodes destroyed with the simulator may still send: not through message faults that are gone.
+  if (sim_) sim_->set_frame_interceptor(nullptr);
+}
 
 std::string ScenarioRun::name_of(NodeId id) const {
   if (id.value == 0) return "world";
@@ -156,8 +174,70 @@ std::optional<NodeId> ScenarioRun::node_named(const std::string& name) const {
   return it->second;
 }
 
+MessageFaults& ScenarioRun::message_faults() {
+  if (!message_faults_) {
+    std::set<int32_t> brokers;
+    for (NodeId b : cluster_->broker_ids()) brokers.insert(b.value);
+    message_faults_ = std::make_unique<MessageFaults>(
+        std::move(brokers), [this](ev::MessageIntercept m) { sim_->emit(Simulator::kWorld, std::move(m)); },
+        [this] { return sim_->now(); });
+    sim_->set_frame_interceptor(message_faults_.get());
+  }
+  return *message_faults_;
+}
+
+MessageFaults::Selector ScenarioRun::selector(const std::string& api, bool response, const std::vector<std::string>* from,
+                                              const std::vector<std::string>* to) const {
+  MessageFaults::Selector s;
+  auto key = api_key_named(api);
+  GREGOR_ASSERT_MSG(key.has_value(), "an API the reader checked: " + api);
+  s.api = *key;
+  s.response = response;
+  auto ids = [this](const std::vector<std::string>& targets) {
+    std::set<int32_t> out;
+    for (NodeId n : resolve_list(targets)) out.insert(n.value);
+    return out;
+  };
+  if (from && !from->empty()) s.from = ids(*from);
+  if (to && !to->empty()) s.to = ids(*to);
+  return s;
+}
+
+void ScenarioRun::arm(size_t i) {
+  const FaultAction& f = scenario_.faults[i];
+  GREGOR_ASSERT(f.when.has_value());
+  trigger_left_[i] = f.when->count;
+  const EventMatch& m = f.when->match;
+  if (m.event.empty()) {
+    const std::vector<std::string>* from = nullptr;
+    const std::vector<std::string>* to = nullptr;
+    for (const auto& [k, v] : m.fields) (k == "from" ? from : to) = &v;
+    message_faults().add_watch(selector(m.api, m.response, from, to), [this, i] { triggered(i); });
+    return;
+  }
+  auto matcher = EventMatcher::compile(m, [this](const std::string& name) { return node_named(name); });
+  if (!matcher) {
+    timeline_.add(sim_->now(), "fault", "trigger ignored (" + f.describe() + "): " + matcher.status().message());
+    return;
+  }
+  event_triggers_.push_back(ArmedTrigger{i, std::move(*matcher)});
+}
+
+// A match of fault i's trigger: it fires after its delay, in an event of its own, so that the
+// node whose event or message matched finishes what it was doing first (at the same virtual time
+// when there is no delay).
+void ScenarioRun::triggered(size_t i) {
+  if (trigger_left_[i] <= 0) return;
+  if (scenario_.faults[i].until && sim_->now() > *scenario_.faults[i].until) return;
+  trigger_left_[i]--;
+  sim_->loop().schedule_after(scenario_.faults[i].when->delay, [this, i] { fire(scenario_.faults[i]); });
+}
+
 void ScenarioRun::on_event(const TraceEvent& e) {
   checkers_.on_event(e);
+  if (availability_) availability_->on_event(e);  // made once the clients are known
+  for (size_t t = 0; t < event_triggers_.size(); t++)
+    if (trigger_left_[event_triggers_[t].fault] > 0 && event_triggers_[t].matcher.matches(e)) triggered(event_triggers_[t].fault);
   if (const auto* a = e.as<ev::ProduceAck>()) acked_ += std::max<int64_t>(1, a->count);
   timeline_.on_event(e);
   const auto& cs = checkers_.checkers();
@@ -235,6 +315,10 @@ Status ScenarioRun::check_targets(const FaultAction& a) const {
   };
   for (const auto& t : a.targets) GREGOR_RETURN_IF_ERROR(check(t));
   for (const auto& t : a.to) GREGOR_RETURN_IF_ERROR(check(t));
+  for (const auto& t : a.intercept.from) GREGOR_RETURN_IF_ERROR(check(t));
+  for (const auto& t : a.intercept.to) GREGOR_RETURN_IF_ERROR(check(t));
+  if (a.kind == FaultKind::kIntercept && !api_key_named(a.intercept.api))
+    return Status::error(StatusCode::kInvalidArgument, "no Kafka API '" + a.intercept.api + "'");
   for (const auto& g : a.groups)
     for (const auto& t : g) GREGOR_RETURN_IF_ERROR(check(t));
   return Status::ok();
@@ -242,6 +326,11 @@ Status ScenarioRun::check_targets(const FaultAction& a) const {
 
 ScenarioRun::Hit ScenarioRun::resolve(const FaultAction& a) const {
   Hit hit;
+  if (a.kind == FaultKind::kIntercept) {
+    hit.nodes = resolve_list(a.intercept.from);
+    hit.to = resolve_list(a.intercept.to);
+    return hit;
+  }
   if (a.groups.empty()) {
     hit.nodes = resolve_list(a.targets);
     hit.to = resolve_list(a.to);
@@ -277,6 +366,15 @@ std::string ScenarioRun::describe_hit(FaultAction& a, const Hit& hit) {
   a.resolved.clear();
   // `heal: all` names no nodes: it lifts every cut, which its own text says.
   if (a.kind == FaultKind::kHeal && a.groups.empty()) return a.describe();
+  if (a.kind == FaultKind::kIntercept) {
+    // "[broker-2] -> [broker-1]", "any -> [broker-1]": the senders and receivers it watches.
+    auto side = [&](const std::vector<std::string>& spec, const std::vector<NodeId>& ids) {
+      return spec.empty() ? std::string("any") : "[" + join_names(names(ids)) + "]";
+    };
+    a.resolved = names(hit.nodes);
+    for (const auto& n : names(hit.to)) a.resolved.push_back(n);
+    return side(a.intercept.from, hit.nodes) + " -> " + side(a.intercept.to, hit.to);
+  }
   if (!hit.sides.empty()) {
     for (size_t i = 0; i < hit.sides.size(); i++) text += (i ? " | [" : "[") + join_names(names(hit.sides[i])) + "]";
   } else {
@@ -348,6 +446,19 @@ void ScenarioRun::apply(const FaultAction& a, const Hit& hit) {
         }
       return;
     case FaultKind::kLatency: return apply_latency(a, hit);
+    case FaultKind::kIntercept: {
+      MessageFaults::Selector sel = selector(a.intercept.api, a.intercept.response, nullptr, nullptr);
+      auto ids = [](const std::vector<NodeId>& v) {
+        std::set<int32_t> out;
+        for (NodeId n : v) out.insert(n.value);
+        return out;
+      };
+      if (!a.intercept.from.empty()) sel.from = ids(hit.nodes);
+      if (!a.intercept.to.empty()) sel.to = ids(hit.to);
+      message_faults().add_rule(std::move(sel), a.intercept.action, a.intercept.delay, a.intercept.count,
+                                a.until.value_or(Time{INT64_MAX}));
+      return;
+    }
   }
 }
 
@@ -522,6 +633,28 @@ Verdicts ScenarioRun::verdicts() const {
     v.expectations.push_back({"at least " + std::to_string(e.min_acked) + " records acknowledged",
                               acked_ >= e.min_acked ? std::optional<bool>(true)
                                                     : (finished_ ? std::optional<bool>(false) : std::nullopt)});
+  v.availability = availability_->figures(sim_->now());
+  auto bounds = [&](const std::vector<AvailabilityBound>& list, const char* what, Duration AvailabilityFigures::*field) {
+    for (const auto& b : list) {
+      Duration worst{0};
+      std::string where;
+      for (const auto& [topic, f] : v.availability) {
+        if (!b.topic.empty() && topic != b.topic) continue;
+        if (f.*field >= worst) worst = f.*field, where = topic;
+      }
+      const std::string text = std::string(what) + (b.topic.empty() ? " (any topic)" : " of " + b.topic) + " at most " +
+                               format_duration(b.at_most) + ": " + format_duration(worst) +
+                               (b.topic.empty() && !where.empty() ? " (" + where + ")" : "");
+      // Exceeded is decided at once; within the bound only at the end.
+      std::optional<bool> holds;
+      if (worst > b.at_most) holds = false;
+      else if (finished_) holds = true;
+      v.expectations.push_back({text, holds});
+    }
+  };
+  bounds(e.max_unavailable, "longest time without an acknowledgement", &AvailabilityFigures::unavailable_max);
+  bounds(e.max_leaderless, "longest time a partition had no leader", &AvailabilityFigures::leaderless_max);
+  bounds(e.max_under_replicated, "longest time a partition was under-replicated", &AvailabilityFigures::under_replicated_max);
   if (event_limit_hit_) v.expectations.push_back({"the run completes within the event limit", false});
   return v;
 }

@@ -18,9 +18,12 @@
 
 #include "engine/client/producer.h"
 #include "sim/check/checkers.h"
+#include "sim/scenario/availability.h"
 #include "sim/cluster.h"
+#include "sim/scenario/message_faults.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/targets.h"
+#include "sim/scenario/triggers.h"
 #include "sim/scenario/timeline.h"
 #include "sim/simulator.h"
 
@@ -53,6 +56,8 @@ struct Verdicts {
   std::vector<CheckerVerdict> checkers;
   std::vector<ExpectationVerdict> expectations;
   int64_t acked = 0;
+  // By topic of the scenario: the longest stretches without an ack, a leader, a whole ISR.
+  std::map<std::string, AvailabilityFigures> availability;
   // Every expectation holds (a pending one does not).
   bool all_hold() const;
 };
@@ -125,6 +130,13 @@ class ScenarioRun {
   void set_config(const FaultAction& a, const std::vector<NodeId>& hit);
   std::optional<NodeId> config_broker();  // the broker a topic set-config goes through
   void finish();
+  // Triggered faults (`when:`): armed at their `at`, fired (after their delay) by matches.
+  void arm(size_t fault);
+  void triggered(size_t fault);
+  // The message faults, installed into the simulator on first use.
+  MessageFaults& message_faults();
+  MessageFaults::Selector selector(const std::string& api, bool response, const std::vector<std::string>* from,
+                                   const std::vector<std::string>* to) const;
   std::vector<NodeId> resolve_list(const std::vector<std::string>& targets, const std::set<NodeId>& exclude = {}) const;
 
   Scenario scenario_;
@@ -143,6 +155,14 @@ class ScenarioRun {
   // Each producer's config as it is now (set-config changes it; a restarted producer starts with it).
   std::map<NodeId, client::ProducerConfig> producer_configs_;
   std::vector<bool> reported_;  // per checker: its violation is in the timeline
+  struct ArmedTrigger {
+    size_t fault;  // index in scenario_.faults
+    EventMatcher matcher;
+  };
+  std::vector<ArmedTrigger> event_triggers_;  // armed triggers on trace events
+  std::vector<int64_t> trigger_left_;         // per fault of the schedule: matches that still fire it
+  std::unique_ptr<MessageFaults> message_faults_;
+  std::unique_ptr<AvailabilityMonitor> availability_;
   int64_t acked_ = 0;
   bool topics_requested_ = false;
   bool topics_ready_ = false;

@@ -37,6 +37,17 @@ void emit_groups(YAML::Emitter& out, const std::vector<std::vector<std::string>>
   out << YAML::EndSeq;
 }
 
+void emit_bounds(YAML::Emitter& out, const char* key, const std::vector<AvailabilityBound>& bounds) {
+  if (bounds.empty()) return;
+  out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+  for (const auto& b : bounds) {
+    out << YAML::Flow << YAML::BeginMap;
+    if (!b.topic.empty()) out << YAML::Key << "topic" << YAML::Value << b.topic;
+    out << YAML::Key << "at-most" << YAML::Value << format_duration(b.at_most) << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
 void emit_expect(YAML::Emitter& out, const Expectations& e) {
   out << YAML::BeginMap;
   if (e.pass_all)
@@ -52,7 +63,90 @@ void emit_expect(YAML::Emitter& out, const Expectations& e) {
     out << YAML::EndSeq;
   }
   if (e.min_acked > 0) out << YAML::Key << "min-acked" << YAML::Value << e.min_acked;
+  emit_bounds(out, "max-unavailable", e.max_unavailable);
+  emit_bounds(out, "max-leaderless", e.max_leaderless);
+  emit_bounds(out, "max-under-replicated", e.max_under_replicated);
   out << YAML::EndMap;
+}
+
+void emit_when(YAML::Emitter& out, const Trigger& t) {
+  out << YAML::Key << "when" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  if (!t.match.event.empty())
+    out << YAML::Key << "event" << YAML::Value << t.match.event;
+  else
+    out << YAML::Key << (t.match.response ? "response" : "request") << YAML::Value << t.match.api;
+  for (const auto& [k, v] : t.match.fields) {
+    out << YAML::Key << k << YAML::Value;
+    emit_list(out, v);
+  }
+  out << YAML::EndMap;
+  if (t.delay.us != 0) out << YAML::Key << "delay" << YAML::Value << format_duration(t.delay);
+  if (t.count != 1) out << YAML::Key << "count" << YAML::Value << t.count;
+}
+
+void emit_intercept(YAML::Emitter& out, const Intercept& i) {
+  out << YAML::Flow << YAML::BeginMap << YAML::Key << (i.response ? "response" : "request") << YAML::Value << i.api;
+  if (!i.from.empty()) {
+    out << YAML::Key << "from" << YAML::Value;
+    emit_list(out, i.from);
+  }
+  if (!i.to.empty()) {
+    out << YAML::Key << "to" << YAML::Value;
+    emit_list(out, i.to);
+  }
+  out << YAML::Key << "action" << YAML::Value << intercept_action_name(i.action);
+  if (i.action == Intercept::Action::kDelay) out << YAML::Key << "for" << YAML::Value << format_duration(i.delay);
+  if (i.count != 1) out << YAML::Key << "count" << YAML::Value << i.count;
+  out << YAML::EndMap;
+}
+
+void emit_faults(YAML::Emitter& out, const std::vector<FaultAction>& faults) {
+  out << YAML::BeginSeq;
+  for (const auto& f : faults) {
+    out << YAML::BeginMap;
+    if (!f.when || f.at.us != 0) out << YAML::Key << "at" << YAML::Value << format_duration(f.at - Time{0});
+    if (f.when) emit_when(out, *f.when);
+    if (f.until) out << YAML::Key << "until" << YAML::Value << format_duration(*f.until - Time{0});
+    out << YAML::Key << fault_kind_name(f.kind) << YAML::Value;
+    if (f.kind == FaultKind::kPartition || (f.kind == FaultKind::kHeal && !f.groups.empty())) {
+      emit_groups(out, f.groups);
+    } else if (f.kind == FaultKind::kHeal) {
+      out << "all";
+    } else if (f.kind == FaultKind::kClog) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "from" << YAML::Value;
+      emit_list(out, f.targets);
+      out << YAML::Key << "to" << YAML::Value;
+      emit_list(out, f.to);
+      out << YAML::Key << "for" << YAML::Value << format_duration(f.duration);
+      if (!f.one_way) out << YAML::Key << "both-ways" << YAML::Value << true;
+      out << YAML::EndMap;
+    } else if (f.kind == FaultKind::kLatency) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "from" << YAML::Value;
+      emit_list(out, f.targets);
+      out << YAML::Key << "to" << YAML::Value;
+      emit_list(out, f.to);
+      out << YAML::Key << "base" << YAML::Value << format_duration(f.base) << YAML::Key << "jitter" << YAML::Value
+          << format_duration(f.jitter) << YAML::EndMap;
+    } else if (f.kind == FaultKind::kSetConfig) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << (f.topics.empty() ? "producer" : "topic") << YAML::Value;
+      emit_list(out, f.topics.empty() ? f.targets : f.topics);
+      emit_config(out, "config", f.config);
+      out << YAML::EndMap;
+    } else if (f.kind == FaultKind::kIntercept) {
+      emit_intercept(out, f.intercept);
+    } else if (f.kind == FaultKind::kDiskCorrupt && !f.path.empty()) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "target" << YAML::Value;
+      emit_list(out, f.targets);
+      out << YAML::Key << "path" << YAML::Value << f.path << YAML::EndMap;
+    } else {
+      emit_list(out, f.targets);
+    }
+    if ((f.kind == FaultKind::kPartition || f.kind == FaultKind::kHeal) && f.one_way)
+      out << YAML::Key << "one-way" << YAML::Value << true;
+    if (!f.label.empty()) out << YAML::Key << "as" << YAML::Value << f.label;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
 }
 
 std::string rate_text(double r) {
@@ -134,47 +228,8 @@ std::string to_yaml(const Scenario& s) {
     out << YAML::EndSeq;
   }
   if (!s.faults.empty()) {
-    out << YAML::Key << "faults" << YAML::Value << YAML::BeginSeq;
-    for (const auto& f : s.faults) {
-      out << YAML::BeginMap << YAML::Key << "at" << YAML::Value << format_duration(f.at - Time{0});
-      out << YAML::Key << fault_kind_name(f.kind) << YAML::Value;
-      if (f.kind == FaultKind::kPartition || (f.kind == FaultKind::kHeal && !f.groups.empty())) {
-        emit_groups(out, f.groups);
-      } else if (f.kind == FaultKind::kHeal) {
-        out << "all";
-      } else if (f.kind == FaultKind::kClog) {
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << "from" << YAML::Value;
-        emit_list(out, f.targets);
-        out << YAML::Key << "to" << YAML::Value;
-        emit_list(out, f.to);
-        out << YAML::Key << "for" << YAML::Value << format_duration(f.duration);
-        if (!f.one_way) out << YAML::Key << "both-ways" << YAML::Value << true;
-        out << YAML::EndMap;
-      } else if (f.kind == FaultKind::kLatency) {
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << "from" << YAML::Value;
-        emit_list(out, f.targets);
-        out << YAML::Key << "to" << YAML::Value;
-        emit_list(out, f.to);
-        out << YAML::Key << "base" << YAML::Value << format_duration(f.base) << YAML::Key << "jitter" << YAML::Value
-            << format_duration(f.jitter) << YAML::EndMap;
-      } else if (f.kind == FaultKind::kSetConfig) {
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << (f.topics.empty() ? "producer" : "topic") << YAML::Value;
-        emit_list(out, f.topics.empty() ? f.targets : f.topics);
-        emit_config(out, "config", f.config);
-        out << YAML::EndMap;
-      } else if (f.kind == FaultKind::kDiskCorrupt && !f.path.empty()) {
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << "target" << YAML::Value;
-        emit_list(out, f.targets);
-        out << YAML::Key << "path" << YAML::Value << f.path << YAML::EndMap;
-      } else {
-        emit_list(out, f.targets);
-      }
-      if ((f.kind == FaultKind::kPartition || f.kind == FaultKind::kHeal) && f.one_way)
-        out << YAML::Key << "one-way" << YAML::Value << true;
-      if (!f.label.empty()) out << YAML::Key << "as" << YAML::Value << f.label;
-      out << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
+    out << YAML::Key << "faults" << YAML::Value;
+    emit_faults(out, s.faults);
   }
   out << YAML::Key << "length" << YAML::Value << format_duration(s.length);
   out << YAML::Key << "expect" << YAML::Value;
@@ -192,6 +247,13 @@ std::string to_yaml(const Scenario& s) {
       if (v.expect) {
         out << YAML::Key << "expect" << YAML::Value;
         emit_expect(out, *v.expect);
+      }
+      if (v.faults) {
+        out << YAML::Key << "faults" << YAML::Value;
+        if (v.faults->empty())
+          out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+        else
+          emit_faults(out, *v.faults);
       }
       out << YAML::EndMap;
     }

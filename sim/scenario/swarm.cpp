@@ -17,6 +17,7 @@ constexpr int64_t kChaosEndMs = 42000;
 constexpr int64_t kQuietAtMs = 45000;
 constexpr int64_t kLengthMs = 60000;
 constexpr int kFaultsMax = 8;
+constexpr int kTriggeredFaultsMax = 3;
 
 const std::vector<std::string> kSafeChecks = {"single-leader", "epoch-monotonic",  "hw-monotonic",     "hw-within-isr",
                                               "log-matching",  "acked-write-lost", "replicas-converge"};
@@ -85,6 +86,10 @@ class Generator {
     zk_ = s.zk_servers;
     const int n = static_cast<int>(1 + rng_.uniform(kFaultsMax));
     for (int i = 0; i < n; i++) add_fault(s);
+    // Triggered and message faults come from a stream of their own, so that the faults above are
+    // the ones every earlier build drew for the seed.
+    const int m = static_cast<int>(more_.uniform(kTriggeredFaultsMax + 1));
+    for (int i = 0; i < m; i++) add_triggered_or_message_fault(s);
     // The quiet phase.
     s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kHeal, {}));
     s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kResume, {"paused"}));
@@ -196,9 +201,111 @@ class Generator {
     }
   }
 
+  // Message faults: Kafka APIs whose loss, delay or hold a cluster must survive.
+  std::string random_api() {
+    static const std::vector<std::string> apis = {"Fetch",        "Fetch",          "Produce",  "Produce",
+                                                  "LeaderAndIsr", "UpdateMetadata", "Metadata", "OffsetForLeaderEpoch",
+                                                  "ControlledShutdown", "StopReplica"};
+    return pick(more_, apis);
+  }
+  std::string random_target() {
+    switch (more_.uniform(4)) {
+      case 0: return "leader of orders-" + std::to_string(more_.uniform(static_cast<uint64_t>(partitions_)));
+      case 1: return "controller";
+      case 2: return "follower of orders-" + std::to_string(more_.uniform(static_cast<uint64_t>(partitions_)));
+      default: return "broker-" + std::to_string(1 + more_.uniform(static_cast<uint64_t>(brokers_)));
+    }
+  }
+  EventMatch random_match() {
+    EventMatch m;
+    const std::string partition = "orders-" + std::to_string(more_.uniform(static_cast<uint64_t>(partitions_)));
+    switch (more_.uniform(5)) {
+      case 0:
+        m.event = "leader_change";
+        m.fields = {{"partition", {partition}}};
+        break;
+      case 1:
+        m.event = "isr_change";
+        m.fields = {{"partition", {partition}}, {"direction", {more_.chance(0.5) ? "shrink" : "expand"}}};
+        break;
+      case 2:
+        m.event = "become_follower";
+        m.fields = {{"partition", {partition}}};
+        break;
+      case 3:
+        m.event = "log_truncate";
+        break;
+      default:
+        m.api = pick(more_, std::vector<std::string>{"LeaderAndIsr", "OffsetForLeaderEpoch", "UpdateMetadata"});
+        break;
+    }
+    return m;
+  }
+
+  void add_triggered_or_message_fault(Scenario& s) {
+    const Time t = at_ms(kChaosStartMs + static_cast<int64_t>(more_.uniform(kChaosEndMs - 5000 - kChaosStartMs)));
+    const uint64_t kind = more_.uniform(100);
+    if (kind < 40) {
+      // A crash, pause or controlled shutdown when something happens, undone by the same match later.
+      Trigger trigger;
+      trigger.match = random_match();
+      trigger.delay = Duration::millis(static_cast<int64_t>(more_.uniform(2000)));
+      const uint64_t action = more_.uniform(3);
+      FaultAction f = fault(t, action == 0 ? FaultKind::kCrash : action == 1 ? FaultKind::kPause : FaultKind::kShutdown,
+                            {random_target()});
+      f.when = trigger;
+      f.until = at_ms(kChaosEndMs - 5000);  // nothing fires into the quiet phase
+      f.label = label();
+      s.faults.push_back(f);
+      FaultAction undo = fault(t, action == 1 ? FaultKind::kResume : FaultKind::kRestart, {f.label});
+      undo.when = trigger;
+      undo.when->delay = trigger.delay + Duration::millis(500 + static_cast<int64_t>(more_.uniform(4500)));
+      undo.until = f.until;  // fires at the match that fired f
+      s.faults.push_back(undo);
+      return;
+    }
+    // A message fault at a time, or when something happens.
+    FaultAction f = fault(t, FaultKind::kIntercept, {});
+    Intercept& i = f.intercept;
+    // Senders and receivers that the API's messages travel between, or any node.
+    i.api = random_api();
+    const std::string partition = "orders-" + std::to_string(more_.uniform(static_cast<uint64_t>(partitions_)));
+    std::string client = "any", server = "any";
+    if (i.api == "Fetch" || i.api == "OffsetForLeaderEpoch") {
+      client = more_.chance(0.5) ? "follower of " + partition : "any";
+      server = more_.chance(0.7) ? "leader of " + partition : "any";
+    } else if (i.api == "Produce") {
+      client = more_.chance(0.3) ? "clients" : "any";
+      server = more_.chance(0.7) ? "leader of " + partition : "any";
+    } else if (i.api == "LeaderAndIsr" || i.api == "UpdateMetadata" || i.api == "StopReplica") {
+      client = more_.chance(0.5) ? "controller" : "any";
+      server = more_.chance(0.5) ? random_target() : "any";
+    } else if (i.api == "ControlledShutdown") {
+      server = more_.chance(0.5) ? "controller" : "any";
+    }
+    i.response = more_.chance(0.3);
+    if (i.response) std::swap(client, server);
+    if (client != "any") i.from = {client};
+    if (server != "any") i.to = {server};
+    const uint64_t action = more_.uniform(3);
+    i.action = action == 0 ? Intercept::Action::kDrop : action == 1 ? Intercept::Action::kDelay : Intercept::Action::kHold;
+    if (i.action == Intercept::Action::kDelay) i.delay = Duration::millis(10 + static_cast<int64_t>(more_.uniform(3000)));
+    i.count = static_cast<int64_t>(1 + more_.uniform(5));
+    f.until = at_ms(kChaosEndMs - 5000);
+    if (kind < 60) {
+      f.when = Trigger{};
+      f.when->match = random_match();
+    }
+    s.faults.push_back(f);
+    // What is held waits for a heal: of every link a little later (the quiet phase heals anyway).
+    if (i.action == Intercept::Action::kHold)
+      s.faults.push_back(fault(t + Duration::millis(500 + static_cast<int64_t>(more_.uniform(10000))), FaultKind::kHeal, {}));
+  }
+
   std::string profile_;
   uint64_t seed_;
   Rng rng_;
+  Rng more_{Rng::derive(seed_, "swarm-triggers")};
   int32_t brokers_ = 3, zk_ = 1, partitions_ = 1;
   int labels_ = 0;
 };

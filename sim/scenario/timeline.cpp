@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "sim/scenario/duration.h"
+
 
 namespace gregor::sim {
 
@@ -130,6 +132,11 @@ void Timeline::on_event(const TraceEvent& e) {
           text = "FAULT " + b.fault;
           if (!b.hit.empty() && b.hit != b.fault) text += "  -> " + b.hit;
           if (b.hit.empty()) text += "  -> (no node matched)";
+        } else if constexpr (std::is_same_v<B, ev::MessageIntercept>) {
+          kind = "fault";
+          text = "INTERCEPT " + b.action + " " + b.side + " " + b.api + " " + node(b.from) + " -> " + node(b.to) +
+                 " (correlation id " + std::to_string(b.correlation_id) + ")";
+          if (b.delay_us > 0) text += " by " + format_duration(Duration{b.delay_us});
         } else if constexpr (std::is_same_v<B, ev::PowerLoss>) {
           kind = "fault";
           text = b.name + " lost power: " + std::to_string(b.unsynced_bytes) + " byte(s) not yet fsynced";

@@ -71,6 +71,7 @@ TEST_CASE("library: power-loss-no-fsync", "[library]") { check_story("power-loss
 TEST_CASE("library: s1-hw-truncation-loss", "[library]") { check_story("s1-hw-truncation-loss.yaml"); }
 TEST_CASE("library: s2-log-divergence", "[library]") { check_story("s2-log-divergence.yaml"); }
 TEST_CASE("library: s3-fast-double-failover", "[library]") { check_story("s3-fast-double-failover.yaml"); }
+TEST_CASE("library: s4-missed-epoch", "[library]") { check_story("s4-missed-epoch.yaml"); }
 TEST_CASE("library: s5-acks1-loss", "[library]") { check_story("s5-acks1-loss.yaml"); }
 TEST_CASE("library: s6-last-replica-standing", "[library]") { check_story("s6-last-replica-standing.yaml"); }
 TEST_CASE("library: s7-unclean-election", "[library]") { check_story("s7-unclean-election.yaml"); }
@@ -82,7 +83,7 @@ TEST_CASE("library: s11-operator-lowers-min-isr", "[library]") { check_story("s1
 TEST_CASE("library: every file in scenarios/ has a test case above", "[library]") {
   // A new story must be added here too, so it cannot slip past the suite.
   const std::vector<std::string> listed{"leader-failover.yaml", "power-loss-no-fsync.yaml", "s1-hw-truncation-loss.yaml",
-                                        "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s5-acks1-loss.yaml",
+                                        "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s4-missed-epoch.yaml", "s5-acks1-loss.yaml",
                                         "s6-last-replica-standing.yaml", "s7-unclean-election.yaml", "s8-jepsen-2013.yaml",
                                         "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
                                         "s11-operator-lowers-min-isr.yaml"};
