@@ -154,6 +154,11 @@ void AsioRuntime::stop() {
   inbound_.clear();
   inbound_host_.clear();
   inbound_per_host_.clear();
+  if (node_) {
+    ++callback_depth_;
+    node_->on_clean_stop();
+    --callback_depth_;
+  }
   if (started_) log("stopped");
   node_.reset();
   disk_.unlock_root();  // after the node is gone: a restart over the same directory may lock it

@@ -43,6 +43,10 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
   });
+  replicas_.set_damage_listener([this] {
+    // A replica is no longer damaged: a later controller must not read it in our registration.
+    if (registered_) zk_.set_data(zk_paths::broker(config_.broker_id), registration().encode(), -1, [](ZkError, coord::Stat) {});
+  });
 }
 
 Broker::~Broker() = default;
@@ -52,6 +56,7 @@ Broker::~Broker() = default;
 
 void Broker::start() {
   replicas_.load_checkpoint();
+  replicas_.check_logs();
   zk_.set_session_listener([this](coord::SessionState s) { on_session_state(s); });
   zk_.set_watch_listener([this](const coord::WatchEvent& e) { on_watch(e); });
   zk_.start();
@@ -111,13 +116,19 @@ void Broker::ensure_cluster_id(std::function<void()> next, int attempts_left) {
   });
 }
 
-void Broker::register_broker() {
+BrokerRegistration Broker::registration() const {
   BrokerRegistration reg;
   reg.id = config_.broker_id;
   reg.host = config_.advertised_host;
   reg.port = config_.advertised_port;
-  reg.timestamp_ms = rt_.wall_time_ms();
-  zk_.create(zk_paths::broker(config_.broker_id), reg.encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
+  reg.timestamp_ms = registration_time_ms_;
+  reg.damaged_replicas = replicas_.damaged_replicas();
+  return reg;
+}
+
+void Broker::register_broker() {
+  registration_time_ms_ = rt_.wall_time_ms();
+  zk_.create(zk_paths::broker(config_.broker_id), registration().encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
     if (err == ZkError::kOk) {
       registered_ = true;
       rt_.emit(ev::BrokerRegister{.broker = config_.broker_id});
@@ -164,6 +175,8 @@ void Broker::on_disconnect(NodeId peer) {
   channel_.on_disconnect(peer);
 }
 
+void Broker::on_clean_stop() { replicas_.flush_all(); }
+
 // ---------------------------------------------------------------------------------------------
 // Controlled shutdown (the broker side).
 
@@ -173,6 +186,7 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
   std::weak_ptr<std::function<void(int)>> weak = attempt;
   // The end of every way out: the session closed, then the caller told.
   auto finish = [this, done](bool ok) {
+    replicas_.flush_all();
     controller_.resign("controlled shutdown");
     zk_.close([done, ok] { done(ok); });
   };

@@ -48,6 +48,8 @@ class Broker final : public Node {
   void start() override;
   void on_message(NodeId from, Bytes frame) override;
   void on_disconnect(NodeId peer) override;
+  // Every log flushed and the high watermarks checkpointed (ReplicaManager::flush_all).
+  void on_clean_stop() override;
 
   // Graceful stop, as KafkaServer.shutdown: ControlledShutdown to the controller (leaderships move
   // away), then the controller part resigns and the zk session is closed (closeSession), so that
@@ -93,6 +95,8 @@ class Broker final : public Node {
   void prepare_zk(std::function<void()> next);
   void ensure_cluster_id(std::function<void()> next, int attempts_left);
   void register_broker();
+  // What /brokers/ids/N holds (the damaged replicas change while it lives).
+  BrokerRegistration registration() const;
   void on_watch(const coord::WatchEvent& e);
   void on_topic_config(const std::string& topic, const TopicConfig& config,
                        const std::map<std::string, std::string>& overrides);
@@ -114,6 +118,7 @@ class Broker final : public Node {
   RequestChannel channel_;
   HandlerContext handlers_;
   bool registered_ = false;
+  int64_t registration_time_ms_ = 0;
   bool shutting_down_ = false;
 };
 

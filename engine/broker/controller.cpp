@@ -261,6 +261,7 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
   for (const auto& [id, entry] : fresh)
     if (!context_.live.count(id) || entry.second != context_.broker_czxid[id]) added.insert(id);
   for (int32_t id : dead) {
+    context_.damaged.erase(id);
     context_.live.erase(id);
     context_.broker_czxid.erase(id);
     context_.shutting_down.erase(id);
@@ -272,6 +273,12 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     context_.live[id] = reg;
     context_.broker_czxid[id] = czxid;
     context_.shutting_down.erase(id);
+    context_.damaged.erase(id);
+    for (const auto& tp : reg.damaged_replicas) {
+      context_.damaged[id].insert(tp);
+      rt_.log("broker " + std::to_string(id) + " registered its replica of " + tp.str() +
+              " as damaged: it leaves the ISR and may not lead until it has caught up");
+    }
     channel_.add_broker(id);
     rt_.learn_address(NodeId{id}, reg.host, reg.port);
   }
@@ -411,7 +418,8 @@ std::vector<Controller::PartitionChange> Controller::elect_offline(const char* r
   const election::Brokers brokers = context_.brokers();
   for (const auto& [tp, p] : context_.partitions) {
     const bool unclean = context_.unclean_allowed(tp.topic, config_.topic_defaults);
-    if (auto c = election::on_brokers_changed(p, brokers, unclean, context_.epoch, reason)) changes.push_back({tp, *c});
+    if (auto c = election::on_brokers_changed(p, brokers, unclean, context_.epoch, reason, context_.damaged_replicas(tp)))
+      changes.push_back({tp, *c});
   }
   return changes;
 }
@@ -675,7 +683,13 @@ void Controller::on_isr_change_notification(Done done) {
           std::vector<TopicPartition> tps;
           for (const auto& tp : *changed)
             if (context_.partitions.count(tp)) tps.push_back(tp);
-          read_partition_states(tps, [this, done] {
+          read_partition_states(tps, [this, tps, done] {
+            // A damaged replica the leader added back to the ISR has fetched what it lost.
+            for (const auto& tp : tps)
+              for (int32_t r : context_.partitions[tp].state.isr) {
+                auto it = context_.damaged.find(r);
+                if (it != context_.damaged.end()) it->second.erase(tp);
+              }
             send_update_metadata(context_.live_ids());
             done();
           });

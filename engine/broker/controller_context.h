@@ -25,6 +25,16 @@ struct ControllerContext {
   std::map<std::string, TopicConfig> topic_configs;  // broker defaults + /config/topics/T overrides
   std::map<TopicPartition, ControllerPartition> partitions;
   std::set<int32_t> shutting_down;
+  // Replicas a live broker registered as damaged (BrokerRegistration::damaged_replicas), until the
+  // leader adds them back to the ISR or the broker's registration goes.
+  std::map<int32_t, std::set<TopicPartition>> damaged;
+
+  std::set<int32_t> damaged_replicas(const TopicPartition& tp) const {
+    std::set<int32_t> out;
+    for (const auto& [broker, tps] : damaged)
+      if (tps.count(tp)) out.insert(broker);
+    return out;
+  }
 
   std::set<int32_t> live_ids() const {
     std::set<int32_t> ids;

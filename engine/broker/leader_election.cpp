@@ -29,9 +29,13 @@ LeaderIsrState next_epoch(const LeaderIsrState& cur, int32_t controller_epoch) {
 }  // namespace
 
 std::optional<OfflineLeader> offline_partition_leader(const std::vector<int32_t>& assignment, const std::vector<int32_t>& isr,
-                                                      const Brokers& brokers, bool unclean_enabled) {
-  if (auto clean = first_eligible_in_isr(assignment, isr, brokers)) return OfflineLeader{*clean, false};
+                                                      const Brokers& brokers, bool unclean_enabled,
+                                                      const std::set<int32_t>& damaged) {
+  for (int32_t r : assignment)
+    if (brokers.eligible(r) && contains(isr, r) && !damaged.count(r)) return OfflineLeader{r, false};
   if (!unclean_enabled) return std::nullopt;
+  for (int32_t r : assignment)
+    if (brokers.eligible(r) && !damaged.count(r)) return OfflineLeader{r, true};
   for (int32_t r : assignment)
     if (brokers.eligible(r)) return OfflineLeader{r, true};
   return std::nullopt;
@@ -56,7 +60,7 @@ std::optional<int32_t> controlled_shutdown_partition_leader(const std::vector<in
 }
 
 std::optional<Change> on_brokers_changed(const ControllerPartition& p, const Brokers& brokers, bool unclean_enabled,
-                                         int32_t controller_epoch, const char* reason) {
+                                         int32_t controller_epoch, const char* reason, const std::set<int32_t>& damaged) {
   const LeaderIsrState& cur = p.state;
   if (p.zk_version < 0) {
     LeaderIsrState s;
@@ -68,27 +72,36 @@ std::optional<Change> on_brokers_changed(const ControllerPartition& p, const Bro
     s.controller_epoch = controller_epoch;
     return Change{s, "new_partition"};
   }
-  std::vector<int32_t> isr_live;
-  for (int32_t r : cur.isr)
+  // The ISR without its damaged members (they never stay), and of that the live ones.
+  std::vector<int32_t> isr_intact, isr_live;
+  bool damaged_member = false;
+  for (int32_t r : cur.isr) {
+    if (damaged.count(r)) {
+      damaged_member = true;
+      continue;
+    }
+    isr_intact.push_back(r);
     if (brokers.live.count(r)) isr_live.push_back(r);
-  if (cur.leader >= 0 && brokers.live.count(cur.leader)) {
+  }
+  if (cur.leader >= 0 && brokers.live.count(cur.leader) && !damaged.count(cur.leader)) {
     if (isr_live.size() == cur.isr.size()) return std::nullopt;
-    // Replicas died: they leave the ISR (the leader stays, so the ISR is not empty).
+    // Replicas died or are damaged: they leave the ISR (the leader stays, so the ISR is not empty).
     LeaderIsrState s = next_epoch(cur, controller_epoch);
     s.isr = isr_live;
-    return Change{s, "replica_offline"};
+    return Change{s, damaged_member ? "replica_damaged" : "replica_offline"};
   }
   LeaderIsrState s = next_epoch(cur, controller_epoch);
-  if (auto elected = offline_partition_leader(p.replicas, cur.isr, brokers, unclean_enabled)) {
+  if (auto elected = offline_partition_leader(p.replicas, isr_intact, brokers, unclean_enabled, damaged)) {
     s.leader = elected->leader;
     s.isr = elected->unclean ? std::vector<int32_t>{elected->leader} : isr_live;
-    return Change{s, elected->unclean ? "unclean" : reason};
+    return Change{s, elected->unclean ? "unclean" : damaged_member ? "replica_damaged" : reason};
   }
-  if (cur.leader == -1) return std::nullopt;  // offline already
-  // Offline: no leader; the last ISR member is kept so that it can come back as leader.
+  // Offline: no leader; the last intact ISR member is kept so that it can come back as leader.
   s.leader = -1;
-  s.isr = isr_live.empty() ? cur.isr : isr_live;
-  return Change{s, "offline"};
+  s.isr = isr_live.empty() ? isr_intact : isr_live;
+  if (cur.leader == -1 && s.isr == cur.isr) return std::nullopt;  // offline already
+  if (cur.leader == -1 && !damaged_member) return std::nullopt;
+  return Change{s, damaged_member ? "replica_damaged" : "offline"};
 }
 
 std::optional<ShutdownChange> on_controlled_shutdown(const ControllerPartition& p, int32_t shutting_down,

@@ -45,8 +45,12 @@ struct OfflineLeader {
   int32_t leader = -1;
   bool unclean = false;
 };
+// A damaged replica (one whose broker registered its log as damaged: it lost data that may have
+// been acknowledged) is never a clean leader; an unclean election takes one only when no intact
+// replica is eligible.
 std::optional<OfflineLeader> offline_partition_leader(const std::vector<int32_t>& assignment, const std::vector<int32_t>& isr,
-                                                      const Brokers& brokers, bool unclean_enabled);
+                                                      const Brokers& brokers, bool unclean_enabled,
+                                                      const std::set<int32_t>& damaged = {});
 // Reassignment: the first replica of the target assignment that is eligible and in the ISR.
 std::optional<int32_t> reassign_partition_leader(const std::vector<int32_t>& reassignment, const std::vector<int32_t>& isr,
                                                  const Brokers& brokers);
@@ -69,8 +73,13 @@ struct Change {
 // some ISR members died drops them ("replica_offline"); one without a live leader elects one
 // (`reason`, or "unclean"); one without any goes offline, leader -1, keeping the last ISR so that
 // it can come back as leader ("offline").
+// Damaged replicas (`damaged`, see offline_partition_leader) leave the ISR like dead ones, even the
+// last member ("replica_damaged"): a partition whose only in-sync replicas are damaged goes offline,
+// with an empty ISR when they were all, until an intact in-sync replica returns or unclean election
+// is enabled. KIP-966 does the same with a replica that registers after an unclean shutdown.
 std::optional<Change> on_brokers_changed(const ControllerPartition& p, const Brokers& brokers, bool unclean_enabled,
-                                         int32_t controller_epoch, const char* reason);
+                                         int32_t controller_epoch, const char* reason,
+                                         const std::set<int32_t>& damaged = {});
 // Broker `shutting_down` asked to stop: its leaderships move to another in-sync replica (none
 // eligible: it keeps them and they go offline when it stops), and it leaves the ISRs it is in
 // unless it is their last member. `follower` says whether it only left the ISR.

@@ -21,6 +21,10 @@ constexpr const char* kDeletedDirSuffix = "-delete";
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+// In a damaged replica's directory (ReplicaManager's header): where its log ended and why.
+constexpr const char* kDamagedReplicaFile = "replica-damaged";
+
+std::string damaged_path(const TopicPartition& tp) { return tp.str() + "/" + kDamagedReplicaFile; }
 }  // namespace
 
 ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net)
@@ -52,6 +56,80 @@ void ReplicaManager::load_checkpoint() {
         Status s = log::Log::remove_all(rt_.disk(), name);
         if (!s.is_ok()) rt_.log("cannot remove " + name + ": " + s.to_string());
       }
+}
+
+void ReplicaManager::check_logs() {
+  auto names = rt_.disk().list("");
+  if (!names) {
+    rt_.log("cannot list the data directory: " + names.status().to_string());
+    return;
+  }
+  for (const std::string& name : *names) {
+    std::string topic;
+    int32_t partition = 0;
+    if (!log::parse_log_dir_name(name, &topic, &partition)) continue;
+    const TopicPartition tp{topic, partition};
+    if (rt_.disk().exists(damaged_path(tp))) {
+      damaged_.insert(tp);
+      rt_.log("replica " + tp.str() + " is still damaged (" + kDamagedReplicaFile + ")");
+      continue;
+    }
+    // The topic's own config is not known yet (it is read from zk at the first LeaderAndIsr); the
+    // broker's defaults open the log as well, and this Log is closed again at once.
+    log::RecoveryReport report;
+    log::OpenOptions options;
+    options.verify_all_segments = true;
+    options.repair_corruption = true;
+    auto lg = log::Log::load(rt_.disk(), name, config_.topic_defaults.log_config(), rt_.now(), &report, options);
+    if (!lg) {
+      rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
+      continue;
+    }
+    if (report.damaged) mark_damaged(tp, report);
+  }
+}
+
+void ReplicaManager::mark_damaged(const TopicPartition& tp, const log::RecoveryReport& report) {
+  // The detail names the file and byte already when the scan found the bad batch itself.
+  const std::string detail = report.corruption_detail.rfind(report.corruption_path, 0) == 0
+                                 ? report.corruption_detail
+                                 : report.corruption_path + " at byte " + std::to_string(report.corruption_position) + ": " +
+                                       report.corruption_detail;
+  Status s = rt_.disk().write_file_atomic(damaged_path(tp), as_view(to_bytes(std::to_string(report.log_end_offset.value) +
+                                                                                " " + detail + "\n")));
+  if (!s.is_ok()) rt_.log("cannot write " + damaged_path(tp) + ": " + s.to_string());
+  damaged_.insert(tp);
+  rt_.log("replica " + tp.str() + " is damaged: its log ends at " + std::to_string(report.log_end_offset.value) +
+          " (recovery point " + std::to_string(report.recovery_point.value) + "), " + detail +
+          "; it may not lead until it is out of the ISR and has caught up");
+  rt_.emit(ev::ReplicaDamaged{.topic = tp.topic,
+                              .partition = tp.partition,
+                              .leo = report.log_end_offset.value,
+                              .recovery_point = report.recovery_point.value,
+                              .detail = detail});
+}
+
+void ReplicaManager::clear_damage(const TopicPartition& tp, int32_t leader_epoch, const char* reason) {
+  if (!damaged_.erase(tp)) return;
+  Status s = rt_.disk().remove(damaged_path(tp));
+  if (!s.is_ok() && s.code() != StatusCode::kNotFound) rt_.log("cannot remove " + damaged_path(tp) + ": " + s.to_string());
+  rt_.log("replica " + tp.str() + " is no longer damaged (" + reason + ")");
+  rt_.emit(ev::ReplicaDamageCleared{.topic = tp.topic, .partition = tp.partition, .leader_epoch = leader_epoch, .reason = reason});
+  if (damage_listener_) damage_listener_();
+}
+
+void ReplicaManager::flush_all() {
+  for (auto& [tp, p] : partitions_) {
+    Status s = p->log().flush();
+    if (!s.is_ok()) rt_.log("flush of " + tp.str() + " failed: " + s.to_string());
+  }
+  std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
+  for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
+  Status s = write_hw_checkpoint(rt_.disk(), hws);
+  if (s.is_ok())
+    checkpointed_hw_ = std::move(hws);
+  else
+    rt_.log("high watermark checkpoint failed: " + s.to_string());
 }
 
 void ReplicaManager::start_ticks() {
@@ -103,7 +181,10 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   auto cit = topic_configs_.find(tp.topic);
   if (cit != topic_configs_.end()) tc = cit->second;
   log::RecoveryReport report;
-  auto lg = log::Log::load(rt_.disk(), tp.str(), tc.log_config(), rt_.now(), &report);
+  log::OpenOptions options;
+  options.repair_corruption = true;
+  auto lg = log::Log::load(rt_.disk(), tp.str(), tc.log_config(), rt_.now(), &report, options);
+  if (lg && report.damaged && !damaged_.count(tp)) mark_damaged(tp, report);
   if (!lg) {
     rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
     rt_.emit(ev::LogError{.topic = tp.topic, .partition = tp.partition, .error = lg.status().to_string()});
@@ -177,6 +258,19 @@ ErrorCode ReplicaManager::become(const TopicPartition& tp, const Uuid& topic_id,
   Partition* p = get_or_create_partition(tp);
   if (!p) return ErrorCode::KAFKA_STORAGE_ERROR;
   if (!topic_id.is_zero() && !topic_ids_.count(tp)) store_topic_id(tp, topic_id);
+  if (damaged_.count(tp)) {
+    const bool in_isr = std::find(ps.isr.begin(), ps.isr.end(), config_.broker_id) != ps.isr.end();
+    if (!in_isr) {
+      clear_damage(tp, ps.leader_epoch, "out_of_isr");
+    } else if (ps.leader == config_.broker_id && ps.isr.size() == 1) {
+      clear_damage(tp, ps.leader_epoch, "unclean_leader");
+    } else if (ps.leader == config_.broker_id) {
+      // A controller that did not know made it a clean leader: followers would truncate to it.
+      rt_.log("refusing leadership of damaged replica " + tp.str() + " at leader epoch " + std::to_string(ps.leader_epoch));
+      rt_.emit(ev::DamagedLeaderRefused{.topic = tp.topic, .partition = tp.partition, .leader_epoch = ps.leader_epoch, .isr = ps.isr});
+      return ErrorCode::KAFKA_STORAGE_ERROR;
+    }
+  }
   PartitionAssignmentState st;
   st.controller_epoch = ps.controller_epoch;
   st.leader = NodeId{ps.leader};
@@ -251,7 +345,8 @@ void ReplicaManager::delete_partition(const TopicPartition& tp) {
   partitions_.erase(tp);
   checkpointed_hw_.erase(tp);
   topic_ids_.erase(tp);
-  retire_log_dir(tp);
+  retire_log_dir(tp);  // the damage mark goes with the data
+  if (damaged_.erase(tp) && damage_listener_) damage_listener_();
 }
 
 void ReplicaManager::retire_log_dir(const TopicPartition& tp) {

@@ -9,6 +9,19 @@
 // (replica.high.watermark.checkpoint.interval.ms), ISR shrinks (every replica.lag.time.max.ms / 2)
 // and retention (log.retention.check.interval.ms).
 //
+// Damaged replicas (issue 17; KIP-966's unclean shutdown is the model): at startup, before the
+// broker registers, every log on disk is opened and checked whole (every batch's CRC), with
+// OpenOptions::repair_corruption. A log that lost data that was flushed or may have been
+// acknowledged (log::RecoveryReport::damaged) keeps the batches before the bad one, and the replica
+// is damaged: a file `replica-damaged` in its directory says so across restarts, the broker
+// registers it (BrokerRegistration::damaged_replicas), and the controller takes it out of the ISR
+// and never elects it cleanly. It follows the leader, truncating only to what the leader's
+// OffsetForLeaderEpoch answers, and fetches back what it lost; the leader adds it to the ISR again
+// when it has caught up. Once a LeaderAndIsr shows it out of the ISR (or makes it an unclean leader
+// with an ISR of itself alone) it is an ordinary replica again: the file goes, and the broker's
+// registration is rewritten without it. Until then a LeaderAndIsr that makes it a clean leader is
+// refused with KAFKA_STORAGE_ERROR.
+//
 // It owns the purgatories (engine/broker/purgatory.h) of the requests that wait on its partitions:
 // when a partition's high watermark or log moves, the produces watching it try again, on a fresh
 // event. Waiting fetches try again on every partition's progress: reading for a follower records
@@ -19,6 +32,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +59,16 @@ class ReplicaManager final : public PartitionOwner {
   // Reads the high watermark checkpoint (before any partition opens), and removes the directories
   // of deleted partitions that a crash left behind (`*-delete`, as Kafka's LogManager does at start).
   void load_checkpoint();
+  // Opens and checks every log on disk, finding the damaged ones (above). Before registering.
+  void check_logs();
+  // The replicas whose logs are damaged, for the broker's registration.
+  std::vector<TopicPartition> damaged_replicas() const { return {damaged_.begin(), damaged_.end()}; }
+  // Called when a replica stops being damaged (the broker rewrites its registration).
+  void set_damage_listener(std::function<void()> l) { damage_listener_ = std::move(l); }
+  // A clean shutdown (Kafka's LogManager.shutdown): every log flushed (its recovery point is its
+  // end, so corruption anywhere in it is found by CRC at the next start) and the high watermarks
+  // checkpointed.
+  void flush_all();
   // Starts the periodic work.
   void start_ticks();
 
@@ -75,6 +99,8 @@ class ReplicaManager final : public PartitionOwner {
 
  private:
   Partition* get_or_create_partition(const TopicPartition& tp);
+  void mark_damaged(const TopicPartition& tp, const log::RecoveryReport& report);
+  void clear_damage(const TopicPartition& tp, int32_t leader_epoch, const char* reason);
   ErrorCode become(const TopicPartition& tp, const Uuid& topic_id,
                    const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps);
   // Topic ids (KIP-516): each partition directory holds `partition.metadata` ("version: 0\n
@@ -106,6 +132,8 @@ class ReplicaManager final : public PartitionOwner {
   Purgatory fetch_purgatory_;
   bool waiting_check_scheduled_ = false;
   ProgressListener progress_listener_;
+  std::set<TopicPartition> damaged_;
+  std::function<void()> damage_listener_;
 };
 
 }  // namespace gregor::broker

@@ -1,6 +1,7 @@
 #include "engine/broker/zk_data.h"
 
 #include "engine/core/json.h"
+#include "engine/log/log.h"
 
 namespace gregor::broker {
 
@@ -52,6 +53,11 @@ Bytes BrokerRegistration::encode() const {
   Json::Object proto;
   proto["PLAINTEXT"] = Json("PLAINTEXT");
   o["listener_security_protocol_map"] = Json(std::move(proto));
+  if (!damaged_replicas.empty()) {
+    Json::Array damaged;
+    for (const auto& tp : damaged_replicas) damaged.push_back(Json(tp.str()));
+    o["damaged_replicas"] = Json(std::move(damaged));
+  }
   return to_bytes_json(Json(std::move(o)));
 }
 
@@ -63,6 +69,13 @@ Result<BrokerRegistration> BrokerRegistration::decode(int32_t id, ByteView data)
   r.host = (*j)["host"].as_string();
   r.port = static_cast<int32_t>((*j)["port"].as_int());
   r.timestamp_ms = std::strtoll((*j)["timestamp"].as_string("0").c_str(), nullptr, 10);
+  if ((*j)["damaged_replicas"].is_array())
+    for (const auto& name : (*j)["damaged_replicas"].as_array()) {
+      std::string topic;
+      int32_t partition = 0;
+      if (name.is_string() && log::parse_log_dir_name(name.as_string(), &topic, &partition))
+        r.damaged_replicas.push_back(TopicPartition{topic, partition});
+    }
   return r;
 }
 

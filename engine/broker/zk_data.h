@@ -37,6 +37,7 @@
 #include "engine/core/bytes.h"
 #include "engine/core/rng.h"
 #include "engine/core/status.h"
+#include "engine/core/topic_partition.h"
 
 namespace gregor::broker {
 
@@ -69,6 +70,10 @@ struct BrokerRegistration {
   std::string host;
   int32_t port = 0;
   int64_t timestamp_ms = 0;
+  // Gregor's (Kafka has no such field; its tools ignore it): replicas whose logs this broker found
+  // damaged at startup ("orders-0"). The controller takes them out of the ISR before it elects
+  // (engine/broker/leader_election.h). Written only when there are some.
+  std::vector<TopicPartition> damaged_replicas;
   Bytes encode() const;
   static Result<BrokerRegistration> decode(int32_t id, ByteView data);
 };

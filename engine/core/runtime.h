@@ -109,6 +109,10 @@ class Node {
   // The connection with peer (a node id for an outbound connection, a negative id for an inbound
   // one) broke: frames in flight either way are lost.
   virtual void on_disconnect(NodeId peer) { (void)peer; }
+  // The process is stopping cleanly (SIGTERM on real sockets), after its last callback: what must
+  // be durable is made so here (a broker flushes its logs, as Kafka's LogManager.shutdown does).
+  // Not called on a crash.
+  virtual void on_clean_stop() {}
 };
 
 }  // namespace gregor

@@ -290,6 +290,38 @@ struct LogError {
   std::string error;
   GREGOR_TRACE_FIELDS(topic, partition, error)
 };
+// A replica's log lost data that was flushed or may have been acknowledged (corruption found by CRC
+// below the recovery point, or a bad batch in the middle of the log): it kept the batches before
+// the bad one and may not lead until the controller has taken it out of the ISR.
+struct ReplicaDamaged {
+  GREGOR_TRACE_EVENT(ReplicaDamaged, "replica_damaged");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t leo = 0;             // where the log now ends
+  int64_t recovery_point = 0;  // below it everything had been flushed
+  std::string detail;          // the file, the byte and what was wrong
+  GREGOR_TRACE_FIELDS(topic, partition, leo, recovery_point, detail)
+};
+// The damaged replica is out of the ISR (it catches up as a follower and the leader adds it back),
+// or it was elected uncleanly: it is an ordinary replica again.
+struct ReplicaDamageCleared {
+  GREGOR_TRACE_EVENT(ReplicaDamageCleared, "replica_damage_cleared");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader_epoch = 0;
+  std::string reason;  // out_of_isr, unclean_leader
+  GREGOR_TRACE_FIELDS(topic, partition, leader_epoch, reason)
+};
+// LeaderAndIsr made a damaged replica a clean leader (a controller that did not know): refused
+// with KAFKA_STORAGE_ERROR.
+struct DamagedLeaderRefused {
+  GREGOR_TRACE_EVENT(DamagedLeaderRefused, "damaged_leader_refused");
+  std::string topic;
+  int32_t partition = 0;
+  int32_t leader_epoch = 0;
+  IntList isr;
+  GREGOR_TRACE_FIELDS(topic, partition, leader_epoch, isr)
+};
 struct LogAppend {
   GREGOR_TRACE_EVENT(LogAppend, "log_append");
   std::string topic;
@@ -899,7 +931,8 @@ using TraceBody = std::variant<
     ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::ControllerElected, ev::ControllerResigned,
     ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,
     ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::TopicConfigChange,
-    ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::LogAppend, ev::LogTruncate,
+    ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::ReplicaDamaged,
+    ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::LogTruncate,
     ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,
     ev::IsrChangeProposed, ev::IsrChange, ev::IsrChangeFailed, ev::ProduceRejected, ev::ProduceDuplicate,
     // group coordinator

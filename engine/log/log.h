@@ -18,7 +18,10 @@
 // are rescanned, each batch validated (length, magic, CRC, offset continuity); the first bad byte at
 // or above the recovery point ends the log (a torn tail, cut off; later segments are deleted). A bad
 // byte below the recovery point is fsynced data gone bad: open fails with kCorruption and the report
-// says where, rather than silently dropping data that may be committed. Reads check every returned
+// says where, rather than silently dropping data that may be committed (or, with
+// OpenOptions::repair_corruption, the log ends before it and the report says it is damaged). A bad
+// batch above the recovery point that good batches follow is no torn tail either: it is cut off
+// like one, and the report says the log is damaged. Reads check every returned
 // batch's CRC, so corruption anywhere is reported, never served.
 //
 // The log never reads a clock (time comes in as `now`) and emits nothing itself; an optional
@@ -47,6 +50,11 @@ struct OpenOptions {
   // Also check every batch's CRC in the segments below the recovery point (Kafka does not; reads
   // check anyway). Finding corruption there fails open with kCorruption.
   bool verify_all_segments = false;
+  // Corruption below the recovery point does not fail open: the log keeps the valid batches before
+  // the bad one and ends there, and the report says it is damaged (RecoveryReport::damaged). The
+  // broker opens its logs so at startup and keeps such a replica from leadership until it has
+  // fetched back what it lost (engine/broker/replica_manager.h).
+  bool repair_corruption = false;
 };
 
 class Log {

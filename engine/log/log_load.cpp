@@ -135,14 +135,38 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     if (h.partition_leader_epoch < 0) return Status::ok();
     return epoch_cache_.assign(LeaderEpoch{h.partition_leader_epoch}, Offset{h.base_offset});
   };
-  auto report_corruption = [&](const LogSegment& s, const ScanResult& result) {
+  auto note_corruption = [&](const LogSegment& s, const ScanResult& result) {
     r.corruption_found = true;
     r.corruption_path = path(segment_file_name(s.base_offset(), kLogSuffix));
     r.corruption_position = result.corruption_position;
     r.corruption_detail = result.corruption_detail;
+  };
+  auto report_corruption = [&](const LogSegment& s, const ScanResult& result) {
+    note_corruption(s, result);
     return Status::error(StatusCode::kCorruption, "corrupt data below the recovery point " +
                                                       std::to_string(recovery_point.value) + ": " +
                                                       result.corruption_detail);
+  };
+  // OpenOptions::repair_corruption: the log keeps what lies before the bad batch of segment i and
+  // ends there (the segment is rescanned and cut, later segments go); the report says it is damaged.
+  auto repair = [&](size_t i, const ScanResult& found) -> Status {
+    note_corruption(*segments_[i], found);
+    r.damaged = true;
+    ScanOptions scan;
+    scan.rebuild_indexes = true;
+    scan.durable_below = Offset{0};  // every bad byte is cut off now
+    scan.truncate_torn_tail = true;
+    scan.on_batch = assign_epoch;
+    auto again = segments_[i]->scan(scan);
+    if (!again) return again.status();
+    r.bytes_truncated += again->truncated_bytes;
+    while (segments_.size() > i + 1) {
+      r.bytes_truncated += segments_.back()->size_bytes();
+      GREGOR_RETURN_IF_ERROR(segments_.back()->remove_files());
+      segments_.pop_back();
+      r.segments_deleted++;
+    }
+    return Status::ok();
   };
   auto count = [&](const ScanResult& result) {
     r.batches_validated += result.batches;
@@ -167,18 +191,24 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     if (!result) return result.status();
     if (rebuild) r.indexes_rebuilt++;
     if (scan.verify_crc) count(*result);
-    if (result->corruption) return report_corruption(s, *result);
+    if (result->corruption) {
+      if (!options.repair_corruption) return report_corruption(s, *result);
+      GREGOR_RETURN_IF_ERROR(repair(i, *result));
+      break;
+    }
     if (rebuild && s.next_offset() != next_base) {
       ScanResult gap;
       gap.corruption_position = s.size_bytes();
       gap.corruption_detail = "segment ends at offset " + std::to_string(s.next_offset().value) +
                               " but the next one starts at " + std::to_string(next_base.value);
-      return report_corruption(s, gap);
+      if (!options.repair_corruption) return report_corruption(s, gap);
+      GREGOR_RETURN_IF_ERROR(repair(i, gap));
+      break;
     }
   }
 
   // From the segment holding the recovery point on: rescan, rebuild indexes, cut a torn tail.
-  for (size_t i = first_recovered; i < segments_.size(); i++) {
+  for (size_t i = first_recovered; !r.damaged && i < segments_.size(); i++) {
     LogSegment& s = *segments_[i];
     ScanOptions scan;
     scan.rebuild_indexes = true;
@@ -189,8 +219,21 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     if (!result) return result.status();
     r.segments_recovered++;
     count(*result);
-    if (result->corruption) return report_corruption(s, *result);
+    if (result->corruption) {
+      if (!options.repair_corruption) return report_corruption(s, *result);
+      GREGOR_RETURN_IF_ERROR(repair(i, *result));
+      break;
+    }
     r.bytes_truncated += result->truncated_bytes;
+    if (result->truncated_bytes > 0 && result->followed_by_batches) {
+      // Not a torn tail: good batches followed the bad one, so a bit went bad in the middle of the
+      // log. What was cut may have been acknowledged; the report says so.
+      ScanResult found;
+      found.corruption_position = s.size_bytes();
+      found.corruption_detail = "a bad batch followed by good ones (not a torn tail) at byte " + std::to_string(s.size_bytes());
+      note_corruption(s, found);
+      r.damaged = true;
+    }
     const bool last = i + 1 == segments_.size();
     const bool ends_early = !last && s.next_offset() != segments_[i + 1]->base_offset();
     if (ends_early && s.next_offset() < recovery_point) {
@@ -198,7 +241,9 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
       gap.corruption_position = s.size_bytes();
       gap.corruption_detail = "segment ends at offset " + std::to_string(s.next_offset().value) +
                               " but the next one starts at " + std::to_string(segments_[i + 1]->base_offset().value);
-      return report_corruption(s, gap);
+      if (!options.repair_corruption) return report_corruption(s, gap);
+      note_corruption(s, gap);
+      r.damaged = true;  // the later segments go below
     }
     if (result->truncated_bytes > 0 || ends_early) {
       // The log ends here: what follows was written after the torn part and cannot be trusted

@@ -342,6 +342,7 @@ Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
     result.valid_bytes = scanner.position();
   }
   if (!bad.is_ok()) {
+    result.followed_by_batches = batches_follow(result.valid_bytes, *file_size);
     if (expected < options.durable_below) {
       result.corruption = true;
       result.corruption_position = result.valid_bytes;
@@ -360,6 +361,30 @@ Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
     GREGOR_RETURN_IF_ERROR(disk_.fsync(time_index_.path()));
   }
   return result;
+}
+
+bool LogSegment::batches_follow(uint64_t bad_position, uint64_t file_size) {
+  // The bad batch's own length, if it is plausible, says where the next batch would start; that
+  // one must look like a whole batch (a plausible length, magic 2, its end within the file).
+  auto header_at = [&](uint64_t position) -> std::optional<uint64_t> {
+    if (position + record::kMagicPosition + 1 > file_size) return std::nullopt;
+    auto bytes = disk_.read(log_path_, position, record::kMagicPosition + 1);
+    if (!bytes || bytes->size() < record::kMagicPosition + 1) return std::nullopt;
+    ByteReader r(as_view(*bytes));
+    (void)r.i64();
+    const int32_t length = r.i32();
+    if (length < static_cast<int32_t>(record::kBatchHeaderBytes - record::kLogOverhead) || length > record::kBatchBytesMax)
+      return std::nullopt;
+    const uint64_t end = position + record::kLogOverhead + static_cast<uint64_t>(length);
+    if (end > file_size) return std::nullopt;
+    return end;
+  };
+  auto bad_end = header_at(bad_position);
+  if (!bad_end) return false;
+  auto next_end = header_at(*bad_end);
+  if (!next_end) return false;
+  auto magic = disk_.read(log_path_, *bad_end + record::kMagicPosition, 1);
+  return magic && magic->size() == 1 && static_cast<int8_t>((*magic)[0]) == record::kMagicV2;
 }
 
 Status LogSegment::on_become_inactive() {

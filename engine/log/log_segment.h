@@ -47,6 +47,10 @@ struct ScanResult {
   int64_t batches = 0;
   uint64_t valid_bytes = 0;
   uint64_t truncated_bytes = 0;
+  // The cut-off part was not a torn tail: the bad batch is followed by at least one more whole
+  // batch (a torn write leaves garbage only at the end of the file; a flipped bit in the middle of
+  // a log leaves good batches after it).
+  bool followed_by_batches = false;
   bool corruption = false;
   uint64_t corruption_position = 0;
   std::string corruption_detail;
@@ -107,6 +111,8 @@ class LogSegment {
   Status remove_files();
 
  private:
+  // Whether a whole batch follows the bad one at bad_position (ScanResult::followed_by_batches).
+  bool batches_follow(uint64_t bad_position, uint64_t file_size);
   LogSegment(Disk& disk, const std::string& dir, Offset base_offset, const LogConfig& config, Time now);
   // The position of the first batch whose last offset >= target, and its base offset; (size,
   // next_offset) when there is none.

@@ -81,6 +81,10 @@ struct RecoveryReport {
   // Corruption below the recovery point (fsynced data that no longer checks): open fails with
   // kCorruption and says where.
   bool corruption_found = false;
+  // The log lost data that was not a torn tail: corruption below the recovery point that
+  // OpenOptions::repair_corruption cut off, or a bad batch with good batches after it. What was
+  // lost may have been acknowledged: the replica must fetch it back before it may lead.
+  bool damaged = false;
   std::string corruption_path;
   uint64_t corruption_position = 0;
   std::string corruption_detail;

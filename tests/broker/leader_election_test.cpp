@@ -154,3 +154,46 @@ TEST_CASE("preferred election and the imbalance rule", "[election]") {
   parts[TopicPartition{"t", 1}].state.leader = 2;
   CHECK(imbalanced_partitions(parts) == std::vector<TopicPartition>{{"t", 0}, {"t", 1}});
 }
+
+TEST_CASE("damaged replicas leave the ISR, even the last member, and lead only uncleanly", "[election]") {
+  const char* reason = "broker_startup";
+  SECTION("a damaged last ISR member: offline with an empty ISR, not elected") {
+    auto c = on_brokers_changed(partition({1, 2, 3}, 3, 2, {3}), brokers({3}), false, 5, reason, {3});
+    REQUIRE(c);
+    CHECK(c->state.leader == -1);
+    CHECK(c->state.isr.empty());
+    CHECK(std::string(c->reason) == "replica_damaged");
+  }
+  SECTION("an intact in-sync replica is elected; the damaged one leaves the ISR") {
+    auto c = on_brokers_changed(partition({1, 2, 3}, -1, 2, {1, 3}), brokers({1, 3}), false, 5, reason, {3});
+    REQUIRE(c);
+    CHECK(c->state.leader == 1);
+    CHECK(c->state.isr == Ids{1});
+  }
+  SECTION("a live intact leader drops the damaged follower from its ISR") {
+    auto c = on_brokers_changed(partition({1, 2, 3}, 1, 2, {1, 2, 3}), brokers({1, 2, 3}), false, 5, reason, {2});
+    REQUIRE(c);
+    CHECK(c->state.leader == 1);
+    CHECK(c->state.isr == (Ids{1, 3}));
+    CHECK(std::string(c->reason) == "replica_damaged");
+  }
+  SECTION("a damaged live leader loses its leadership") {
+    auto c = on_brokers_changed(partition({1, 2, 3}, 3, 2, {2, 3}), brokers({2, 3}), false, 5, reason, {3});
+    REQUIRE(c);
+    CHECK(c->state.leader == 2);
+    CHECK(c->state.isr == Ids{2});
+  }
+  SECTION("unclean election prefers an intact replica, and takes a damaged one only when none is") {
+    auto intact = offline_partition_leader({3, 1, 2}, {}, brokers({1, 3}), true, {3});
+    REQUIRE(intact);
+    CHECK(intact->leader == 1);
+    CHECK(intact->unclean);
+    auto last = offline_partition_leader({3, 1, 2}, {}, brokers({3}), true, {3});
+    REQUIRE(last);
+    CHECK(last->leader == 3);
+    CHECK(!offline_partition_leader({3, 1, 2}, {3}, brokers({3}), false, {3}));
+  }
+  SECTION("offline already without damaged members: no change") {
+    CHECK(!on_brokers_changed(partition({1, 2, 3}, -1, 2, {3}), brokers({}), false, 5, reason, {1}));
+  }
+}
