@@ -116,10 +116,13 @@ void Broker::register_broker() {
   reg.id = config_.broker_id;
   reg.host = config_.advertised_host;
   reg.port = config_.advertised_port;
+  reg.endpoints = config_.advertised_endpoints();
   reg.timestamp_ms = rt_.wall_time_ms();
-  zk_.create(zk_paths::broker(config_.broker_id), reg.encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
+  // create2, so that the answer carries the znode's czxid: this broker's epoch (KIP-380).
+  zk_.create2(zk_paths::broker(config_.broker_id), reg.encode(), CreateMode::kEphemeral, [this](ZkError err, std::string, coord::Stat stat) {
     if (err == ZkError::kOk) {
       registered_ = true;
+      controller_.set_broker_epoch(stat.czxid);
       rt_.emit(ev::BrokerRegister{.broker = config_.broker_id});
       controller_.elect();
       config_changes_.on_change();
@@ -182,6 +185,7 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
     if (controller < 0 || tries_left == 0) return finish(false);
     protocol::ControlledShutdownRequest req;
     req.broker_id = config_.broker_id;
+    req.broker_epoch = controller_.broker_epoch();
     net_.send(NodeId{controller}, req, protocol::kControlledShutdownVersion,
               Duration::millis(config_.controller_socket_timeout_ms),
               [this, finish, self, tries_left](ErrorCode transport, ByteReader* body) {
