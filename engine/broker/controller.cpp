@@ -257,7 +257,9 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     context_.broker_czxid[id] = czxid;
     context_.shutting_down.erase(id);
     channel_.add_broker(id);
-    rt_.learn_address(NodeId{id}, reg.host, reg.port);
+    // The controller reaches brokers on the inter-broker listener (not reg.host/port, the first
+    // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests).
+    if (const ListenerEndpoint* e = inter_broker_endpoint(reg)) rt_.learn_address(NodeId{id}, e->host, e->port);
   }
   if (dead.empty() && added.empty()) return done();
   auto ids = [](const std::set<int32_t>& s) { return IntList(s.begin(), s.end()); };
