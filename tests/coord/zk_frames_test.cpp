@@ -220,7 +220,7 @@ TEST_CASE("zk: a client ignores garbage from its server by dropping the connecti
   CHECK(w.create(c, "/fine") == ZkError::kOk);
 }
 
-TEST_CASE("zk: jute.maxbuffer bounds a request (a create of 3000 bytes refused at 1024, served at the default)",
+TEST_CASE("zk: jute.maxbuffer bounds a request (beyond 1024 + 8 KiB refused at jute.maxbuffer=1024, a full znode served at the default)",
           "[zk][frames]") {
   auto create_of = [](size_t bytes) {
     wire::Request q;
