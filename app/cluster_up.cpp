@@ -145,16 +145,21 @@ std::string self_executable() {
 int cmd_cluster(const Args& args) {
   po::options_description desc(
       "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n"
-      "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]]\n\n"
+      "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]] [--separate-listeners]\n\n"
       "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
       "1..n on port-base..port-base+n-1, data under DIR. With --zookeeper-connect it starts only the\n"
       "brokers, on that existing ZooKeeper ensemble (Apache ZooKeeper or `gregor zk`). Prints the\n"
       "bootstrap address, then stays in the foreground; Ctrl-C or SIGTERM stops every process.\n"
-      "Restarting a killed broker with its printed command line recovers its log.\n\noptions");
+      "Restarting a killed broker with its printed command line recovers its log.\n"
+      "--separate-listeners gives each broker two listeners, as Kafka's listeners key: CLIENT on\n"
+      "port-base+i-1 (the bootstrap address) for clients, REPLICATION on port-base+200+i-1 for the other\n"
+      "brokers and the controller (inter.broker.listener.name); controller requests arriving on CLIENT are\n"
+      "refused. Without it each broker has one PLAINTEXT listener.\n\noptions");
   std::string action, dir, host = "127.0.0.1", zookeeper_connect;
   int brokers = 3;
   int port_base = 19092;
   std::vector<std::string> configs;
+  bool separate_listeners = false;
   desc.add_options()("help,h", "show this help")("brokers", po::value<int>(&brokers)->default_value(brokers),
                                                   "number of brokers")(
       "port-base", po::value<int>(&port_base)->default_value(port_base), "broker 1's port")(
@@ -162,7 +167,9 @@ int cmd_cluster(const Args& args) {
       "host", po::value<std::string>(&host)->default_value(host), "the address to listen on")(
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a broker config key=value (repeatable)")(
       "zookeeper-connect", po::value<std::string>(&zookeeper_connect),
-      "run the brokers on this existing ZooKeeper ensemble instead of starting `gregor zk`");
+      "run the brokers on this existing ZooKeeper ensemble instead of starting `gregor zk`")(
+      "separate-listeners", po::bool_switch(&separate_listeners),
+      "a CLIENT listener for clients and a REPLICATION listener (port-base+200+i-1) for brokers");
   po::options_description hidden;
   hidden.add_options()("action", po::value<std::string>(&action));
   po::positional_options_description pos;
@@ -181,8 +188,19 @@ int cmd_cluster(const Args& args) {
     std::cerr << "gregor cluster: --port-base must be in 1..65435\n";
     return 2;
   }
+  if (separate_listeners && port_base + 200 + brokers - 1 > 65535) {
+    std::cerr << "gregor cluster: --separate-listeners needs port-base+200+brokers-1 <= 65535\n";
+    return 2;
+  }
   std::map<std::string, std::string> settings;
   if (!parse_key_values("cluster", configs, settings)) return 2;
+  if (separate_listeners) {
+    for (const char* key : {"listeners", "advertised.listeners", "listener.security.protocol.map", "inter.broker.listener.name"})
+      if (settings.count(key)) {
+        std::cerr << "gregor cluster: --separate-listeners sets " << key << ": do not give it with --config too\n";
+        return 2;
+      }
+  }
   if (!zookeeper_connect.empty()) {
     if (auto parsed = net::parse_zookeeper_connect(zookeeper_connect); !parsed) {
       std::cerr << "gregor cluster: " << parsed.status().message() << "\n";
@@ -218,6 +236,16 @@ int cmd_cluster(const Args& args) {
     Child c{"broker " + std::to_string(i),
             {exe, "broker", "--id", std::to_string(i), "--listen", listen, "--zookeeper-connect", zookeeper_connect,
              "--data-dir", dir + "/broker-" + std::to_string(i)}};
+    if (separate_listeners) {
+      c.argv.erase(c.argv.begin() + 4, c.argv.begin() + 6);  // the listeners key says where instead
+      const std::string replication = host + ":" + std::to_string(port_base + 200 + i - 1);
+      for (const std::string& kv : {"listeners=CLIENT://" + listen + ",REPLICATION://" + replication,
+                                    std::string("listener.security.protocol.map=CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT"),
+                                    std::string("inter.broker.listener.name=REPLICATION")}) {
+        c.argv.push_back("--config");
+        c.argv.push_back(kv);
+      }
+    }
     for (const auto& kv : configs) {
       c.argv.push_back("--config");
       c.argv.push_back(kv);

@@ -50,6 +50,14 @@ Status NodeConfig::validate() const {
     return bad("node id " + std::to_string(id.value) + " is out of range [1, " + std::to_string(kNodeIdLimit - 1) + "]");
   if (data_dir.empty()) return bad("no data directory");
   if (listen && listen_host.empty()) return bad("no listen host");
+  for (size_t i = 0; i < more_listeners.size(); i++) {
+    const Listener& l = more_listeners[i];
+    if (!listen) return bad("more listeners on a node that does not listen");
+    if (l.host.empty()) return bad("listener " + l.name + " has no host");
+    if (l.name.empty() || l.name == listen_name) return bad("listener name '" + l.name + "' is empty or used twice");
+    for (size_t j = 0; j < i; j++)
+      if (more_listeners[j].name == l.name) return bad("listener name '" + l.name + "' is used twice");
+  }
   for (const auto& [peer, address] : peers) {
     if (peer.value <= 0 || peer.value >= kNodeIdLimit)
       return bad("peer id " + std::to_string(peer.value) + " is out of range");
@@ -80,28 +88,45 @@ Status AsioRuntime::open() {
   // The data directory first: a node must not serve (or even bind its port) over a directory that
   // is a file or that another node is using.
   GREGOR_RETURN_IF_ERROR(disk_.lock_root());
-  Status listening = open_listener();
-  if (!listening.is_ok()) {
-    disk_.unlock_root();
-    return listening;
+  if (config_.listen) {
+    auto add = [this](const std::string& name, const std::string& host, uint16_t port) {
+      auto l = std::make_unique<BoundListener>();
+      l->name = name;
+      l->host = host;
+      l->port = port;
+      listeners_.push_back(std::move(l));
+    };
+    add(config_.listen_name, config_.listen_host, config_.listen_port);
+    for (const auto& l : config_.more_listeners) add(l.name, l.host, l.port);
+  }
+  for (auto& l : listeners_) {
+    Status listening = open_listener(*l);
+    if (!listening.is_ok()) {
+      boost::system::error_code ignored;
+      for (auto& other : listeners_)
+        if (other->acceptor) other->acceptor->close(ignored);
+      listeners_.clear();
+      disk_.unlock_root();
+      return listening;
+    }
   }
   opened_ = true;
   return Status::ok();
 }
 
-Status AsioRuntime::open_listener() {
-  if (config_.listen) {
+Status AsioRuntime::open_listener(BoundListener& listener) {
+  {
     boost::system::error_code ec;
     tcp::endpoint endpoint;
-    asio::ip::address ip = asio::ip::make_address(config_.listen_host, ec);
+    asio::ip::address ip = asio::ip::make_address(listener.host, ec);
     if (!ec) {
-      endpoint = tcp::endpoint(ip, config_.listen_port);
+      endpoint = tcp::endpoint(ip, listener.port);
     } else {
       // A host name: resolved once, at start, like Kafka's listeners.
       tcp::resolver resolver(io_);
-      auto results = resolver.resolve(config_.listen_host, std::to_string(config_.listen_port), ec);
+      auto results = resolver.resolve(listener.host, std::to_string(listener.port), ec);
       if (ec || results.empty())
-        return Status::error(StatusCode::kInvalidArgument, "cannot resolve listen host " + config_.listen_host + ": " + ec.message());
+        return Status::error(StatusCode::kInvalidArgument, "cannot resolve listen host " + listener.host + ": " + ec.message());
       endpoint = results.begin()->endpoint();
     }
     const std::string where = PeerAddress{endpoint.address().to_string(), endpoint.port()}.to_string();
@@ -111,9 +136,9 @@ Status AsioRuntime::open_listener() {
     if (!ec) acceptor.bind(endpoint, ec);
     if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) return Status::error(StatusCode::kIoError, "cannot listen on " + where + ": " + ec.message());
-    bound_port_ = acceptor.local_endpoint(ec).port();
+    listener.bound_port = acceptor.local_endpoint(ec).port();
     if (ec) return Status::error(StatusCode::kIoError, "cannot read the bound port of " + where + ": " + ec.message());
-    acceptor_.emplace(std::move(acceptor));
+    listener.acceptor.emplace(std::move(acceptor));
   }
   return Status::ok();
 }
@@ -121,7 +146,11 @@ Status AsioRuntime::open_listener() {
 void AsioRuntime::start(const NodeFactory& factory) {
   GREGOR_ASSERT(opened_ && !started_ && !stopped_);
   started_ = true;
-  std::string listening = acceptor_ ? "listening on " + config_.listen_host + ":" + std::to_string(bound_port_) : "not listening";
+  std::string listening;
+  for (const auto& l : listeners_)
+    listening += (listening.empty() ? "listening on " : ", ") + (l->name.empty() ? "" : l->name + "://") + l->host + ":" +
+                 std::to_string(l->bound_port);
+  if (listening.empty()) listening = "not listening";
   log("starting node " + std::to_string(config_.id.value) + ", " + listening + ", data in " + config_.data_dir +
       ", seed " + std::to_string(seed_));
   callback_depth_++;
@@ -129,7 +158,7 @@ void AsioRuntime::start(const NodeFactory& factory) {
   callback_depth_--;
   GREGOR_ASSERT_MSG(node != nullptr, "the node factory returned no node");
   node_ = std::move(node);
-  if (acceptor_) accept_more();
+  for (auto& l : listeners_) accept_more(*l);
   if (config_.transport.connections_max_idle_ms > 0) sweep_idle_connections();
   callback_depth_++;
   node_->start();
@@ -143,8 +172,10 @@ void AsioRuntime::stop() {
   alive_.reset();  // deferred deliveries and accept completions now do nothing
   timers_.clear();
   boost::system::error_code ignored;
-  if (acceptor_) acceptor_->close(ignored);
-  if (accept_retry_timer_) accept_retry_timer_->cancel();
+  for (auto& l : listeners_) {
+    if (l->acceptor) l->acceptor->close(ignored);
+    if (l->accept_retry_timer) l->accept_retry_timer->cancel();
+  }
   if (idle_timer_) idle_timer_->cancel();
   for (auto& [id, peer] : peers_) {
     if (peer.connection) peer.connection->detach();
@@ -153,6 +184,7 @@ void AsioRuntime::stop() {
   for (auto& [id, connection] : inbound_) connection->detach();
   inbound_.clear();
   inbound_host_.clear();
+  inbound_listener_.clear();
   inbound_per_host_.clear();
   if (node_) {
     ++callback_depth_;
@@ -374,6 +406,8 @@ void AsioRuntime::on_connection_closed(Connection& c, const std::string& reason,
     callback_depth_++;
     node_->on_disconnect(id);
     callback_depth_--;
+    // Kept until the node has heard of the end: a request it still handles keeps its listener.
+    inbound_listener_.erase(id);
   });
 }
 
@@ -404,26 +438,44 @@ void AsioRuntime::defer(std::function<void()> fn) {
   });
 }
 
-void AsioRuntime::accept_more() {
+void AsioRuntime::accept_more(BoundListener& listener) {
   std::weak_ptr<int> alive = alive_;
-  acceptor_->async_accept([this, alive](const boost::system::error_code& ec, tcp::socket socket) {
+  BoundListener* l = &listener;
+  listener.acceptor->async_accept([this, alive, l](const boost::system::error_code& ec, tcp::socket socket) {
     if (alive.expired()) return;
-    on_accepted(ec, std::move(socket));
+    on_accepted(*l, ec, std::move(socket));
   });
 }
 
-void AsioRuntime::on_accepted(const boost::system::error_code& ec, tcp::socket socket) {
+uint16_t AsioRuntime::bound_port(const std::string& name) const {
+  for (const auto& l : listeners_)
+    if (l->name == name) return l->bound_port;
+  return 0;
+}
+
+std::string AsioRuntime::listener_name(NodeId peer) const {
+  auto it = inbound_listener_.find(peer);
+  if (it != inbound_listener_.end()) return it->second;
+  // The loopback connection (this node to itself: the controller's requests to its own broker)
+  // and outbound ones have no listener. An accepted connection that is not known (any more) on a
+  // runtime with named listeners gets a name no listener has, so nothing that checks it trusts it.
+  if (peer.value < 0 && peer.value != -config_.id.value && !config_.listen_name.empty()) return "?";
+  return {};
+}
+
+void AsioRuntime::on_accepted(BoundListener& listener, const boost::system::error_code& ec, tcp::socket socket) {
   if (stopped_ || ec == asio::error::operation_aborted) return;
   if (ec) {
     // Out of descriptors and the like: keep the listener, try again shortly.
     constexpr int kAcceptRetryMs = 100;
     log("accept failed: " + ec.message() + "; retrying in " + std::to_string(kAcceptRetryMs) + " ms");
-    if (!accept_retry_timer_) accept_retry_timer_.emplace(io_);
-    accept_retry_timer_->expires_after(std::chrono::milliseconds(kAcceptRetryMs));
+    if (!listener.accept_retry_timer) listener.accept_retry_timer.emplace(io_);
+    listener.accept_retry_timer->expires_after(std::chrono::milliseconds(kAcceptRetryMs));
     std::weak_ptr<int> alive = alive_;
-    accept_retry_timer_->async_wait([this, alive](const boost::system::error_code& wec) {
+    BoundListener* l = &listener;
+    listener.accept_retry_timer->async_wait([this, alive, l](const boost::system::error_code& wec) {
       if (wec || alive.expired()) return;
-      accept_more();
+      accept_more(*l);
     });
     return;
   }
@@ -446,7 +498,7 @@ void AsioRuntime::on_accepted(const boost::system::error_code& ec, tcp::socket s
     }
     boost::system::error_code ignored;
     socket.close(ignored);
-    accept_more();
+    accept_more(listener);
     return;
   }
   GREGOR_ASSERT_MSG(next_connection_id_ > INT32_MIN, "inbound connection ids exhausted");
@@ -455,10 +507,11 @@ void AsioRuntime::on_accepted(const boost::system::error_code& ec, tcp::socket s
   inbound_[id] = connection;
   inbound_per_host_[host]++;
   inbound_host_[id] = host;
+  if (!listener.name.empty()) inbound_listener_[id] = listener.name;
   stats_.connections_accepted++;
   connection->start_inbound();
   if (config_.verbose) log("accepted connection " + std::to_string(id.value) + " from " + connection->remote());
-  accept_more();
+  accept_more(listener);
 }
 
 }  // namespace gregor::net

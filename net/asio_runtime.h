@@ -89,6 +89,17 @@ struct NodeConfig {
   bool listen = true;
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 0;  // 0: the OS picks a free port (AsioRuntime::bound_port says which)
+  // The listener's name (Kafka's listener names, "PLAINTEXT", "CLIENT"): Runtime::listener_name
+  // tells a node which listener an accepted connection came in on. Empty: unnamed.
+  std::string listen_name;
+  // More listeners, each with its own name, address and acceptor (a broker's `listeners` beyond
+  // the first). REQUIRES: names distinct from each other and from listen_name.
+  struct Listener {
+    std::string name;
+    std::string host;
+    uint16_t port = 0;
+  };
+  std::vector<Listener> more_listeners;
   std::map<NodeId, PeerAddress> peers;  // known peers; this node's own entry, if any, is ignored
   std::string data_dir;                 // FileDisk root, created if missing. REQUIRES: not empty
   std::optional<uint64_t> seed;         // unset: from the clock, logged at start
@@ -136,7 +147,9 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
 
   bool running() const { return node_ != nullptr; }
   // The port the listener is bound to (the OS's choice when listen_port was 0); 0 before open().
-  uint16_t bound_port() const { return bound_port_; }
+  uint16_t bound_port() const { return listeners_.empty() ? 0 : listeners_.front()->bound_port; }
+  // The port the listener named `name` is bound to; 0 when there is none of that name.
+  uint16_t bound_port(const std::string& name) const;
   // Adds or replaces a known peer (e.g. one whose port became known later). The connection that
   // may already exist to the old address is kept until it ends.
   // REQUIRES: 0 < id < kNodeIdLimit and a usable address (Runtime::learn_address checks and logs).
@@ -166,6 +179,7 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   // follows on a later turn, as for any end. The loopback connection cannot be closed.
   void close_connection(NodeId peer) override;
   std::string peer_host(NodeId peer) const override;
+  std::string listener_name(NodeId peer) const override;
   // Ignores (with a log line) an id out of range or a port outside [1, 65535].
   void learn_address(NodeId id, const std::string& host, int32_t port) override;
   Disk& disk() override { return disk_; }
@@ -187,11 +201,20 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   void on_connection_frame(Connection& c, Bytes frame) override;
   void on_connection_closed(Connection& c, const std::string& reason, CloseKind kind) override;
 
-  Status open_listener();
-  void accept_more();
+  // One bound listener: its acceptor, and a timer to accept again after a failed accept.
+  struct BoundListener {
+    std::string name;
+    std::string host;
+    uint16_t port = 0;  // as configured
+    uint16_t bound_port = 0;
+    std::optional<tcp::acceptor> acceptor;
+    std::optional<asio::steady_timer> accept_retry_timer;
+  };
+  Status open_listener(BoundListener& listener);
+  void accept_more(BoundListener& listener);
   // connections.max.idle.ms: closes inbound connections idle for longer, then looks again later.
   void sweep_idle_connections();
-  void on_accepted(const boost::system::error_code& ec, tcp::socket socket);
+  void on_accepted(BoundListener& listener, const boost::system::error_code& ec, tcp::socket socket);
   Duration reconnect_backoff(int failures);
   std::shared_ptr<Connection> new_connection(tcp::socket socket, NodeId id);
   // send and send_gather: body may be empty.
@@ -207,14 +230,13 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   Rng rng_;
   Rng jitter_rng_;  // reconnect jitter: a stream apart from the node's, so it does not shift its draws
   TimerQueue timers_;
-  std::optional<tcp::acceptor> acceptor_;
-  std::optional<asio::steady_timer> accept_retry_timer_;
+  std::vector<std::unique_ptr<BoundListener>> listeners_;  // stable addresses: callbacks hold them
   std::optional<asio::steady_timer> idle_timer_;
   RequestMemoryPool request_pool_;
   std::map<std::string, int32_t> inbound_per_host_;  // open accepted connections per remote address
   std::map<NodeId, std::string> inbound_host_;       // the address each accepted one was counted under
+  std::map<NodeId, std::string> inbound_listener_;   // the listener each accepted one came in on
   Time last_refusal_log_{0};
-  uint16_t bound_port_ = 0;
   bool opened_ = false;
   bool started_ = false;
   bool stopped_ = false;

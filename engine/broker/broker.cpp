@@ -121,6 +121,7 @@ BrokerRegistration Broker::registration() const {
   reg.id = config_.broker_id;
   reg.host = config_.advertised_host;
   reg.port = config_.advertised_port;
+  reg.endpoints = config_.advertised_endpoints();
   reg.timestamp_ms = registration_time_ms_;
   reg.damaged_replicas = replicas_.damaged_replicas();
   return reg;
@@ -128,9 +129,12 @@ BrokerRegistration Broker::registration() const {
 
 void Broker::register_broker() {
   registration_time_ms_ = rt_.wall_time_ms();
-  zk_.create(zk_paths::broker(config_.broker_id), registration().encode(), CreateMode::kEphemeral, [this](ZkError err, std::string) {
+  // create2, so that the answer carries the znode's czxid: this broker's epoch (KIP-380).
+  zk_.create2(zk_paths::broker(config_.broker_id), registration().encode(), CreateMode::kEphemeral,
+              [this](ZkError err, std::string, coord::Stat stat) {
     if (err == ZkError::kOk) {
       registered_ = true;
+      controller_.set_broker_epoch(stat.czxid);
       rt_.emit(ev::BrokerRegister{.broker = config_.broker_id});
       controller_.elect();
       config_changes_.on_change();
@@ -196,6 +200,7 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
     if (controller < 0 || tries_left == 0) return finish(false);
     protocol::ControlledShutdownRequest req;
     req.broker_id = config_.broker_id;
+    req.broker_epoch = controller_.broker_epoch();
     net_.send(NodeId{controller}, req, protocol::kControlledShutdownVersion,
               Duration::millis(config_.controller_socket_timeout_ms),
               [this, finish, self, tries_left](ErrorCode transport, ByteReader* body) {

@@ -1,6 +1,77 @@
 #include "engine/broker/broker_config.h"
 
+#include <cctype>
+#include <set>
+
 namespace gregor::broker {
+
+int16_t security_protocol_id(const std::string& name) {
+  if (name == "PLAINTEXT") return 0;
+  if (name == "SSL") return 1;
+  if (name == "SASL_PLAINTEXT") return 2;
+  if (name == "SASL_SSL") return 3;
+  return -1;
+}
+
+namespace {
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+Status bad(const std::string& key, const std::string& why) { return Status::error(StatusCode::kInvalidArgument, key + ": " + why); }
+}  // namespace
+
+Result<std::vector<ListenerEndpoint>> parse_listener_list(const std::string& key, const std::string& text) {
+  std::vector<ListenerEndpoint> out;
+  for (const std::string& item : split_commas(text)) {
+    const size_t sep = item.find("://");
+    if (sep == std::string::npos || sep == 0)
+      return bad(key, "'" + item + "' is not NAME://HOST:PORT (e.g. CLIENT://127.0.0.1:9092)");
+    ListenerEndpoint e;
+    e.name = item.substr(0, sep);
+    for (char ch : e.name)
+      if (!(std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_'))
+        return bad(key, "listener name '" + e.name + "' must be upper-case letters, digits and _");
+    const std::string rest = item.substr(sep + 3);
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string::npos) return bad(key, "'" + item + "' has no port");
+    e.host = rest.substr(0, colon);
+    if (e.host.size() >= 2 && e.host.front() == '[' && e.host.back() == ']') e.host = e.host.substr(1, e.host.size() - 2);
+    auto port = parse_config_long(key, rest.substr(colon + 1));
+    if (!port) return port.status();
+    if (*port < 0 || *port > 65535) return bad(key, "port " + std::to_string(*port) + " of '" + item + "' is not in 0..65535");
+    e.port = static_cast<int32_t>(*port);
+    for (const auto& other : out)
+      if (other.name == e.name) return bad(key, "listener name " + e.name + " appears twice");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> parse_security_protocol_map(const std::string& text) {
+  const std::string key = "listener.security.protocol.map";
+  std::map<std::string, std::string> out;
+  for (const std::string& item : split_commas(text)) {
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+      return bad(key, "'" + item + "' is not NAME:PROTOCOL (e.g. CLIENT:PLAINTEXT)");
+    const std::string protocol = item.substr(colon + 1);
+    if (security_protocol_id(protocol) < 0)
+      return bad(key, "'" + protocol + "' is not a security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)");
+    if (!out.emplace(item.substr(0, colon), protocol).second) return bad(key, item.substr(0, colon) + " appears twice");
+  }
+  return out;
+}
 
 const ConfigDef<BrokerConfig>& broker_config_def() {
   static const ConfigDef<BrokerConfig> def = [] {
@@ -22,6 +93,17 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
              "The largest session.timeout.ms a consumer may ask for.");
     d.define("group.min.session.timeout.ms", &BrokerConfig::group_min_session_timeout_ms, at_least(0),
              "The smallest session.timeout.ms a consumer may ask for.");
+    d.define("inter.broker.listener.name", &BrokerConfig::inter_broker_listener_name, {},
+             "The listener brokers replicate over and the controller reaches brokers on (default: PLAINTEXT).");
+    d.define("control.plane.listener.name", &BrokerConfig::control_plane_listener_name, {},
+             "A listener that serves controller requests only (none by default).");
+    d.define("listeners", &BrokerConfig::listeners, {},
+             "NAME://HOST:PORT,... where the broker accepts connections (default: one PLAINTEXT listener, --listen).");
+    d.define("advertised.listeners", &BrokerConfig::advertised_listeners, {},
+             "NAME://HOST:PORT,... registered in zk and told to clients and brokers (default: listeners).");
+    d.define("listener.security.protocol.map", &BrokerConfig::listener_security_protocol_map, {},
+             "NAME:PROTOCOL,... the security protocol of each listener name (PLAINTEXT; SASL_PLAINTEXT, SSL and "
+             "SASL_SSL are not served yet).");
     d.define("leader.imbalance.check.interval.seconds", &BrokerConfig::leader_imbalance_check_interval_seconds,
              at_least(1), "How often the controller checks for leadership away from preferred replicas.");
     d.define("num.partitions", &BrokerConfig::num_partitions, at_least(1),
@@ -78,7 +160,78 @@ Status BrokerConfig::apply(const std::map<std::string, std::string>& settings) {
     if (!key) return broker_config_def().unknown(name);
     GREGOR_RETURN_IF_ERROR(key->parse(*this, value));
   }
+  GREGOR_RETURN_IF_ERROR(validate_listeners());
   return topic_defaults.apply(topic_keys);
+}
+
+namespace {
+std::vector<ListenerEndpoint> with_protocols(std::vector<ListenerEndpoint> endpoints, const std::string& map_text) {
+  auto map = parse_security_protocol_map(map_text);
+  for (auto& e : endpoints) {
+    auto it = map ? map->find(e.name) : decltype(map->end()){};
+    e.security_protocol = map && it != map->end() ? it->second : "PLAINTEXT";
+  }
+  return endpoints;
+}
+}  // namespace
+
+std::vector<ListenerEndpoint> BrokerConfig::bind_endpoints() const {
+  if (listeners.empty()) return {ListenerEndpoint{"PLAINTEXT", advertised_host, advertised_port, "PLAINTEXT"}};
+  auto parsed = parse_listener_list("listeners", listeners);
+  GREGOR_ASSERT_MSG(parsed.is_ok(), "listeners not validated: " + parsed.status().message());
+  return with_protocols(*parsed, listener_security_protocol_map);
+}
+
+std::vector<ListenerEndpoint> BrokerConfig::advertised_endpoints() const {
+  if (advertised_listeners.empty()) return bind_endpoints();
+  auto parsed = parse_listener_list("advertised.listeners", advertised_listeners);
+  GREGOR_ASSERT_MSG(parsed.is_ok(), "advertised.listeners not validated: " + parsed.status().message());
+  return with_protocols(*parsed, listener_security_protocol_map);
+}
+
+Status BrokerConfig::validate_listeners() const {
+  auto map = parse_security_protocol_map(listener_security_protocol_map);
+  if (!map) return map.status();
+  std::vector<ListenerEndpoint> bound{ListenerEndpoint{"PLAINTEXT", advertised_host, advertised_port, "PLAINTEXT"}};
+  if (!listeners.empty()) {
+    auto parsed = parse_listener_list("listeners", listeners);
+    if (!parsed) return parsed.status();
+    if (parsed->empty()) return bad("listeners", "names no listener");
+    bound = *parsed;
+  } else if (!advertised_listeners.empty()) {
+    return bad("advertised.listeners", "needs listeners (the listeners it advertises)");
+  }
+  std::set<std::string> names;
+  for (const auto& e : bound) {
+    auto it = map->find(e.name);
+    if (it == map->end())
+      return bad("listener.security.protocol.map", "has no protocol for listener " + e.name + " (add " + e.name + ":PLAINTEXT)");
+    // Kafka's other protocols need TLS or SASL, which Gregor does not serve yet: refusing them
+    // here is better than a listener that accepts what it cannot check.
+    if (it->second != "PLAINTEXT")
+      return bad("listener.security.protocol.map", "listener " + e.name + " is " + it->second +
+                                                       ": only PLAINTEXT listeners are served (SASL and SSL are not implemented)");
+    names.insert(e.name);
+  }
+  if (!advertised_listeners.empty()) {
+    auto parsed = parse_listener_list("advertised.listeners", advertised_listeners);
+    if (!parsed) return parsed.status();
+    for (const auto& e : *parsed) {
+      if (!names.count(e.name)) return bad("advertised.listeners", "listener " + e.name + " is not one of listeners");
+      if (e.host.empty() || e.host == "0.0.0.0" || e.host == "::")
+        return bad("advertised.listeners", "listener " + e.name + " needs a host others can reach, not '" + e.host + "'");
+    }
+  }
+  if (!names.count(inter_broker_listener()))
+    return bad("inter.broker.listener.name", "'" + inter_broker_listener() + "' is not one of listeners" +
+                                                 (inter_broker_listener_name.empty() ? " (set inter.broker.listener.name)" : ""));
+  if (!control_plane_listener_name.empty()) {
+    if (!names.count(control_plane_listener_name))
+      return bad("control.plane.listener.name", "'" + control_plane_listener_name + "' is not one of listeners");
+    if (control_plane_listener_name == inter_broker_listener())
+      return bad("control.plane.listener.name", "must differ from inter.broker.listener.name");
+  }
+  return Status::ok();
 }
 
 std::map<std::string, std::string> BrokerConfig::to_map() const {

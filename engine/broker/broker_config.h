@@ -31,6 +31,23 @@
 
 namespace gregor::broker {
 
+// One listener of a broker, as Kafka writes it: NAME://HOST:PORT, with the security protocol the
+// listener.security.protocol.map gives NAME.
+struct ListenerEndpoint {
+  std::string name;  // "PLAINTEXT", "CLIENT", "REPLICATION", ...
+  std::string host;
+  int32_t port = 0;
+  std::string security_protocol = "PLAINTEXT";
+  bool operator==(const ListenerEndpoint&) const = default;
+};
+// Kafka's security protocol ids (SecurityProtocol.id), as UpdateMetadata carries them; -1 for a name
+// Kafka does not know.
+int16_t security_protocol_id(const std::string& name);
+// "NAME://HOST:PORT,NAME2://HOST:PORT" (listeners, advertised.listeners); an error names the key.
+Result<std::vector<ListenerEndpoint>> parse_listener_list(const std::string& key, const std::string& text);
+// "NAME:PROTOCOL,NAME2:PROTOCOL" (listener.security.protocol.map).
+Result<std::map<std::string, std::string>> parse_security_protocol_map(const std::string& text);
+
 enum class TruncationMode { kLeaderEpoch, kLeaderEpochKip101, kHighWatermark };
 
 // The group coordinator's settings (offsets.topic.*, group.*) are broker configs too: they live in
@@ -39,11 +56,25 @@ struct BrokerConfig : group::GroupConfig {
   int32_t broker_id = 1;
   std::vector<NodeId> zookeeper_servers;  // zk server node ids (zookeeper.connect's host:port list)
   std::string zookeeper_chroot;           // zookeeper.connect's chroot suffix ("/kafka"), or 
+  // With `listeners` unset (the default), the broker has one PLAINTEXT listener at this address
+  // (`gregor broker --listen`/--advertised, or the simulator's node name).
   std::string advertised_host = "127.0.0.1";
   int32_t advertised_port = 9092;
   // Where this broker's partitions live, as DescribeLogDirs names it (Kafka's log.dirs, one
   // directory): the real runtime's --data-dir; the simulator names one per broker.
   std::string log_dir = "/var/lib/gregor";
+  // Kafka's listener keys. listeners: where the broker accepts connections, one listener per name;
+  // advertised.listeners: what it registers in zk and tells others (default: listeners);
+  // listener.security.protocol.map: each name's protocol; inter.broker.listener.name: the listener
+  // brokers replicate over and the controller reaches them on (default: the one named PLAINTEXT);
+  // control.plane.listener.name: a listener for controller requests only. Controller requests
+  // (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown) are served only on the
+  // inter-broker and control-plane listeners: on any other they are refused.
+  std::string listeners;
+  std::string advertised_listeners;
+  std::string listener_security_protocol_map = "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL";
+  std::string inter_broker_listener_name;
+  std::string control_plane_listener_name;
 
   TopicConfig topic_defaults;  // log.* / broker-level defaults of topic configs
   int32_t num_partitions = 1;
@@ -73,6 +104,25 @@ struct BrokerConfig : group::GroupConfig {
   // Every broker config Gregor knows with its value, topic defaults under their broker names
   // (log.segment.bytes, ...): what DescribeConfigs answers for a BROKER resource.
   std::map<std::string, std::string> to_map() const;
+
+  // The listeners to bind (listeners), and the endpoints registered in zk (advertised.listeners),
+  // each with its security protocol; without `listeners`, one PLAINTEXT endpoint at
+  // advertised_host:advertised_port. REQUIRES: apply succeeded (the keys are consistent).
+  std::vector<ListenerEndpoint> bind_endpoints() const;
+  std::vector<ListenerEndpoint> advertised_endpoints() const;
+  // The name of the listener brokers talk to each other on.
+  std::string inter_broker_listener() const {
+    return inter_broker_listener_name.empty() ? "PLAINTEXT" : inter_broker_listener_name;
+  }
+  // Whether controller requests may arrive on `listener` ("": a runtime without listener names,
+  // the simulator: always).
+  bool serves_controller_requests(const std::string& listener) const {
+    return listener.empty() || listener == inter_broker_listener() ||
+           (!control_plane_listener_name.empty() && listener == control_plane_listener_name);
+  }
+  // The listener keys checked together: names unique and in the protocol map, protocols supported,
+  // advertised names among the listeners, the inter-broker and control-plane names among them.
+  Status validate_listeners() const;
 };
 
 // The broker's own keys, declared once (engine/core/config_def.h). Broker configs are static in

@@ -280,7 +280,9 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
               " as damaged: it leaves the ISR and may not lead until it has caught up");
     }
     channel_.add_broker(id);
-    rt_.learn_address(NodeId{id}, reg.host, reg.port);
+    // The controller reaches brokers on the inter-broker listener (not reg.host/port, the first
+    // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests).
+    if (const ListenerEndpoint* e = inter_broker_endpoint(reg)) rt_.learn_address(NodeId{id}, e->host, e->port);
   }
   if (dead.empty() && added.empty()) return done();
   check_propagation_waits();  // a dead broker is no longer waited for
@@ -522,12 +524,25 @@ void Controller::send_leader_and_isr(const std::set<TopicPartition>& tps, const 
       if (p.state.leader >= 0) leaders.insert(p.state.leader);
     }
     if (req.topic_states.empty()) continue;
+    req.broker_epoch = broker_epoch_of(b);
     for (int32_t l : leaders) {
+      // Followers reach their leaders on the inter-broker listener.
       auto it = context_.live.find(l);
-      if (it != context_.live.end()) req.live_leaders.push_back({l, it->second.host, it->second.port});
+      const ListenerEndpoint* e = it == context_.live.end() ? nullptr : inter_broker_endpoint(it->second);
+      if (e) req.live_leaders.push_back({l, e->host, e->port});
     }
     channel_.enqueue(b, req, protocol::kLeaderAndIsrVersion);
   }
+}
+
+const ListenerEndpoint* Controller::inter_broker_endpoint(const BrokerRegistration& reg) const {
+  const ListenerEndpoint* e = reg.endpoint(config_.inter_broker_listener());
+  return e ? e : (reg.endpoints.empty() ? nullptr : &reg.endpoints.front());
+}
+
+int64_t Controller::broker_epoch_of(int32_t broker) const {
+  auto it = context_.broker_czxid.find(broker);
+  return it == context_.broker_czxid.end() ? -1 : it->second;
 }
 
 void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
@@ -546,12 +561,14 @@ void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
   for (const auto& [id, reg] : context_.live) {
     protocol::UpdateMetadataRequest::UpdateMetadataBroker b;
     b.id = id;
-    b.endpoints.push_back({reg.port, reg.host, "PLAINTEXT", protocol::kSecurityProtocolPlaintext});
+    for (const auto& e : reg.endpoints) b.endpoints.push_back({e.port, e.host, e.name, security_protocol_id(e.security_protocol)});
     req.live_brokers.push_back(b);
   }
   const uint64_t seq = ++metadata_sent_seq_;
-  for (int32_t b : to_brokers)
+  for (int32_t b : to_brokers) {
+    req.broker_epoch = broker_epoch_of(b);
     channel_.enqueue(b, req, protocol::kUpdateMetadataVersion, [this, b, seq] { on_metadata_acknowledged(b, seq); });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -612,6 +629,7 @@ void Controller::send_stop_replica(int32_t broker, const std::vector<TopicPartit
   protocol::StopReplicaRequest req;
   req.controller_id = config_.broker_id;
   req.controller_epoch = context_.epoch;
+  req.broker_epoch = broker_epoch_of(broker);
   req.delete_partitions = delete_partitions;
   for (const auto& tp : tps) {
     if (req.topics.empty() || req.topics.back().name != tp.topic) req.topics.push_back({tp.topic, {}});
@@ -697,11 +715,18 @@ void Controller::on_isr_change_notification(Done done) {
   });
 }
 
-void Controller::controlled_shutdown(int32_t id, std::function<void(protocol::ErrorCode, std::vector<TopicPartition>)> reply) {
+void Controller::controlled_shutdown(int32_t id, int64_t broker_epoch,
+                                     std::function<void(protocol::ErrorCode, std::vector<TopicPartition>)> reply) {
   if (!active_) return reply(protocol::ErrorCode::NOT_CONTROLLER, {});
-  queue_.enqueue("controlled shutdown", [this, id, reply](Done done) {
+  queue_.enqueue("controlled shutdown", [this, id, broker_epoch, reply](Done done) {
     if (!context_.live.count(id)) {
       reply(protocol::ErrorCode::BROKER_NOT_AVAILABLE, {});
+      return done();
+    }
+    // As Kafka's KafkaController.processControlledShutdown: a request from an older registration of
+    // the broker (a forged or delayed one) is refused; -1 is a version without the field.
+    if (broker_epoch != -1 && broker_epoch < broker_epoch_of(id)) {
+      reply(protocol::ErrorCode::STALE_BROKER_EPOCH, {});
       return done();
     }
     context_.shutting_down.insert(id);

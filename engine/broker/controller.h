@@ -42,6 +42,17 @@ class Controller {
   // /controller disappears, and after a new zk session.
   void elect();
   bool is_active() const { return active_; }
+  // This broker's epoch (KIP-380): the czxid of its /brokers/ids/N registration, -1 until it has
+  // registered. A new registration (after a session expiry) gives a new, higher epoch.
+  int64_t broker_epoch() const { return broker_epoch_; }
+  void set_broker_epoch(int64_t epoch) { broker_epoch_ = epoch; }
+  // Kafka's isBrokerEpochStale: a controller request naming an older registration of this broker
+  // than the current one is refused (STALE_BROKER_EPOCH). -1 (a request version without the field,
+  // or a controller before KIP-380) is accepted, as Kafka does; an epoch above ours is too (the
+  // controller may see a new registration before the broker reads its create's answer).
+  bool is_broker_epoch_stale(int64_t epoch_in_request) const {
+    return epoch_in_request != -1 && epoch_in_request < broker_epoch_;
+  }
   int32_t epoch() const { return context_.epoch; }
   // Forwarded from the broker's zk watch listener.
   void on_watch(const coord::WatchEvent& e);
@@ -54,7 +65,8 @@ class Controller {
 
   // ControlledShutdown from broker `id`: moves its leaderships away; reports the partitions it
   // still leads (none when all could move).
-  void controlled_shutdown(int32_t id, std::function<void(protocol::ErrorCode, std::vector<TopicPartition>)> done);
+  void controlled_shutdown(int32_t id, int64_t broker_epoch,
+                           std::function<void(protocol::ErrorCode, std::vector<TopicPartition>)> done);
   // Preferred leader election for the given partitions (all when empty).
   void preferred_leader_election(std::vector<TopicPartition> partitions);
   // ElectLeaders (kafka-leader-election): a preferred or an unclean election for the given
@@ -123,6 +135,10 @@ class Controller {
                     std::shared_ptr<std::vector<TopicPartition>> retry, Done next);
   void send_leader_and_isr(const std::set<TopicPartition>& tps, const std::set<int32_t>& to_brokers);
   void send_update_metadata(const std::set<int32_t>& to_brokers);
+  // The epoch of a live broker's registration (its czxid), -1 for one not live.
+  int64_t broker_epoch_of(int32_t broker) const;
+  // A broker's endpoint on the inter-broker listener (its first one if it has none of that name).
+  const ListenerEndpoint* inter_broker_endpoint(const BrokerRegistration& reg) const;
   void send_stop_replica(int32_t broker, const std::vector<TopicPartition>& tps, bool delete_partitions);
   void read_partition_states(std::vector<TopicPartition> tps, Done done);
   // A broker answered UpdateMetadata number `seq`, or left: the propagation waits that hold finish.
@@ -138,6 +154,7 @@ class Controller {
   ControllerZk zk_;
   ControllerChannel channel_;
   bool active_ = false;
+  int64_t broker_epoch_ = -1;
   bool electing_ = false;
   ControllerContext context_;
   TimerId rebalance_timer_{0};

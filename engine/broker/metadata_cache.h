@@ -12,10 +12,13 @@
 
 namespace gregor::broker {
 
+// A live broker: its address on the listener other brokers use (host, port), and its address on
+// every listener by name (a Metadata request is answered with the listener it came on).
 struct BrokerEndpoint {
   int32_t id = 0;
   std::string host;
   int32_t port = 0;
+  std::map<std::string, std::pair<std::string, int32_t>> listeners;
 };
 
 struct PartitionMetadata {

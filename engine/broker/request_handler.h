@@ -35,6 +35,27 @@ struct HandlerContext {
   const std::string& cluster_id;  // /cluster/id; empty until read
 };
 
+// A controller request naming an older registration of this broker was refused (KIP-380).
+inline void emit_stale_broker_epoch(HandlerContext& ctx, const char* api, int64_t epoch_in_request) {
+  ctx.rt.emit(ev::StaleBrokerEpoch{
+      .api = api, .broker_epoch = epoch_in_request, .known_epoch = ctx.controller.broker_epoch()});
+}
+
+// Controller requests (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown) are served
+// only on the inter-broker and control-plane listeners (BrokerConfig::serves_controller_requests):
+// one that arrives on another listener, a client's, is answered CLUSTER_AUTHORIZATION_FAILED and
+// changes nothing (not even the controller epoch this broker knows). True when it was refused.
+template <typename Response>
+bool refuse_controller_request_on_client_listener(HandlerContext& ctx, const Request& req, const char* api) {
+  const std::string listener = ctx.rt.listener_name(req.from);
+  if (ctx.config.serves_controller_requests(listener)) return false;
+  ctx.rt.emit(ev::ControllerRequestRefused{.api = api, .listener = listener});
+  Response resp;
+  resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+  ctx.channel.respond(req, resp);
+  return true;
+}
+
 // Serves one request frame from an inbound connection.
 void dispatch_request(HandlerContext& ctx, NodeId from, Bytes frame);
 

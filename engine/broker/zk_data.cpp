@@ -41,17 +41,31 @@ std::string int_list(const std::vector<int32_t>& v) {
   return s;
 }
 
+const ListenerEndpoint* BrokerRegistration::endpoint(const std::string& name) const {
+  for (const auto& e : endpoints)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
 Bytes BrokerRegistration::encode() const {
   Json::Object o;
   o["features"] = Json(Json::Object{});  // version 5 (IBP 2.7+): finalized features live in /feature
   o["version"] = Json(5);
-  o["host"] = Json(host);
-  o["port"] = Json(port);
+  const ListenerEndpoint* plaintext = nullptr;
+  for (const auto& e : endpoints)
+    if (!plaintext && e.security_protocol == "PLAINTEXT") plaintext = &e;
+  o["host"] = plaintext ? Json(plaintext->host) : Json(nullptr);
+  o["port"] = Json(plaintext ? plaintext->port : -1);
   o["jmx_port"] = Json(-1);
   o["timestamp"] = Json(std::to_string(timestamp_ms));
-  o["endpoints"] = Json(Json::Array{Json("PLAINTEXT://" + host + ":" + std::to_string(port))});
+  Json::Array list;
   Json::Object proto;
-  proto["PLAINTEXT"] = Json("PLAINTEXT");
+  for (const auto& e : endpoints) {
+    const bool v6 = e.host.find(':') != std::string::npos;
+    list.push_back(Json(e.name + "://" + (v6 ? "[" + e.host + "]" : e.host) + ":" + std::to_string(e.port)));
+    proto[e.name] = Json(e.security_protocol);
+  }
+  o["endpoints"] = Json(std::move(list));
   o["listener_security_protocol_map"] = Json(std::move(proto));
   if (!damaged_replicas.empty()) {
     Json::Array damaged;
@@ -76,6 +90,21 @@ Result<BrokerRegistration> BrokerRegistration::decode(int32_t id, ByteView data)
       if (name.is_string() && log::parse_log_dir_name(name.as_string(), &topic, &partition))
         r.damaged_replicas.push_back(TopicPartition{topic, partition});
     }
+  const Json& list = (*j)["endpoints"];
+  if (list.is_array() && !list.as_array().empty()) {
+    std::string text;
+    for (const auto& e : list.as_array()) text += (text.empty() ? "" : ",") + e.as_string();
+    auto parsed = parse_listener_list("endpoints", text);
+    if (!parsed) return Status::error(StatusCode::kCorruption, "bad broker registration znode: " + parsed.status().message());
+    r.endpoints = *parsed;
+    const Json& map = (*j)["listener_security_protocol_map"];
+    for (auto& e : r.endpoints) {
+      const Json& p = map.is_object() ? map[e.name] : Json();
+      e.security_protocol = p.is_string() ? p.as_string() : "PLAINTEXT";
+    }
+  } else {
+    r.endpoints.push_back(ListenerEndpoint{"PLAINTEXT", r.host, r.port, "PLAINTEXT"});
+  }
   return r;
 }
 

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/broker/broker_config.h"
 #include "engine/core/bytes.h"
 #include "engine/core/rng.h"
 #include "engine/core/status.h"
@@ -65,6 +66,10 @@ inline std::string cluster_id() { return "/cluster/id"; }
 std::vector<std::string> persistent_roots();
 }  // namespace zk_paths
 
+// /brokers/ids/N. endpoints: every advertised listener (Kafka's "endpoints" and
+// "listener_security_protocol_map"); host and port: the first PLAINTEXT one's (null and -1 when
+// none), as Kafka writes them for old readers. A registration without "endpoints" (before Kafka
+// 0.10) reads as one PLAINTEXT endpoint at host:port.
 struct BrokerRegistration {
   int32_t id = 0;
   std::string host;
@@ -74,6 +79,9 @@ struct BrokerRegistration {
   // damaged at startup ("orders-0"). The controller takes them out of the ISR before it elects
   // (engine/broker/leader_election.h). Written only when there are some.
   std::vector<TopicPartition> damaged_replicas;
+  std::vector<ListenerEndpoint> endpoints;
+  // The endpoint of listener `name`, or null.
+  const ListenerEndpoint* endpoint(const std::string& name) const;
   Bytes encode() const;
   static Result<BrokerRegistration> decode(int32_t id, ByteView data);
 };

@@ -478,6 +478,15 @@ void ZkClient::create(std::string path, std::optional<Bytes> data, CreateMode mo
   submit(std::move(q), [cb = std::move(cb)](ZkError e, wire::Reply& r) { cb(e, std::move(r.path)); });
 }
 
+void ZkClient::create2(std::string path, std::optional<Bytes> data, CreateMode mode,
+                       std::function<void(ZkError, std::string, Stat)> cb) {
+  wire::Request q;
+  q.op = wire::OpCode::kCreate2;
+  q.args = ZkOp::create(std::move(path), std::move(data), mode);
+  q.args.type = ZkOpType::kCreate2;
+  submit(std::move(q), [cb = std::move(cb)](ZkError e, wire::Reply& r) { cb(e, std::move(r.path), r.stat); });
+}
+
 void ZkClient::create_chroot(std::function<void(ZkError)> cb) {
   GREGOR_ASSERT_MSG(!config_.chroot.empty(), "create_chroot without a chroot");
   // Each prefix of the chroot in turn, from the top ("/a", "/a/b"); requests on one connection

@@ -91,6 +91,10 @@ class ZkClient {
   // ACL (ZooDefs.Ids.OPEN_ACL_UNSAFE), as Kafka's unless zookeeper.set.acl is on.
   void create(std::string path, std::optional<Bytes> data, CreateMode mode,
               std::function<void(ZkError, std::string created_path)> cb);
+  // create2: as create, and the answer carries the new znode's Stat (its czxid is a broker's epoch,
+  // KIP-380).
+  void create2(std::string path, std::optional<Bytes> data, CreateMode mode,
+               std::function<void(ZkError, std::string created_path, Stat)> cb);
   // Creates the chroot and its missing parents (each a persistent znode with null data), outside
   // the chroot; kOk when it exists afterwards. REQUIRES: a chroot is configured.
   void create_chroot(std::function<void(ZkError)> cb);

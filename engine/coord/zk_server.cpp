@@ -55,7 +55,7 @@ void ZkServer::on_message(NodeId from, Bytes frame) {
   // The server only ever answers: a frame on a connection it opened cannot be a request.
   if (!is_inbound_connection(from)) return;
   const int32_t connection = from.value;
-  if (frame.size() > config_.max_request_bytes) return bad_frame(connection, "frame too large");
+  if (frame.size() > config_.max_request_bytes()) return bad_frame(connection, "frame too large");
   Connection& conn = connection_entry(connection);
   switch (conn.state) {
     case ConnectionState::kHandshake: {

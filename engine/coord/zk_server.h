@@ -89,11 +89,13 @@ struct ZkServerConfig {
   // knows addresses: real sockets): a flood of handshakes from one address, each leaving a
   // session until it expires, cannot use up max_sessions for everyone else. 0: no limit.
   size_t max_client_cnxns = 60;
-  // The largest request frame served (ZooKeeper's jute.maxbuffer plus room for a request's other
-  // fields); a larger one closes its connection. The server sees it whole; `gregor zk` sets its
-  // transport's limit (socket.request.max.bytes) to this, so that real sockets refuse such a
-  // frame from its size field, before buffering it.
-  size_t max_request_bytes = ZkLimits::kMaxFrameBytes;
+  // ZooKeeper's jute.maxbuffer (default 0xfffff): a request frame larger than it plus
+  // ZkLimits::kRequestOverheadBytes closes its connection (max_request_bytes()). The server sees
+  // frames whole; `gregor zk` sets its transport's limit (socket.request.max.bytes) to the same, so
+  // that real sockets refuse such a frame from its size field, before buffering it. The data of
+  // one znode stays limited to ZkLimits::kMaxDataBytes (the default's value) whatever it is.
+  size_t jute_maxbuffer = ZkLimits::kMaxDataBytes;
+  size_t max_request_bytes() const { return jute_maxbuffer + ZkLimits::kRequestOverheadBytes; }
 };
 
 class ZkServer final : public Node {

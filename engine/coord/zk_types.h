@@ -174,6 +174,10 @@ struct ZkLimits {
   // larger is refused before it is sent, and dropped as malformed when received).
   // A get_children answer that would exceed it fails with kMarshallingError instead.
   static constexpr size_t kMaxFrameBytes = 16 * 1024 * 1024;
+  // The room a server gives a request beyond jute.maxbuffer: its header, a path of kMaxPathBytes
+  // and an ACL, so that a create of a full znode fits (as ZooKeeper 3.6's
+  // zookeeper.jute.maxbuffer.extrasize).
+  static constexpr size_t kRequestOverheadBytes = 8192;
 };
 
 // ZooKeeper's path rules (PathUtils.validatePath): absolute, no empty component ("//"), no

@@ -87,6 +87,13 @@ class Runtime {
     return {};
   }
 
+  // The name of the listener an accepted connection came in on (Kafka's listener names: "CLIENT",
+  // "REPLICATION"); empty where the runtime has none (the simulator, an outbound connection).
+  virtual std::string listener_name(NodeId peer) const {
+    (void)peer;
+    return {};
+  }
+
   virtual Disk& disk() = 0;
   virtual Rng& rng() = 0;
 

@@ -252,6 +252,19 @@ struct StaleControllerRequest {
   int32_t known_epoch = 0;
   GREGOR_TRACE_FIELDS(api, controller_epoch, known_epoch)
 };
+struct ControllerRequestRefused {
+  GREGOR_TRACE_EVENT(ControllerRequestRefused, "controller_request_refused");
+  std::string api;
+  std::string listener;  // the listener it came on
+  GREGOR_TRACE_FIELDS(api, listener)
+};
+struct StaleBrokerEpoch {
+  GREGOR_TRACE_EVENT(StaleBrokerEpoch, "stale_broker_epoch");
+  std::string api;
+  int64_t broker_epoch = 0;  // in the request
+  int64_t known_epoch = 0;   // this broker's: the czxid of its registration
+  GREGOR_TRACE_FIELDS(api, broker_epoch, known_epoch)
+};
 struct TopicConfigChange {
   GREGOR_TRACE_EVENT(TopicConfigChange, "topic_config_change");
   int32_t broker = 0;
@@ -930,7 +943,8 @@ using TraceBody = std::variant<
     // brokers
     ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::ControllerElected, ev::ControllerResigned,
     ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,
-    ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::TopicConfigChange,
+    ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::StaleBrokerEpoch, ev::ControllerRequestRefused,
+    ev::TopicConfigChange,
     ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::ReplicaDamaged,
     ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::LogTruncate,
     ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,

@@ -219,3 +219,46 @@ TEST_CASE("zk: a client ignores garbage from its server by dropping the connecti
   REQUIRE(w.run_until([&] { return c->zk.state() == SessionState::kConnected; }, Duration::seconds(5)));
   CHECK(w.create(c, "/fine") == ZkError::kOk);
 }
+
+TEST_CASE("zk: jute.maxbuffer bounds a request (beyond 1024 + 8 KiB refused at jute.maxbuffer=1024, a full znode served at the default)",
+          "[zk][frames]") {
+  auto create_of = [](size_t bytes) {
+    wire::Request q;
+    q.xid = 1;
+    q.op = wire::OpCode::kCreate;
+    q.args = ZkOp::create("/big", Bytes(bytes, 7), CreateMode::kPersistent);
+    return wire::encode_request(q);
+  };
+  {
+    ZkServerConfig small;
+    small.jute_maxbuffer = 1024;
+    REQUIRE(small.max_request_bytes() == 1024 + ZkLimits::kRequestOverheadBytes);
+    ZkWorld w(72, small);
+    RawPeer* raw = add_raw(w);
+    REQUIRE(raw->send(ZkWorld::kServer, connect_frame()));
+    REQUIRE(w.run_until([&] { return raw->received.size() == 1; }, Duration::seconds(1)));
+    // Just within the limit: served.
+    const Bytes fits = create_of(1024 + ZkLimits::kRequestOverheadBytes - 128);
+    REQUIRE(fits.size() <= small.max_request_bytes());
+    REQUIRE(raw->send(ZkWorld::kServer, fits));
+    REQUIRE(w.run_until([&] { return raw->received.size() == 2; }, Duration::seconds(1)));
+    CHECK(last_header(raw).err == ZkError::kOk);
+    // Beyond it: the connection is closed and nothing is created.
+    REQUIRE(raw->send(ZkWorld::kServer, create_of(small.max_request_bytes())));
+    w.sim.run_for(Duration::seconds(1));
+    CHECK(raw->disconnects == 1);
+    CHECK(raw->received.size() == 2);
+  }
+  {
+    ZkServerConfig defaults;
+    CHECK(defaults.jute_maxbuffer == 0xfffff);
+    ZkWorld w(73, defaults);
+    RawPeer* raw = add_raw(w);
+    REQUIRE(raw->send(ZkWorld::kServer, connect_frame()));
+    REQUIRE(w.run_until([&] { return raw->received.size() == 1; }, Duration::seconds(1)));
+    REQUIRE(raw->send(ZkWorld::kServer, create_of(ZkLimits::kMaxDataBytes)));  // a full znode fits
+    REQUIRE(w.run_until([&] { return raw->received.size() == 2; }, Duration::seconds(1)));
+    CHECK(last_header(raw).err == ZkError::kOk);
+    CHECK(w.server()->tree().exists("/big"));
+  }
+}

@@ -1,13 +1,22 @@
 // LeaderAndIsr (from the controller): this broker's replicas become leaders or followers
-// (engine/broker/replica_manager.h). A request from a controller older than the newest this broker
-// has heard from is refused with STALE_CONTROLLER_EPOCH.
+// (engine/broker/replica_manager.h). Refused, in Kafka's order: on a client listener
+// (CLUSTER_AUTHORIZATION_FAILED), naming an older registration of this broker
+// (STALE_BROKER_EPOCH, KIP-380), from a controller older than the newest this broker has heard
+// from (STALE_CONTROLLER_EPOCH).
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/leader_and_isr.h"
 
 namespace gregor::broker {
 
 void handle_leader_and_isr(HandlerContext& ctx, const Request& req, protocol::LeaderAndIsrRequest request) {
+  if (refuse_controller_request_on_client_listener<protocol::LeaderAndIsrResponse>(ctx, req, "LeaderAndIsr")) return;
   auto lai = std::make_shared<const protocol::LeaderAndIsrRequest>(std::move(request));
+  if (ctx.controller.is_broker_epoch_stale(lai->broker_epoch)) {
+    protocol::LeaderAndIsrResponse resp;
+    resp.error_code = ErrorCode::STALE_BROKER_EPOCH;
+    emit_stale_broker_epoch(ctx, "LeaderAndIsr", lai->broker_epoch);
+    return ctx.channel.respond(req, resp);
+  }
   if (!ctx.replicas.accept_controller_epoch(lai->controller_epoch)) {
     protocol::LeaderAndIsrResponse resp;
     resp.error_code = ErrorCode::STALE_CONTROLLER_EPOCH;

@@ -12,9 +12,27 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
   protocol::MetadataResponse resp;
   if (!ctx.cluster_id.empty()) resp.cluster_id = ctx.cluster_id;  // /cluster/id, once read
   resp.controller_id = ctx.metadata.controller_id();
-  for (const auto& [id, b] : ctx.metadata.brokers()) resp.brokers.push_back({id, b.host, b.port, std::nullopt});
-  if (resp.brokers.empty())
-    resp.brokers.push_back({ctx.config.broker_id, ctx.config.advertised_host, ctx.config.advertised_port, std::nullopt});
+  // The brokers' addresses on the listener this request came on (Kafka's getAliveBrokerNodes(listenerName)):
+  // a client on the CLIENT listener is told CLIENT addresses. A broker without that listener is left out.
+  const std::string listener = ctx.rt.listener_name(req.from);
+  for (const auto& [id, b] : ctx.metadata.brokers()) {
+    if (listener.empty() || b.listeners.empty()) {
+      resp.brokers.push_back({id, b.host, b.port, std::nullopt});
+      continue;
+    }
+    auto it = b.listeners.find(listener);
+    if (it != b.listeners.end()) resp.brokers.push_back({id, it->second.first, it->second.second, std::nullopt});
+  }
+  if (resp.brokers.empty()) {
+    std::string host = ctx.config.advertised_host;
+    int32_t port = ctx.config.advertised_port;
+    for (const auto& e : ctx.config.advertised_endpoints())
+      if (e.name == listener || (listener.empty() && e.name == ctx.config.inter_broker_listener())) {
+        host = e.host;
+        port = e.port;
+      }
+    resp.brokers.push_back({ctx.config.broker_id, host, port, std::nullopt});
+  }
   std::vector<std::string> names;
   if (request.topics) {
     for (const auto& t : *request.topics) names.push_back(t.name.value_or(""));

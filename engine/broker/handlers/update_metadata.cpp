@@ -1,12 +1,20 @@
 // UpdateMetadata (from the controller): replaces this broker's metadata cache, learns the live
-// brokers' addresses, and completes the requests waiting for new metadata (CreateTopics).
+// brokers' addresses (on every listener), and completes the requests waiting for new metadata (CreateTopics).
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/update_metadata.h"
+
+// Refused as LeaderAndIsr is (handlers/leader_and_isr.cpp).
 
 namespace gregor::broker {
 
 void handle_update_metadata(HandlerContext& ctx, const Request& req, protocol::UpdateMetadataRequest request) {
+  if (refuse_controller_request_on_client_listener<protocol::UpdateMetadataResponse>(ctx, req, "UpdateMetadata")) return;
   protocol::UpdateMetadataResponse resp;
+  if (ctx.controller.is_broker_epoch_stale(request.broker_epoch)) {
+    resp.error_code = ErrorCode::STALE_BROKER_EPOCH;
+    emit_stale_broker_epoch(ctx, "UpdateMetadata", request.broker_epoch);
+    return ctx.channel.respond(req, resp);
+  }
   if (!ctx.replicas.accept_controller_epoch(request.controller_epoch)) {
     resp.error_code = ErrorCode::STALE_CONTROLLER_EPOCH;
     return ctx.channel.respond(req, resp);
@@ -14,8 +22,15 @@ void handle_update_metadata(HandlerContext& ctx, const Request& req, protocol::U
   std::map<int32_t, BrokerEndpoint> brokers;
   for (const auto& b : request.live_brokers) {
     if (b.endpoints.empty()) continue;
-    brokers[b.id] = BrokerEndpoint{b.id, b.endpoints.front().host, b.endpoints.front().port};
-    ctx.rt.learn_address(NodeId{b.id}, b.endpoints.front().host, b.endpoints.front().port);
+    // Brokers reach each other on the inter-broker listener (the first endpoint of a request from
+    // a controller that names none).
+    const auto* inter = &b.endpoints.front();
+    for (const auto& e : b.endpoints)
+      if (e.listener == ctx.config.inter_broker_listener()) inter = &e;
+    BrokerEndpoint be{b.id, inter->host, inter->port, {}};
+    for (const auto& e : b.endpoints) be.listeners[e.listener.empty() ? "PLAINTEXT" : e.listener] = {e.host, e.port};
+    brokers[b.id] = std::move(be);
+    ctx.rt.learn_address(NodeId{b.id}, inter->host, inter->port);
   }
   std::map<TopicPartition, PartitionMetadata> parts;
   for (const auto& ts : request.topic_states)
