@@ -12,10 +12,10 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::FETCH, 0, 17},               // Kafka 3.9's: v0-3 down-converted, v13+ topic ids
     ApiVersionRange{ApiKey::LIST_OFFSETS, 0, 9},         // Kafka 3.9's: v0 offset list, v7 max timestamp
     ApiVersionRange{ApiKey::METADATA, 0, 12},            // Kafka 3.9's: v0 empty = all, v10+ topic ids
-    ApiVersionRange{ApiKey::LEADER_AND_ISR, 0, 3},       // flexible from v4
-    ApiVersionRange{ApiKey::STOP_REPLICA, 0, 1},         // flexible from v2
-    ApiVersionRange{ApiKey::UPDATE_METADATA, 0, 7},      // v7 topic ids; v8 KRaft controller id
-    ApiVersionRange{ApiKey::CONTROLLED_SHUTDOWN, 1, 2},  // v0 has a header without client id
+    ApiVersionRange{ApiKey::LEADER_AND_ISR, 0, 7},       // Kafka 3.9's: v5+ answers by topic id
+    ApiVersionRange{ApiKey::STOP_REPLICA, 0, 4},         // Kafka 3.9's: v3+ per-partition epochs and deletes
+    ApiVersionRange{ApiKey::UPDATE_METADATA, 0, 8},      // Kafka 3.9's: v7 topic ids (what the controller sends)
+    ApiVersionRange{ApiKey::CONTROLLED_SHUTDOWN, 0, 3},  // Kafka 3.9's: v0 has a header without client id
     ApiVersionRange{ApiKey::OFFSET_COMMIT, 0, 9},        // Kafka 3.9's: v0 simple commits, v6 leader epoch, v7 static members
     ApiVersionRange{ApiKey::OFFSET_FETCH, 0, 9},         // Kafka 3.9's: v5 leader epoch, v8+ several groups
     ApiVersionRange{ApiKey::FIND_COORDINATOR, 0, 6},     // Kafka 3.9's: v4+ batched keys

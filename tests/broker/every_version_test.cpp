@@ -194,7 +194,7 @@ TEST_CASE("every advertised API at every advertised version is answered, not clo
       CHECK(answered(f, controller, range.api_key, v));
       calls++;
     }
-  CHECK(calls > 200);
+  CHECK(calls == 186);  // Kafka 3.9's ranges of the 25 APIs Gregor implements
   // Every broker advertises the same table, and still works.
   for (int32_t b = 1; b <= 3; b++) {
     auto av = call_ok<protocol::ApiVersionsRequest, protocol::ApiVersionsResponse>(f, b, {}, 3);

@@ -3,7 +3,7 @@
 // one request in flight), consume, a consumer group that commits with Sarama's default
 // OffsetCommit version and that a second group member resumes from, and offsets by time
 // (Client.GetOffset with a timestamp).
-// Usage: sarama_client BOOTSTRAP VERSION TOPIC   (VERSION: 0.10.2.0, 1.0.0.0, 2.1.0.0)
+// Usage: sarama_client BOOTSTRAP VERSION TOPIC   (VERSION: 0.10.2.0, 1.0.0, 2.1.0)
 package main
 
 import (
@@ -126,6 +126,31 @@ func main() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	admin.Close()
+	// Every broker must know the topic's leaders before clients that ask any of them use it.
+	for _, addr := range addrs {
+		b := sarama.NewBroker(addr)
+		if err := b.Open(newConfig(version)); err != nil {
+			fail("opening %s: %v", addr, err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			md, err := b.GetMetadata(&sarama.MetadataRequest{Topics: []string{topic}})
+			known := err == nil && len(md.Topics) == 1 && md.Topics[0].Err == sarama.ErrNoError && len(md.Topics[0].Partitions) == 3
+			if known {
+				for _, p := range md.Topics[0].Partitions {
+					known = known && p.Err == sarama.ErrNoError && p.Leader >= 0
+				}
+			}
+			if known {
+				break
+			}
+			if time.Now().After(deadline) {
+				fail("broker %s does not know %s's leaders after 30 s", addr, topic)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b.Close()
+	}
 	fmt.Printf("admin: created and described %s\n", topic)
 
 	// Produce to partition 0, with timestamps; idempotent where the version allows it.
