@@ -176,7 +176,7 @@ int32_t coordinator(test::ClusterFixture& f, const std::string& g) {
 
 }  // namespace
 
-TEST_CASE("every advertised API at every advertised version is answered, not closed", "[versions]") {
+TEST_CASE("every advertised API at every advertised version is answered and never closed", "[versions]") {
   test::ClusterFixture f(1601);
   ready_cluster(f);
   const int32_t controller = *f.cluster.controller();
@@ -203,7 +203,7 @@ TEST_CASE("every advertised API at every advertised version is answered, not clo
   CHECK(f.produce(f.leader_of("t", 0), "t", 0, -1, "after") == ErrorCode::NONE);
 }
 
-TEST_CASE("Metadata v0's empty list is every topic; v1+'s is none; v0 without a client's null", "[versions]") {
+TEST_CASE("Metadata v0 with an empty list answers every topic and v1 with one answers none", "[versions]") {
   test::ClusterFixture f(1602);
   ready_cluster(f);
   protocol::MetadataRequest empty;
@@ -216,7 +216,7 @@ TEST_CASE("Metadata v0's empty list is every topic; v1+'s is none; v0 without a 
   CHECK(v1.topics.empty());
 }
 
-TEST_CASE("topic ids: every broker knows them; Metadata v12 by id, CreateTopics v7, DeleteTopics v6", "[versions]") {
+TEST_CASE("topic ids known to every broker: Metadata v10 and v12 by id with CreateTopics v7 and Fetch v13+ and DeleteTopics v6", "[versions]") {
   test::ClusterFixture f(1603);
   ready_cluster(f);
   protocol::CreateTopicsRequest create;
@@ -290,7 +290,7 @@ TEST_CASE("topic ids: every broker knows them; Metadata v12 by id, CreateTopics 
   CHECK(deleted.responses[1].error_code == ErrorCode::UNKNOWN_TOPIC_ID);
 }
 
-TEST_CASE("OffsetCommit v0 and v6, OffsetFetch v0, v5 and v8 (several groups)", "[versions]") {
+TEST_CASE("OffsetCommit v0 and v6 with OffsetFetch v0 and v5 and v8 (several groups)", "[versions]") {
   test::ClusterFixture f(1604);
   ready_cluster(f);
   const int32_t c1 = coordinator(f, "old-style");
