@@ -9,11 +9,12 @@ JOBS ?= 2
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian 12 packages: build (compiler, CMake, Boost, SQLite, Dear ImGui, GLFW, Catch2, yaml-cpp, stb),
-# headless GUI tests (Xvfb, Mesa) and the stock Kafka clients the real-socket tests drive (kcat; kafkajs comes from npm with the machine's node).
+# headless GUI tests (Xvfb, Mesa) and the stock Kafka clients the real-socket tests drive (kcat, kafka-python, Sarama
+# built with Debian's Go; kafkajs comes from npm with the machine's node).
 DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-dev libsqlite3-dev sqlite3 \
   libimgui-dev libglfw3-dev libgl-dev catch2 libyaml-cpp-dev libstb-dev xvfb xauth libgl1-mesa-dri \
   kcat iperf3 python3-kazoo zookeeper default-jre-headless iproute2 libmimalloc-dev \
-  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev python3-kafka golang-go golang-github-shopify-sarama-dev
 
 # kafkajs for the real-socket tests, from the npm registry into tests/clients/node_modules (git-ignored),
 # pinned by tests/clients/package-lock.json; skipped when already there. node and npm are the machine's.

@@ -552,7 +552,13 @@ void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
   const std::set<int32_t> live = context_.live_ids();
   for (const auto& [tp, p] : context_.partitions) {
     if (p.zk_version < 0) continue;
-    if (req.topic_states.empty() || req.topic_states.back().topic_name != tp.topic) req.topic_states.push_back({tp.topic, {}});
+    if (req.topic_states.empty() || req.topic_states.back().topic_name != tp.topic) {
+      // v7+: the topic's id (KIP-516), which brokers answer Metadata v10+ and Fetch v13+ with.
+      Uuid topic_id;
+      if (auto t = context_.topics.find(tp.topic); t != context_.topics.end())
+        topic_id = Uuid::parse(t->second.topic_id).value_or(kZeroUuid);
+      req.topic_states.push_back({.topic_name = tp.topic, .topic_id = topic_id, .partition_states = {}});
+    }
     auto ps = partition_state<protocol::UpdateMetadataRequest::UpdateMetadataPartitionState>(tp, p);
     for (int32_t r : p.replicas)
       if (!live.count(r)) ps.offline_replicas.push_back(r);

@@ -27,11 +27,25 @@ const PartitionMetadata* MetadataCache::partition(const TopicPartition& tp) cons
 }
 
 void MetadataCache::update(int32_t controller_id, int32_t controller_epoch, std::map<int32_t, BrokerEndpoint> brokers,
-                           std::map<TopicPartition, PartitionMetadata> partitions) {
+                           std::map<TopicPartition, PartitionMetadata> partitions, std::map<std::string, Uuid> topic_ids) {
   controller_id_ = controller_id;
   controller_epoch_ = controller_epoch;
   brokers_ = std::move(brokers);
   partitions_ = std::move(partitions);
+  topic_ids_ = std::move(topic_ids);
+  topic_names_.clear();
+  for (const auto& [name, id] : topic_ids_) topic_names_[id] = name;
+}
+
+Uuid MetadataCache::topic_id(const std::string& topic) const {
+  auto it = topic_ids_.find(topic);
+  return it == topic_ids_.end() ? kZeroUuid : it->second;
+}
+
+std::optional<std::string> MetadataCache::topic_name(const Uuid& id) const {
+  auto it = topic_names_.find(id);
+  if (it == topic_names_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace gregor::broker

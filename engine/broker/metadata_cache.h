@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/core/topic_partition.h"
+#include "engine/core/uuid.h"
 
 namespace gregor::broker {
 
@@ -40,8 +41,12 @@ class MetadataCache {
   std::vector<std::pair<int32_t, PartitionMetadata>> topic_partitions(const std::string& topic) const;
   const PartitionMetadata* partition(const TopicPartition& tp) const;
 
+  // A topic's id (KIP-516; zero when the controller sent none) and the topic an id names.
+  Uuid topic_id(const std::string& topic) const;
+  std::optional<std::string> topic_name(const Uuid& id) const;
+
   void update(int32_t controller_id, int32_t controller_epoch, std::map<int32_t, BrokerEndpoint> brokers,
-              std::map<TopicPartition, PartitionMetadata> partitions);
+              std::map<TopicPartition, PartitionMetadata> partitions, std::map<std::string, Uuid> topic_ids = {});
   void set_controller(int32_t id, int32_t epoch) {
     controller_id_ = id;
     controller_epoch_ = epoch;
@@ -52,6 +57,8 @@ class MetadataCache {
   int32_t controller_epoch_ = 0;
   std::map<int32_t, BrokerEndpoint> brokers_;
   std::map<TopicPartition, PartitionMetadata> partitions_;
+  std::map<std::string, Uuid> topic_ids_;
+  std::map<Uuid, std::string> topic_names_;
 };
 
 }  // namespace gregor::broker

@@ -3,6 +3,7 @@
 #include "engine/group/group_coordinator.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "engine/group/offsets_topic.h"
 #include "engine/record/batch_builder.h"
@@ -77,19 +78,9 @@ bool GroupCoordinator::is_loading(int32_t partition) const {
 // ---------------------------------------------------------------------------------------------
 // FindCoordinator, DescribeGroups, ListGroups.
 
-void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& req,
-                                        std::function<void(const protocol::FindCoordinatorResponse&)> respond) {
-  protocol::FindCoordinatorResponse resp;
-  auto fail = [&](ErrorCode code) {
-    resp.error_code = code;
-    resp.error_message = std::string(protocol::error_name(code));
-    resp.node_id = -1;
-    resp.host = "";
-    resp.port = -1;
-    respond(resp);
-  };
+GroupCoordinator::CoordinatorLookup GroupCoordinator::lookup_coordinator(const std::string& key, int8_t key_type) {
   // Transactions are not modelled: there is no transaction coordinator to find.
-  if (req.key_type != protocol::kCoordinatorKeyTypeGroup) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  if (key_type != protocol::kCoordinatorKeyTypeGroup) return {ErrorCode::COORDINATOR_NOT_AVAILABLE, {}};
   const int32_t partitions = host_.partition_count(kOffsetsTopic);
   if (partitions == 0) {
     // As Kafka: the first lookup creates the offsets topic; clients retry until it has leaders.
@@ -103,16 +94,50 @@ void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& 
       rt_.emit(ev::OffsetsTopicCreate{.partitions = config_.offsets_topic_num_partitions, .replication_factor = rf});
       host_.create_offsets_topic(config_.offsets_topic_num_partitions, rf, [this](ErrorCode) { creating_offsets_topic_ = false; });
     }
-    return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+    return {ErrorCode::COORDINATOR_NOT_AVAILABLE, {}};
   }
-  const int32_t p = partition_for_group(req.key, partitions);
+  const int32_t p = partition_for_group(key, partitions);
   const auto leader = host_.partition_leader(TopicPartition{kOffsetsTopic, p});
-  if (!leader) return fail(ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  resp.error_code = ErrorCode::NONE;
+  if (!leader) return {ErrorCode::COORDINATOR_NOT_AVAILABLE, {}};
+  return {ErrorCode::NONE, *leader};
+}
+
+void GroupCoordinator::find_coordinator(const protocol::FindCoordinatorRequest& req, int16_t version,
+                                        std::function<void(const protocol::FindCoordinatorResponse&)> respond) {
+  protocol::FindCoordinatorResponse resp;
+  if (version >= 4) {
+    // KIP-699: one answer per key, each with its own error.
+    for (const std::string& key : req.coordinator_keys) {
+      const CoordinatorLookup found = lookup_coordinator(key, req.key_type);
+      protocol::FindCoordinatorResponse::Coordinator c;
+      c.key = key;
+      c.error_code = found.error;
+      if (found.error == ErrorCode::NONE) {
+        c.node_id = found.leader.id;
+        c.host = found.leader.host;
+        c.port = found.leader.port;
+      } else {
+        c.node_id = -1;
+        c.port = -1;
+        c.error_message = std::string(protocol::error_name(found.error));
+      }
+      resp.coordinators.push_back(std::move(c));
+    }
+    return respond(resp);
+  }
+  const CoordinatorLookup found = lookup_coordinator(req.key, req.key_type);
+  resp.error_code = found.error;
+  if (found.error != ErrorCode::NONE) {
+    resp.error_message = std::string(protocol::error_name(found.error));
+    resp.node_id = -1;
+    resp.host = "";
+    resp.port = -1;
+    return respond(resp);
+  }
   resp.error_message = std::nullopt;
-  resp.node_id = leader->id;
-  resp.host = leader->host;
-  resp.port = leader->port;
+  resp.node_id = found.leader.id;
+  resp.host = found.leader.host;
+  resp.port = found.leader.port;
   respond(resp);
 }
 
@@ -133,6 +158,8 @@ protocol::DescribeGroupsResponse GroupCoordinator::describe_groups(const protoco
       continue;
     }
     d.group_state = group_state_name(g->state);
+    // v3+: without ACLs every operation on a group is allowed (KIP-430's bit set: READ, DELETE, DESCRIBE).
+    if (req.include_authorized_operations) d.authorized_operations = kGroupAuthorizedOperations;
     d.protocol_type = g->protocol_type.value_or("");
     const bool stable = g->state == GroupState::kStable;
     d.protocol_data = stable ? g->protocol_name.value_or("") : "";
@@ -153,11 +180,27 @@ protocol::DescribeGroupsResponse GroupCoordinator::describe_groups(const protoco
   return resp;
 }
 
-protocol::ListGroupsResponse GroupCoordinator::list_groups() {
+protocol::ListGroupsResponse GroupCoordinator::list_groups(const protocol::ListGroupsRequest& req) {
   protocol::ListGroupsResponse resp;
   for (const auto& [p, o] : owned_)
     if (o.loading) resp.error_code = ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
-  for (const auto& [id, g] : groups_) resp.groups.push_back({id, g->protocol_type.value_or("")});
+  // Filters compare case-insensitively, as Kafka's (v4 states, v5 types: every group here is "classic").
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  auto listed = [&](const std::vector<std::string>& filter, const std::string& value) {
+    if (filter.empty()) return true;
+    for (const auto& f : filter)
+      if (lower(f) == lower(value)) return true;
+    return false;
+  };
+  for (const auto& [id, g] : groups_) {
+    const std::string state = group_state_name(g->state);
+    if (!listed(req.states_filter, state) || !listed(req.types_filter, kClassicGroupType)) continue;
+    resp.groups.push_back({.group_id = id, .protocol_type = g->protocol_type.value_or(""), .group_state = state,
+                           .group_type = kClassicGroupType});
+  }
   return resp;
 }
 

@@ -57,6 +57,11 @@ inline constexpr size_t kOffsetMetadataMaxBytes = 4096;      // offset.metadata.
 inline constexpr int64_t kNewMemberJoinTimeoutMs = 300000;   // GroupCoordinator.NewMemberJoinTimeoutMs
 inline constexpr size_t kGroupsPerCoordinatorMax = 100000;   // a bound on memory
 inline constexpr size_t kMembersPerGroupMax = 1000;          // group.max.size
+// DescribeGroups v3+ authorized operations of a group when nothing is denied (no ACLs): Kafka's
+// AclOperation codes READ (3), DELETE (6), DESCRIBE (8) as bits.
+inline constexpr int32_t kGroupAuthorizedOperations = (1 << 3) | (1 << 6) | (1 << 8);
+// ListGroups v5: the type of every group a ZooKeeper-era coordinator has (KIP-848's "classic").
+inline constexpr const char* kClassicGroupType = "classic";
 
 class GroupCoordinator {
  public:
@@ -67,18 +72,19 @@ class GroupCoordinator {
 
   // Requests. Each answers through its callback exactly once, at once or later (JoinGroup and
   // SyncGroup wait for the rebalance; commits wait for the offsets partition's high watermark).
-  void find_coordinator(const protocol::FindCoordinatorRequest& req,
+  void find_coordinator(const protocol::FindCoordinatorRequest& req, int16_t version,
                         std::function<void(const protocol::FindCoordinatorResponse&)> respond);
   void join_group(const protocol::JoinGroupRequest& req, int16_t version, const std::string& client_id,
                   const std::string& client_host, JoinCallback respond);
   void sync_group(const protocol::SyncGroupRequest& req, SyncCallback respond);
   void heartbeat(const protocol::HeartbeatRequest& req, std::function<void(protocol::ErrorCode)> respond);
-  void leave_group(const protocol::LeaveGroupRequest& req, std::function<void(protocol::ErrorCode)> respond);
+  void leave_group(const protocol::LeaveGroupRequest& req, int16_t version,
+                   std::function<void(const protocol::LeaveGroupResponse&)> respond);
   void offset_commit(const protocol::OffsetCommitRequest& req,
                      std::function<void(const protocol::OffsetCommitResponse&)> respond);
   protocol::OffsetFetchResponse offset_fetch(const protocol::OffsetFetchRequest& req, int16_t version);
   protocol::DescribeGroupsResponse describe_groups(const protocol::DescribeGroupsRequest& req);
-  protocol::ListGroupsResponse list_groups();
+  protocol::ListGroupsResponse list_groups(const protocol::ListGroupsRequest& req);
   // DeleteGroups: each group's result (group_deletion.cpp): NONE once its tombstones are stored,
   // GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP (it has members), or the coordinator's errors.
   void delete_groups(const std::vector<std::string>& group_ids,
@@ -114,6 +120,24 @@ class GroupCoordinator {
     std::function<void(protocol::ErrorCode)> done;
   };
 
+  struct CoordinatorLookup {
+    protocol::ErrorCode error = protocol::ErrorCode::NONE;
+    BrokerAddress leader;
+  };
+  // The coordinator of one key (FindCoordinator answers one key, or from v4 several).
+  CoordinatorLookup lookup_coordinator(const std::string& key, int8_t key_type);
+  // A group's committed offsets for OffsetFetch (one group per request before v8, several from v8).
+  using TopicRequest = std::pair<std::string, std::vector<int32_t>>;
+  struct PartitionOffset {
+    int32_t partition = 0;
+    protocol::ErrorCode error = protocol::ErrorCode::NONE;
+    CommittedOffset committed{};
+  };
+  struct GroupOffsets {
+    protocol::ErrorCode error = protocol::ErrorCode::NONE;
+    std::vector<std::pair<std::string, std::vector<PartitionOffset>>> topics;
+  };
+  GroupOffsets fetch_group_offsets(const std::string& group_id, const std::optional<std::vector<TopicRequest>>& topics) const;
   // Validation shared by the group APIs: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS or NONE.
   protocol::ErrorCode coordinator_status(const std::string& group_id) const;
   GroupMetadata* find(const std::string& group_id);
@@ -123,6 +147,10 @@ class GroupCoordinator {
   void join_unknown_member(GroupMetadata& g, const protocol::JoinGroupRequest& req, bool require_known_member_id,
                            int32_t rebalance_timeout_ms, const std::string& client_id, const std::string& client_host,
                            JoinCallback respond);
+  void join_static_member(GroupMetadata& g, const protocol::JoinGroupRequest& req, int16_t version,
+                          int32_t rebalance_timeout_ms, const std::string& client_id, const std::string& client_host,
+                          JoinCallback respond);
+  void forget_static_member(GroupMetadata& g, const std::string& member_id);
   void join_known_member(GroupMetadata& g, const protocol::JoinGroupRequest& req, int32_t rebalance_timeout_ms,
                          const std::string& client_id, const std::string& client_host, JoinCallback respond);
   void add_member_and_rebalance(GroupMetadata& g, const std::string& member_id, const protocol::JoinGroupRequest& req,

@@ -96,10 +96,76 @@ void GroupCoordinator::join_group(const protocol::JoinGroupRequest& req, int16_t
     if (groups_.size() >= kGroupsPerCoordinatorMax) return respond(join_error(ErrorCode::COORDINATOR_NOT_AVAILABLE, ""));
     g = &get_or_create(req.group_id);
   }
+  if (req.member_id.empty() && req.group_instance_id)
+    return join_static_member(*g, req, version, rebalance_timeout_ms, client_id, client_host, std::move(respond));
   if (req.member_id.empty())
-    join_unknown_member(*g, req, version >= 4, rebalance_timeout_ms, client_id, client_host, std::move(respond));
-  else
-    join_known_member(*g, req, rebalance_timeout_ms, client_id, client_host, std::move(respond));
+    return join_unknown_member(*g, req, version >= 4, rebalance_timeout_ms, client_id, client_host, std::move(respond));
+  if (g->is_static_member_fenced(req.group_instance_id, req.member_id))
+    return respond(join_error(ErrorCode::FENCED_INSTANCE_ID, req.member_id));
+  join_known_member(*g, req, rebalance_timeout_ms, client_id, client_host, std::move(respond));
+}
+
+// KIP-345: a static member (group.instance.id) joins without MEMBER_ID_REQUIRED. A known instance
+// takes over its old member id's place (the old instance is fenced) and, in a stable group with
+// unchanged metadata, gets the current generation back without a rebalance (KIP-814: the leader
+// too from v9, told to skip the assignment).
+void GroupCoordinator::join_static_member(GroupMetadata& g, const protocol::JoinGroupRequest& req, int16_t version,
+                                          int32_t rebalance_timeout_ms, const std::string& client_id,
+                                          const std::string& client_host, JoinCallback respond) {
+  const std::string& instance_id = *req.group_instance_id;
+  if (g.state == GroupState::kDead) return respond(join_error(ErrorCode::COORDINATOR_NOT_AVAILABLE, ""));
+  if (!g.supports_protocols(req.protocol_type, req.protocols))
+    return respond(join_error(ErrorCode::INCONSISTENT_GROUP_PROTOCOL, ""));
+  const std::string new_id = new_member_id(instance_id);
+  auto known = g.static_members.find(instance_id);
+  if (known == g.static_members.end() || !g.has(known->second)) {
+    if (g.members.size() + g.pending_members.size() >= kMembersPerGroupMax)
+      return respond(join_error(ErrorCode::GROUP_MAX_SIZE_REACHED, ""));
+    g.static_members[instance_id] = new_id;
+    return add_member_and_rebalance(g, new_id, req, rebalance_timeout_ms, client_id, client_host, std::move(respond));
+  }
+  const std::string old_id = known->second;
+  auto node = g.members.extract(old_id);
+  MemberMetadata& old = node.mapped();
+  rt_.cancel(old.heartbeat_timer);
+  if (old.awaiting_join) old.awaiting_join(join_error(ErrorCode::FENCED_INSTANCE_ID, old_id));
+  if (old.awaiting_sync) old.awaiting_sync(sync_result(ErrorCode::FENCED_INSTANCE_ID));
+  old.awaiting_join = nullptr;
+  old.awaiting_sync = nullptr;
+  node.key() = new_id;
+  node.mapped().member_id = new_id;
+  node.mapped().client_id = client_id;
+  node.mapped().client_host = client_host;
+  node.mapped().rebalance_timeout_ms = rebalance_timeout_ms;
+  g.members.insert(std::move(node));
+  known->second = new_id;
+  if (g.leader_id == old_id) g.leader_id = new_id;
+  rt_.emit(ev::MemberLeave{.group = g.group_id, .member = old_id, .generation = g.generation, .reason = "fenced_by_static_member"});
+  rt_.emit(ev::MemberJoin{.group = g.group_id,
+                          .member = new_id,
+                          .client_id = client_id,
+                          .generation = g.generation,
+                          .state = group_state_name(g.state)});
+  MemberMetadata& m = g.members.at(new_id);
+  const bool is_leader = g.leader_id == new_id;
+  if (g.state != GroupState::kStable || !m.matches(req.protocols) || (is_leader && version < 9))
+    return update_member_and_rebalance(g, m, req, std::move(respond));
+  // The stored group must name the new member id before it is handed out.
+  m.session_timeout_ms = req.session_timeout_ms;
+  schedule_heartbeat_expiry(g, m);
+  std::map<std::string, Bytes> assignment;
+  for (const auto& [mid, mm] : g.members) assignment[mid] = mm.assignment;
+  const std::string group_id = g.group_id;
+  const int32_t generation = g.generation;
+  store_group(g, assignment, [this, group_id, generation, new_id, is_leader, respond](ErrorCode err) {
+    GroupMetadata* sg = find(group_id);
+    if (!sg || !sg->has(new_id)) return respond(join_error(ErrorCode::UNKNOWN_MEMBER_ID, new_id));
+    if (err != ErrorCode::NONE) return respond(join_error(store_error(err, StoreKind::kGroup), new_id));
+    protocol::JoinGroupResponse r = join_result(*sg, new_id, is_leader);
+    r.generation_id = generation;
+    r.skip_assignment = is_leader;
+    respond(r);
+  });
 }
 
 void GroupCoordinator::join_unknown_member(GroupMetadata& g, const protocol::JoinGroupRequest& req,
@@ -184,7 +250,7 @@ void GroupCoordinator::add_member_and_rebalance(GroupMetadata& g, const std::str
                           .client_id = client_id,
                           .generation = g.generation,
                           .state = group_state_name(g.state)});
-  maybe_prepare_rebalance(g, "add member " + member_id);
+  maybe_prepare_rebalance(g, "add member " + member_id + (req.reason ? " (" + *req.reason + ")" : ""));
   try_complete_join(g);
 }
 
@@ -196,7 +262,7 @@ void GroupCoordinator::update_member_and_rebalance(GroupMetadata& g, MemberMetad
   // A join retried on a new connection replaces the old one, which is told to rejoin.
   if (m.awaiting_join) m.awaiting_join(join_error(ErrorCode::REBALANCE_IN_PROGRESS, m.member_id));
   m.awaiting_join = std::move(respond);
-  maybe_prepare_rebalance(g, "update member " + m.member_id);
+  maybe_prepare_rebalance(g, "update member " + m.member_id + (req.reason ? " (" + *req.reason + ")" : ""));
   try_complete_join(g);
 }
 
@@ -205,6 +271,7 @@ protocol::JoinGroupResponse GroupCoordinator::join_result(const GroupMetadata& g
   protocol::JoinGroupResponse r;
   r.error_code = ErrorCode::NONE;
   r.generation_id = g.generation;
+  r.protocol_type = g.protocol_type;
   r.protocol_name = g.protocol_name.value_or("");
   r.leader = g.leader_id.value_or("");
   r.member_id = member_id;
@@ -287,6 +354,7 @@ void GroupCoordinator::complete_join(GroupMetadata& g) {
   for (const auto& [mid, m] : g.members)
     if (!m.awaiting_join) gone.push_back(mid);
   for (const auto& mid : gone) {
+    forget_static_member(g, mid);
     rt_.cancel(g.members.at(mid).heartbeat_timer);
     g.members.erase(mid);
     rt_.emit(ev::MemberLeave{.group = g.group_id, .member = mid, .generation = g.generation, .reason = "rebalance_timeout"});
@@ -357,13 +425,28 @@ void GroupCoordinator::set_and_propagate_assignment(GroupMetadata& g, const std:
 // ---------------------------------------------------------------------------------------------
 // SyncGroup.
 
-void GroupCoordinator::sync_group(const protocol::SyncGroupRequest& req, SyncCallback respond) {
+void GroupCoordinator::sync_group(const protocol::SyncGroupRequest& req, SyncCallback answer) {
+  // v5 answers with the group's protocol type and name (KIP-559), whenever it has them.
+  SyncCallback respond = [this, group_id = req.group_id, answer = std::move(answer)](const protocol::SyncGroupResponse& r) {
+    protocol::SyncGroupResponse out = r;
+    if (const GroupMetadata* sg = group(group_id); sg && out.error_code == ErrorCode::NONE) {
+      out.protocol_type = sg->protocol_type;
+      out.protocol_name = sg->protocol_name;
+    }
+    answer(out);
+  };
   if (req.group_id.empty()) return respond(sync_result(ErrorCode::INVALID_GROUP_ID));
   ErrorCode status = coordinator_status(req.group_id);
   if (status != ErrorCode::NONE) return respond(sync_result(status));
   GroupMetadata* g = find(req.group_id);
+  if (g && g->is_static_member_fenced(req.group_instance_id, req.member_id))
+    return respond(sync_result(ErrorCode::FENCED_INSTANCE_ID));
   if (!g || !g->has(req.member_id)) return respond(sync_result(ErrorCode::UNKNOWN_MEMBER_ID));
   if (req.generation_id != g->generation) return respond(sync_result(ErrorCode::ILLEGAL_GENERATION));
+  // v5: a client that names its protocol type or name must name the group's (KIP-559).
+  if ((req.protocol_type && req.protocol_type != g->protocol_type) ||
+      (req.protocol_name && req.protocol_name != g->protocol_name))
+    return respond(sync_result(ErrorCode::INCONSISTENT_GROUP_PROTOCOL));
   switch (g->state) {
     case GroupState::kEmpty: return respond(sync_result(ErrorCode::UNKNOWN_MEMBER_ID));
     case GroupState::kDead: return respond(sync_result(ErrorCode::COORDINATOR_NOT_AVAILABLE));
@@ -424,6 +507,7 @@ void GroupCoordinator::heartbeat(const protocol::HeartbeatRequest& req, std::fun
     case GroupState::kEmpty: return respond(ErrorCode::UNKNOWN_MEMBER_ID);
     default: break;
   }
+  if (g->is_static_member_fenced(req.group_instance_id, req.member_id)) return respond(ErrorCode::FENCED_INSTANCE_ID);
   auto it = g->members.find(req.member_id);
   if (it == g->members.end()) return respond(ErrorCode::UNKNOWN_MEMBER_ID);
   if (req.generation_id != g->generation) return respond(ErrorCode::ILLEGAL_GENERATION);
@@ -431,20 +515,50 @@ void GroupCoordinator::heartbeat(const protocol::HeartbeatRequest& req, std::fun
   respond(g->state == GroupState::kPreparingRebalance ? ErrorCode::REBALANCE_IN_PROGRESS : ErrorCode::NONE);
 }
 
-void GroupCoordinator::leave_group(const protocol::LeaveGroupRequest& req, std::function<void(ErrorCode)> respond) {
-  if (req.group_id.empty()) return respond(ErrorCode::INVALID_GROUP_ID);
+void GroupCoordinator::leave_group(const protocol::LeaveGroupRequest& req, int16_t version,
+                                   std::function<void(const protocol::LeaveGroupResponse&)> respond) {
+  // Up to v2 one member leaves and the answer is one error; from v3 (KIP-345) a batch of members
+  // leaves, each named by member id or by group.instance.id, and each gets its own error.
+  std::vector<protocol::LeaveGroupRequest::MemberIdentity> leaving = req.members;
+  if (version < 3) leaving = {{.member_id = req.member_id}};
+  protocol::LeaveGroupResponse resp;
+  auto answer = [&](ErrorCode top) {
+    resp.error_code = top;
+    if (version < 3) {
+      if (top == ErrorCode::NONE && !resp.members.empty()) resp.error_code = resp.members.front().error_code;
+      resp.members.clear();
+    }
+    respond(resp);
+  };
+  if (req.group_id.empty()) return answer(ErrorCode::INVALID_GROUP_ID);
   ErrorCode status = coordinator_status(req.group_id);
-  if (status != ErrorCode::NONE) return respond(status);
+  if (status != ErrorCode::NONE) return answer(status);
   GroupMetadata* g = find(req.group_id);
-  if (!g) return respond(ErrorCode::UNKNOWN_MEMBER_ID);
-  if (g->state == GroupState::kDead) return respond(ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  if (g->pending_members.count(req.member_id)) {
-    remove_pending_member(*g, req.member_id);
-    return respond(ErrorCode::NONE);
+  if (g && g->state == GroupState::kDead) return answer(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  for (const auto& who : leaving) {
+    ErrorCode code = ErrorCode::NONE;
+    std::string member_id = who.member_id;
+    if (!g) {
+      code = ErrorCode::UNKNOWN_MEMBER_ID;
+    } else if (member_id.empty() && who.group_instance_id) {
+      auto it = g->static_members.find(*who.group_instance_id);
+      if (it == g->static_members.end()) code = ErrorCode::UNKNOWN_MEMBER_ID;
+      else member_id = it->second;
+    } else if (g->is_static_member_fenced(who.group_instance_id, member_id)) {
+      code = ErrorCode::FENCED_INSTANCE_ID;
+    }
+    if (code == ErrorCode::NONE) {
+      if (g->pending_members.count(member_id)) {
+        remove_pending_member(*g, member_id);
+      } else if (!g->has(member_id)) {
+        code = ErrorCode::UNKNOWN_MEMBER_ID;
+      } else {
+        remove_member_and_update_group(*g, member_id, who.reason ? "leave_group (" + *who.reason + ")" : "leave_group");
+      }
+    }
+    resp.members.push_back({.member_id = who.member_id, .group_instance_id = who.group_instance_id, .error_code = code});
   }
-  if (!g->has(req.member_id)) return respond(ErrorCode::UNKNOWN_MEMBER_ID);
-  remove_member_and_update_group(*g, req.member_id, "leave_group");
-  respond(ErrorCode::NONE);
+  answer(ErrorCode::NONE);
 }
 
 void GroupCoordinator::schedule_heartbeat_expiry(GroupMetadata& g, MemberMetadata& m) {
@@ -469,6 +583,7 @@ void GroupCoordinator::on_heartbeat_expiry(const std::string& group_id, const st
 void GroupCoordinator::remove_member_and_update_group(GroupMetadata& g, const std::string& member_id, const std::string& reason) {
   auto it = g.members.find(member_id);
   if (it == g.members.end()) return;
+  forget_static_member(g, member_id);
   rt_.cancel(it->second.heartbeat_timer);
   if (it->second.awaiting_join) it->second.awaiting_join(join_error(ErrorCode::UNKNOWN_MEMBER_ID, member_id));
   if (it->second.awaiting_sync) it->second.awaiting_sync(sync_result(ErrorCode::UNKNOWN_MEMBER_ID));
@@ -490,6 +605,13 @@ void GroupCoordinator::remove_member_and_update_group(GroupMetadata& g, const st
     case GroupState::kCompletingRebalance: maybe_prepare_rebalance(g, "remove member " + member_id + " (" + reason + ")"); break;
     case GroupState::kPreparingRebalance: try_complete_join(g); break;
   }
+}
+
+void GroupCoordinator::forget_static_member(GroupMetadata& g, const std::string& member_id) {
+  auto it = g.members.find(member_id);
+  if (it == g.members.end() || !it->second.group_instance_id) return;
+  auto s = g.static_members.find(*it->second.group_instance_id);
+  if (s != g.static_members.end() && s->second == member_id) g.static_members.erase(s);
 }
 
 void GroupCoordinator::remove_pending_member(GroupMetadata& g, const std::string& member_id) {

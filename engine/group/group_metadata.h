@@ -65,6 +65,7 @@ struct GroupMetadata {
   std::optional<std::string> leader_id;
   std::map<std::string, MemberMetadata> members;  // by member id
   std::map<std::string, TimerId> pending_members;  // KIP-394: ids handed out, not yet joined
+  std::map<std::string, std::string> static_members;  // KIP-345: group.instance.id -> its member id
   std::map<TopicPartition, CommittedOffset> offsets;
   // The rebalance in preparation: its timer, and whether it is the initial delay of an empty group
   // (group.initial.rebalance.delay.ms), which waits out its delay even when everyone has joined.
@@ -76,6 +77,13 @@ struct GroupMetadata {
   int64_t state_timestamp_ms = -1;
 
   bool has(const std::string& member_id) const { return members.count(member_id) > 0; }
+  // KIP-345: a request naming a group.instance.id that belongs to another member id is from a
+  // fenced (older) instance of that static member.
+  bool is_static_member_fenced(const std::optional<std::string>& instance_id, const std::string& member_id) const {
+    if (!instance_id) return false;
+    auto it = static_members.find(*instance_id);
+    return it != static_members.end() && it->second != member_id;
+  }
   size_t awaiting_join_count() const;
   bool has_all_members_joined() const { return awaiting_join_count() == members.size() && pending_members.empty(); }
   // The longest rebalance timeout of the members (the time a rebalance may take).

@@ -44,7 +44,9 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
   if (g->state == GroupState::kDead) {
     check = ErrorCode::COORDINATOR_NOT_AVAILABLE;
   } else if (req.generation_id < 0 && g->state == GroupState::kEmpty) {
-    // A simple (non-member) commit.
+    // A simple (non-member) commit, as every v0 commit is (it has no generation).
+  } else if (g->is_static_member_fenced(req.group_instance_id, req.member_id)) {
+    check = ErrorCode::FENCED_INSTANCE_ID;
   } else if (!g->has(req.member_id)) {
     check = ErrorCode::UNKNOWN_MEMBER_ID;
   } else if (req.generation_id != g->generation) {
@@ -72,7 +74,9 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
         resp->topics[ti].partitions[pi].error_code = ErrorCode::OFFSET_METADATA_TOO_LARGE;
         continue;
       }
-      CommittedOffset c{p.committed_offset, -1, metadata, now_ms};
+      // v1 carries the commit's time (-1: the broker's); v6+ the leader epoch the offset was read in.
+      CommittedOffset c{p.committed_offset, p.committed_leader_epoch, metadata,
+                        p.commit_timestamp >= 0 ? p.commit_timestamp : now_ms};
       record::Record r;
       r.timestamp = now_ms;
       r.key = encode_key(OffsetCommitKey{req.group_id, req.topics[ti].name, p.partition_index});
@@ -108,51 +112,83 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
 // ---------------------------------------------------------------------------------------------
 // OffsetFetch.
 
-protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::OffsetFetchRequest& req, int16_t version) {
-  protocol::OffsetFetchResponse resp;
-  ErrorCode status = coordinator_status(req.group_id);
-  if (status != ErrorCode::NONE) {
-    resp.error_code = status;
-    // v1 has no top-level error: every requested partition carries it.
-    if (req.topics)
-      for (const auto& t : *req.topics) {
-        protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
-        rt.name = t.name;
-        for (int32_t p : t.partition_indexes) {
-          rt.partitions.push_back({.partition_index = p,
-                                   .committed_offset = -1,
-                                   .metadata = std::string(),
-                                   .error_code = version < 2 ? status : ErrorCode::NONE});
-        }
-        resp.topics.push_back(std::move(rt));
-      }
-    return resp;
-  }
-  const GroupMetadata* g = group(req.group_id);
-  if (req.topics) {
-    for (const auto& t : *req.topics) {
-      protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
-      rt.name = t.name;
-      for (int32_t p : t.partition_indexes) {
-        protocol::OffsetFetchResponse::OffsetFetchResponsePartition rp{
-            .partition_index = p, .committed_offset = -1, .metadata = std::string()};
+GroupCoordinator::GroupOffsets GroupCoordinator::fetch_group_offsets(const std::string& group_id,
+                                                                    const std::optional<std::vector<TopicRequest>>& topics) const {
+  GroupOffsets out;
+  out.error = coordinator_status(group_id);
+  const GroupMetadata* g = out.error == ErrorCode::NONE ? group(group_id) : nullptr;
+  if (topics) {
+    for (const auto& [name, partitions] : *topics) {
+      out.topics.push_back({name, {}});
+      for (int32_t p : partitions) {
+        PartitionOffset po{.partition = p, .error = out.error, .committed = {}};
         if (g) {
-          auto it = g->offsets.find(TopicPartition{t.name, p});
-          if (it != g->offsets.end()) {
-            rp.committed_offset = it->second.offset;
-            rp.metadata = it->second.metadata;
-          }
+          auto it = g->offsets.find(TopicPartition{name, p});
+          if (it != g->offsets.end()) po.committed = it->second;
         }
-        rt.partitions.push_back(std::move(rp));
+        out.topics.back().second.push_back(po);
       }
-      resp.topics.push_back(std::move(rt));
     }
   } else if (g) {
+    // Null topics (v2+): every partition the group has committed.
     for (const auto& [tp, c] : g->offsets) {
-      if (resp.topics.empty() || resp.topics.back().name != tp.topic) resp.topics.push_back({tp.topic, {}});
-      resp.topics.back().partitions.push_back(
-          {.partition_index = tp.partition, .committed_offset = c.offset, .metadata = c.metadata});
+      if (out.topics.empty() || out.topics.back().first != tp.topic) out.topics.push_back({tp.topic, {}});
+      out.topics.back().second.push_back({.partition = tp.partition, .error = ErrorCode::NONE, .committed = c});
     }
+  }
+  return out;
+}
+
+protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::OffsetFetchRequest& req, int16_t version) {
+  protocol::OffsetFetchResponse resp;
+  if (version >= 8) {
+    // KIP-709: several groups, each answered with its own error. v9's member id and epoch are
+    // KIP-848's; a classic group's offsets are anyone's to read.
+    for (const auto& rg : req.groups) {
+      std::optional<std::vector<TopicRequest>> topics;
+      if (rg.topics) {
+        topics.emplace();
+        for (const auto& t : *rg.topics) topics->push_back({t.name, t.partition_indexes});
+      }
+      GroupOffsets found = fetch_group_offsets(rg.group_id, topics);
+      protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
+      out.group_id = rg.group_id;
+      out.error_code = found.error;
+      if (found.error == ErrorCode::NONE)
+        for (const auto& [name, parts] : found.topics) {
+          protocol::OffsetFetchResponse::OffsetFetchResponseTopics ot;
+          ot.name = name;
+          for (const PartitionOffset& po : parts)
+            ot.partitions.push_back({.partition_index = po.partition,
+                                     .committed_offset = po.committed.offset,
+                                     .committed_leader_epoch = po.committed.leader_epoch,
+                                     .metadata = po.committed.metadata,
+                                     .error_code = ErrorCode::NONE});
+          out.topics.push_back(std::move(ot));
+        }
+      resp.groups.push_back(std::move(out));
+    }
+    return resp;
+  }
+  std::optional<std::vector<TopicRequest>> topics;
+  if (req.topics) {
+    topics.emplace();
+    for (const auto& t : *req.topics) topics->push_back({t.name, t.partition_indexes});
+  }
+  GroupOffsets found = fetch_group_offsets(req.group_id, topics);
+  resp.error_code = found.error;
+  for (const auto& [name, parts] : found.topics) {
+    protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
+    rt.name = name;
+    for (const PartitionOffset& po : parts)
+      rt.partitions.push_back({.partition_index = po.partition,
+                               .committed_offset = po.committed.offset,
+                               // v5+: the leader epoch of the committed offset.
+                               .committed_leader_epoch = po.committed.leader_epoch,
+                               .metadata = po.committed.metadata,
+                               // v0-1 have no top-level error: every requested partition carries it.
+                               .error_code = version < 2 ? po.error : ErrorCode::NONE});
+    resp.topics.push_back(std::move(rt));
   }
   return resp;
 }
@@ -244,6 +280,7 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
       m.protocol_type = value->protocol_type;
       if (value->protocol) m.protocols.emplace_back(*value->protocol, mv.subscription);
       m.assignment = mv.assignment;
+      if (m.group_instance_id) g.static_members[*m.group_instance_id] = m.member_id;
       g.members[m.member_id] = std::move(m);
     }
     // Kafka's loadGroup: a group with members is Stable (its members go on heartbeating to the new

@@ -2,15 +2,12 @@
 // that every broker of a cluster advertises the same ranges (kafkajs reuses the seed broker's
 // version map for every broker) and so that the codecs implement exactly what is advertised.
 //
-// Why these ranges (docs/protocol.md; /work/shared/reference/kafka-protocol.md §4): Kafka 3.9's
-// whole range where the broker implements every version's semantics (Produce, Fetch up to v12,
-// ListOffsets); elsewhere still no flexible version except ApiVersions v3, because kafkajs 2.2.4 has
-// no flexible support and librdkafka 2.0.2 would switch to flexible OffsetFetch/InitProducerId if
-// offered (it caps Produce at v7 and Fetch at v11, so the wider ranges there do not change it); mins low enough that librdkafka's
-// feature checks pass (FindCoordinator and InitProducerId from v0, Produce 3 and Fetch 4 for
-// magic-2 record batches). The inter-broker APIs (LeaderAndIsr, StopReplica, UpdateMetadata,
-// ControlledShutdown, OffsetForLeaderEpoch) use their last non-flexible versions; a ZooKeeper-era
-// Kafka broker advertises them too.
+// Why these ranges (docs/protocol.md): Kafka 3.9's whole range of every client and admin API the
+// broker implements, each version with its semantics (issue 16); flexible versions included, which
+// librdkafka 2.0.2 and kafka-python pick where offered (kafkajs 2.2.4 has no flexible support and
+// stays on the older versions, which every range still starts from). The inter-broker APIs
+// (LeaderAndIsr, StopReplica, ControlledShutdown) keep their last non-flexible versions and
+// UpdateMetadata goes to v7 (topic ids); a ZooKeeper-era Kafka broker advertises them too.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +37,7 @@ bool is_version_supported(ApiKey key, int16_t version);
 // except LeaderAndIsr, sent at v5 for its topic ids).
 inline constexpr int16_t kLeaderAndIsrVersion = 5;  // v5: topic ids (KIP-516)
 inline constexpr int16_t kStopReplicaVersion = 1;
-inline constexpr int16_t kUpdateMetadataVersion = 5;
+inline constexpr int16_t kUpdateMetadataVersion = 7;  // v7: topic ids (KIP-516)
 inline constexpr int16_t kControlledShutdownVersion = 2;
 inline constexpr int16_t kOffsetForLeaderEpochVersion = 3;
 // Followers replicate with Fetch at this version (replica_id = the follower's broker id).

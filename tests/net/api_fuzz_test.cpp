@@ -53,6 +53,7 @@ bool default_body(ApiKey key, int16_t version, Bytes* out) {
     Req req{};
     // Fields null by default that some versions do not allow null.
     if constexpr (std::is_same_v<Req, protocol::OffsetFetchRequest>) req.topics.emplace();
+    if constexpr (std::is_same_v<Req, protocol::MetadataRequest>) req.topics.emplace();  // v0 has no null list
     ByteWriter w;
     req.encode(w, version);
     *out = w.take();

@@ -26,8 +26,8 @@ TEST_CASE("a supported request is handed over with its header and body") {
 }
 
 TEST_CASE("an ApiVersions request of an unsupported version gets the KIP-511 reply, never a close") {
-  // A future librdkafka sending ApiVersions v4 (flexible: header v2 with a tag section).
-  Bytes payload = unhex("0012 0004 0000000b 0007 72646b61666b61 00 | 0b 6c696272646b61666b61 06 322e302e32 00");
+  // A future librdkafka sending ApiVersions v5 (flexible: header v2 with a tag section).
+  Bytes payload = unhex("0012 0005 0000000b 0007 72646b61666b61 00 | 0b 6c696272646b61666b61 06 322e302e32 00");
   InboundRequest in = parse_request(as_view(payload));
   REQUIRE(in.action == RequestAction::kReplyUnsupportedApiVersions);
   CHECK(in.header.correlation_id == 11);
@@ -38,25 +38,25 @@ TEST_CASE("an ApiVersions request of an unsupported version gets the KIP-511 rep
   REQUIRE(back->api_keys.size() == 1);
   CHECK(back->api_keys[0].api_key == ApiKey::API_VERSIONS);
   CHECK(back->api_keys[0].min_version == 0);
-  CHECK(back->api_keys[0].max_version == 3);
+  CHECK(back->api_keys[0].max_version == 4);
   // Every ApiVersions layout starts with the error code after the correlation id, so a client that
   // parses the reply with the parser of the version it asked for still sees UNSUPPORTED_VERSION.
   CHECK(hex(ByteView(reply.data(), 6)) == "0000000b0023");
 }
 
 TEST_CASE("an unsupported version of any other api closes the connection") {
-  RequestHeader h{ApiKey::METADATA, 9, 5, "c"};  // flexible Metadata: header v2
+  // Every implemented API is advertised at Kafka 3.9's whole range (issue 16): versions past it close.
+  RequestHeader h{ApiKey::METADATA, 13, 5, "c"};  // flexible Metadata: header v2
   ByteWriter w;
   h.encode(w);
   w.uvarint(1);  // an empty compact topics array (never decoded)
   InboundRequest in = parse_request(as_view(w.bytes_ref()));
   CHECK(in.action == RequestAction::kCloseConnection);
-  CHECK(in.header.api_version == 9);
-  CHECK(in.error.find("not enabled") != std::string::npos);
+  CHECK(in.header.api_version == 13);
 
-  RequestHeader topic_ids_fetch{ApiKey::FETCH, 13, 5, "c"};  // topic ids: not advertised yet
+  RequestHeader past_fetch{ApiKey::FETCH, 18, 5, "c"};
   ByteWriter w2;
-  topic_ids_fetch.encode(w2);
+  past_fetch.encode(w2);
   CHECK(parse_request(as_view(w2.bytes_ref())).action == RequestAction::kCloseConnection);
 }
 

@@ -45,6 +45,17 @@ FetchRequest fetch_request(int16_t v) {
     m.session_epoch = 3;
     m.forgotten_topics_data = {{.topic = "old", .partitions = {1, 2}}};
   }
+  if (v >= 13) {
+    // Topics by id (KIP-516): no names on the wire.
+    m.topics[0].topic = "";
+    m.topics[0].topic_id = Uuid{1, 2};
+    m.forgotten_topics_data[0].topic = "";
+    m.forgotten_topics_data[0].topic_id = Uuid{3, 4};
+  }
+  if (v >= 15) {
+    m.replica_id = -1;
+    m.replica_state.replica_id = 2;
+  }
   if (v >= 11) m.rack_id = "rack-a";
   return m;
 }
@@ -76,6 +87,10 @@ FetchResponse fetch_response(int16_t v) {
   }
   if (v >= 11) p0.preferred_read_replica = 3;
   m.responses = {{.topic = "t1", .partitions = {p0, p1}}};
+  if (v >= 13) {
+    m.responses[0].topic = "";
+    m.responses[0].topic_id = Uuid{1, 2};
+  }
   return m;
 }
 
@@ -112,12 +127,13 @@ MetadataRequest metadata_request(int16_t v) {
 MetadataResponse metadata_response(int16_t v) {
   MetadataResponse m;
   if (v >= 3) m.throttle_time_ms = 3;
-  m.brokers = {{1, "127.0.0.1", 19092, std::nullopt}, {2, "127.0.0.1", 19093, "rack-b"}};
+  m.brokers = {{1, "127.0.0.1", 19092, std::nullopt}, {2, "127.0.0.1", 19093, std::nullopt}};
+  if (v >= 1) m.brokers[1].rack = "rack-b";  // v1+: racks, controller, internal topics
   if (v >= 2) m.cluster_id = "gregor-cluster";
-  m.controller_id = 2;
+  if (v >= 1) m.controller_id = 2;
   MetadataResponse::MetadataResponseTopic t1;
   t1.name = "t1";
-  t1.is_internal = true;
+  t1.is_internal = v >= 1;
   t1.partitions = {{.partition_index = 0, .leader_id = 1, .replica_nodes = {1, 2}, .isr_nodes = {1, 2}},
                    {.error_code = ErrorCode::LEADER_NOT_AVAILABLE, .partition_index = 1, .leader_id = -1, .replica_nodes = {2, 1}}};
   MetadataResponse::MetadataResponseTopic t2;
@@ -166,14 +182,13 @@ LeaderAndIsrRequest leader_and_isr_request(int16_t v) {
 LeaderAndIsrResponse leader_and_isr_response(int16_t v) {
   LeaderAndIsrResponse m;
   m.error_code = ErrorCode::NONE;
-  if (v < 5) {
-    m.partition_errors = {{"t1", 0, ErrorCode::NONE}, {"t1", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
-  } else {
-    // v5+: grouped by topic id; the partitions no longer name their topic.
-    m.topics.push_back({});
-    m.topics[0].topic_id = Uuid(0x0123456789abcdefULL, 0x0fedcba987654321ULL);
-    m.topics[0].partition_errors = {{"", 0, ErrorCode::NONE}, {"", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
+  if (v >= 5) {
+    // v5+: per topic id, partitions without names.
+    m.topics = {{.topic_id = Uuid{1, 2},
+                 .partition_errors = {{"", 0, ErrorCode::NONE}, {"", 1, ErrorCode::KAFKA_STORAGE_ERROR}}}};
+    return m;
   }
+  m.partition_errors = {{"t1", 0, ErrorCode::NONE}, {"t1", 1, ErrorCode::KAFKA_STORAGE_ERROR}};
   return m;
 }
 
@@ -182,6 +197,13 @@ StopReplicaRequest stop_replica_request(int16_t v) {
   m.controller_id = 1;
   m.controller_epoch = 6;
   if (v >= 1) m.broker_epoch = 99;
+  if (v >= 3) {
+    // v3+ (KIP-570): per partition, its leader epoch and delete flag.
+    m.topic_states = {{.topic_name = "t1",
+                       .partition_states = {{.partition_index = 0, .leader_epoch = 4, .delete_partition = true},
+                                            {.partition_index = 2, .leader_epoch = -2, .delete_partition = false}}}};
+    return m;
+  }
   m.delete_partitions = true;
   m.topics = {{"t1", {0, 2}}, {"t2", {5}}};
   return m;
@@ -254,12 +276,17 @@ ControlledShutdownResponse controlled_shutdown_response(int16_t) {
 OffsetCommitRequest offset_commit_request(int16_t v) {
   OffsetCommitRequest m;
   m.group_id = "g1";
-  m.generation_id = 4;
-  m.member_id = "rdkafka-1";
-  if (v <= 4) m.retention_time_ms = 86400000;
+  if (v >= 1) {
+    m.generation_id = 4;
+    m.member_id = "rdkafka-1";
+  }
+  if (v >= 2 && v <= 4) m.retention_time_ms = 86400000;
   m.topics = {{"t1",
                {{.partition_index = 0, .committed_offset = 10, .committed_metadata = "meta"},
                 {.partition_index = 1, .committed_offset = 20, .committed_metadata = std::nullopt}}}};
+  if (v == 1) m.topics[0].partitions[0].commit_timestamp = 1700000000000;
+  if (v >= 6) m.topics[0].partitions[1].committed_leader_epoch = 3;
+  if (v >= 7) m.group_instance_id = "instance-1";
   return m;
 }
 
@@ -270,8 +297,15 @@ OffsetCommitResponse offset_commit_response(int16_t v) {
   return m;
 }
 
-OffsetFetchRequest offset_fetch_request(int16_t) {
+OffsetFetchRequest offset_fetch_request(int16_t v) {
   OffsetFetchRequest m;
+  if (v >= 8) {
+    // KIP-709: several groups, one of them asking for everything.
+    m.groups.push_back({.group_id = "g1", .topics = std::vector<OffsetFetchRequest::OffsetFetchRequestTopics>{{"t1", {0, 1}}}});
+    m.groups.push_back({.group_id = "g2", .topics = std::nullopt});
+    if (v >= 9) m.groups[0].member_id = "member-a";
+    return m;
+  }
   m.group_id = "g1";
   m.topics = std::vector<OffsetFetchRequest::OffsetFetchRequestTopic>{{"t1", {0, 1}}, {"t2", {}}};
   return m;
@@ -288,13 +322,27 @@ OffsetFetchResponse offset_fetch_response(int16_t v) {
                  .metadata = std::nullopt,
                  .error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION}}}};
   if (v >= 2) m.error_code = ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
+  if (v >= 8) {
+    m.topics.clear();
+    m.error_code = ErrorCode::NONE;
+    m.groups = {{.group_id = "g1",
+                 .topics = {{"t1", {{.partition_index = 0, .committed_offset = 10, .committed_leader_epoch = 2,
+                                     .metadata = "meta", .error_code = ErrorCode::NONE}}}},
+                 .error_code = ErrorCode::NONE},
+                {.group_id = "g2", .topics = {}, .error_code = ErrorCode::NOT_COORDINATOR}};
+  }
   return m;
 }
 
 FindCoordinatorRequest find_coordinator_request(int16_t v) {
   FindCoordinatorRequest m;
-  m.key = "g1";
   if (v >= 1) m.key_type = kCoordinatorKeyTypeTransaction;
+  if (v >= 4) {
+    m.key_type = kCoordinatorKeyTypeGroup;
+    m.coordinator_keys = {"g1", "g2"};  // KIP-699: batched
+  } else {
+    m.key = "g1";
+  }
   return m;
 }
 
@@ -302,7 +350,15 @@ FindCoordinatorResponse find_coordinator_response(int16_t v) {
   FindCoordinatorResponse m;
   if (v >= 1) {
     m.throttle_time_ms = 7;
-    m.error_message = "none";
+    if (v <= 3) m.error_message = "none";
+  }
+  if (v >= 4) {
+    // KIP-699: one answer per key.
+    m.coordinators = {{.key = "g1", .node_id = 2, .host = "127.0.0.1", .port = 19093, .error_code = ErrorCode::NONE,
+                       .error_message = std::nullopt},
+                      {.key = "g2", .node_id = -1, .host = "", .port = -1,
+                       .error_code = ErrorCode::COORDINATOR_NOT_AVAILABLE, .error_message = "not yet"}};
+    return m;
   }
   m.error_code = ErrorCode::NONE;
   m.node_id = 2;
@@ -354,10 +410,15 @@ HeartbeatResponse heartbeat_response(int16_t v) {
   return m;
 }
 
-LeaveGroupRequest leave_group_request(int16_t) {
+LeaveGroupRequest leave_group_request(int16_t v) {
   LeaveGroupRequest m;
   m.group_id = "g1";
-  m.member_id = "member-a";
+  if (v >= 3) {
+    m.members = {{.member_id = "member-a"}, {.member_id = "", .group_instance_id = "instance-b"}};
+    if (v >= 5) m.members[0].reason = "closing";
+  } else {
+    m.member_id = "member-a";
+  }
   return m;
 }
 
@@ -365,6 +426,11 @@ LeaveGroupResponse leave_group_response(int16_t v) {
   LeaveGroupResponse m;
   if (v >= 1) m.throttle_time_ms = 10;
   m.error_code = ErrorCode::UNKNOWN_MEMBER_ID;
+  if (v >= 3) {
+    m.error_code = ErrorCode::NONE;
+    m.members = {{.member_id = "member-a", .group_instance_id = std::nullopt, .error_code = ErrorCode::NONE},
+                 {.member_id = "", .group_instance_id = "instance-b", .error_code = ErrorCode::UNKNOWN_MEMBER_ID}};
+  }
   return m;
 }
 
@@ -465,9 +531,12 @@ CreateTopicsResponse create_topics_response(int16_t v) {
   return m;
 }
 
-DeleteTopicsRequest delete_topics_request(int16_t) {
+DeleteTopicsRequest delete_topics_request(int16_t v) {
   DeleteTopicsRequest m;
-  m.topic_names = {"t1", "t2"};
+  if (v >= 6)
+    m.topics = {{.name = "t1", .topic_id = kZeroUuid}, {.name = std::nullopt, .topic_id = Uuid{5, 6}}};
+  else
+    m.topic_names = {"t1", "t2"};
   m.timeout_ms = 30000;
   return m;
 }

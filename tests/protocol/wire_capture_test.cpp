@@ -42,7 +42,7 @@ TEST_CASE("librdkafka's ApiVersions v3 request decodes and re-encodes byte for b
 }
 
 TEST_CASE("the KIP-511 reply is header v0 and the v0 body with only ApiVersions' own range") {
-  CHECK(unsupported_api_versions_reply(1) == unhex("00000001 | 0023 00000001 0012 0000 0003"));
+  CHECK(unsupported_api_versions_reply(1) == unhex("00000001 | 0023 00000001 0012 0000 0004"));
 }
 
 TEST_CASE("the ApiVersions v3 response is flexible but keeps response header v0") {

@@ -1,12 +1,35 @@
 // ApiVersions: the API keys and versions this broker serves (engine/protocol/api_versions_table.h).
+// v3+ carries the client's software name and version (KIP-511), which Kafka checks against
+// [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? and answers INVALID_REQUEST when they do not match.
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/api_versions.h"
 
 namespace gregor::broker {
 
-void handle_api_versions(HandlerContext& ctx, const Request& req, protocol::ApiVersionsRequest) {
+namespace {
+
+bool valid_software_text(const std::string& text) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (text.empty() || !alnum(text.front()) || !alnum(text.back())) return false;
+  for (char c : text)
+    if (!alnum(c) && c != '-' && c != '.') return false;
+  return true;
+}
+
+}  // namespace
+
+void handle_api_versions(HandlerContext& ctx, const Request& req, protocol::ApiVersionsRequest request) {
   ByteWriter body;
-  protocol::make_api_versions_response().encode(body, req.header.api_version);
+  protocol::ApiVersionsResponse resp = protocol::make_api_versions_response();
+  // A body that did not decode arrives here empty (handler_table.cpp answers ApiVersions whatever
+  // its body says); only names a client did send are checked.
+  const bool sent = !request.client_software_name.empty() || !request.client_software_version.empty();
+  if (req.header.api_version >= 3 && sent &&
+      (!valid_software_text(request.client_software_name) || !valid_software_text(request.client_software_version))) {
+    resp.error_code = ErrorCode::INVALID_REQUEST;
+    resp.api_keys.clear();
+  }
+  resp.encode(body, req.header.api_version);
   ctx.channel.respond_raw(req, body.take(), 0);  // ApiVersions responses always use response header v0
 }
 

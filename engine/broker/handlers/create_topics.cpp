@@ -11,6 +11,7 @@
 #include "engine/broker/handlers/topic_waits.h"
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/describe_configs.h"
 #include "engine/protocol/topic_name.h"
 
 namespace gregor::broker {
@@ -62,20 +63,52 @@ ErrorCode check_topic(HandlerContext& ctx, const CreatableTopic& t, int64_t plan
   return ErrorCode::NONE;
 }
 
+using Result = Response::CreatableTopicResult;
+
+// v5+ (KIP-525): a created (or validated) topic's partition count, replication factor and every
+// config with its value and source, as DescribeConfigs would give them.
+Result created_result(const HandlerContext& ctx, const std::string& name, int32_t partitions, int32_t rf,
+                      const std::map<std::string, std::string>& overrides) {
+  Result r;
+  r.name = name;
+  r.num_partitions = partitions;
+  r.replication_factor = static_cast<int16_t>(rf);
+  TopicConfig effective = ctx.config.topic_defaults;
+  (void)effective.apply(overrides);  // check_topic checked them
+  const auto builtin = TopicConfig{}.to_map();
+  const auto broker_level = ctx.config.topic_defaults.to_map();
+  r.configs.emplace();
+  for (const auto& [k, v] : effective.to_map()) {
+    const protocol::ConfigSource source = overrides.count(k) ? protocol::ConfigSource::DYNAMIC_TOPIC_CONFIG
+                                          : broker_level.at(k) != builtin.at(k) ? protocol::ConfigSource::STATIC_BROKER_CONFIG
+                                                                                : protocol::ConfigSource::DEFAULT_CONFIG;
+    r.configs->push_back({.name = k,
+                          .value = v,
+                          .read_only = !topic_config_def().find(k)->dynamic(),
+                          .config_source = static_cast<int8_t>(source),
+                          .is_sensitive = false});
+  }
+  return r;
+}
+
 // Answers for one created topic once its leaders are known here and everywhere, or at the timeout.
-void await_leaders(HandlerContext& ctx, std::shared_ptr<Response> resp, const std::string& name, int32_t partitions,
+void await_leaders(HandlerContext& ctx, std::shared_ptr<Response> resp, Result created, int32_t partitions,
                    int32_t timeout_ms, std::function<void()> next) {
+  const std::string name = created.name;
   await_metadata_everywhere(ctx, topic_has_leaders(ctx, name, partitions), timeout_ms,
-                            [resp, name, timeout_ms, next](bool timed_out) {
-                              if (timed_out)
+                            [&ctx, resp, created, name, timeout_ms, next](bool timed_out) {
+                              if (timed_out) {
                                 resp->topics.push_back(
                                     {.name = name,
                                      .error_code = ErrorCode::REQUEST_TIMED_OUT,
                                      .error_message = "Topic '" + name +
                                                       "' was created but its leaders were not known to every broker within " +
                                                       std::to_string(timeout_ms) + " ms."});
-                              else
-                                resp->topics.push_back({.name = name, .error_code = ErrorCode::NONE});
+                              } else {
+                                Result r = created;
+                                r.topic_id = ctx.metadata.topic_id(name);  // v7+
+                                resp->topics.push_back(std::move(r));
+                              }
                               next();
                             });
 }
@@ -99,12 +132,17 @@ void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::Cre
         std::string message;
         const ErrorCode code = check_topic(ctx, t, *planned, partitions, rf, configs, message);
         if (code == ErrorCode::NONE) *planned += partitions;  // validate_only too: it answers what would happen
-        if (code != ErrorCode::NONE || validate_only) {
+        if (code != ErrorCode::NONE) {
           resp->topics.push_back({.name = t.name, .error_code = code, .error_message = std::move(message)});
           return next();
         }
+        Result result = created_result(ctx, t.name, partitions, rf, configs);
+        if (validate_only) {
+          resp->topics.push_back(std::move(result));
+          return next();
+        }
         ctx.admin.create_topic(t.name, partitions, rf, configs,
-                               [&ctx, resp, name = t.name, partitions, timeout_ms, next](ErrorCode created, std::string msg) {
+                               [&ctx, resp, result, name = t.name, partitions, timeout_ms, next](ErrorCode created, std::string msg) {
                                  if (created != ErrorCode::NONE || timeout_ms <= 0) {
                                    resp->topics.push_back(
                                        {.name = name,
@@ -112,7 +150,7 @@ void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::Cre
                                         .error_message = msg.empty() ? std::nullopt : std::optional<std::string>(msg)});
                                    return next();
                                  }
-                                 await_leaders(ctx, resp, name, partitions, timeout_ms, next);
+                                 await_leaders(ctx, resp, result, partitions, timeout_ms, next);
                                });
       },
       [&ctx, req, resp] { ctx.channel.respond(req, *resp); });

@@ -18,14 +18,34 @@ using Resource = protocol::DescribeConfigsRequest::DescribeConfigsResource;
 using Result = protocol::DescribeConfigsResponse::DescribeConfigsResult;
 using Described = protocol::DescribeConfigsResponse::DescribeConfigsResourceResult;
 
+// DescribeConfigsResponse.ConfigType (v3+): 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 7 LIST.
+int8_t kafka_config_type(ConfigType type) {
+  switch (type) {
+    case ConfigType::kBoolean: return 1;
+    case ConfigType::kString: return 2;
+    case ConfigType::kInt: return 3;
+    case ConfigType::kShort: return 4;
+    case ConfigType::kLong: return 5;
+    case ConfigType::kList: return 7;
+  }
+  return 0;
+}
+
 struct Describer {
   int16_t version;
   bool synonyms;
+  bool documentation;  // v3+ include_documentation
   std::optional<std::vector<std::string>> keys;  // nullopt: every key
   bool wanted(const std::string& k) const { return !keys || std::find(keys->begin(), keys->end(), k) != keys->end(); }
 
-  Described described(const std::string& name, const std::string& value, ConfigSource source, bool read_only) const {
+  template <typename Key>
+  Described described(const std::string& name, const std::string& value, ConfigSource source, bool read_only,
+                      const Key* key) const {
     Described c;
+    if (key) {
+      c.config_type = kafka_config_type(key->type);
+      if (documentation) c.documentation = key->doc;
+    }
     c.name = name;
     c.value = value;
     c.read_only = read_only;
@@ -45,7 +65,7 @@ void describe_broker(const BrokerConfig& config, const Describer& d, Result& out
     auto def = defaults.find(k);
     const bool is_default = k != "broker.id" && def != defaults.end() && def->second == v;
     const ConfigSource source = is_default ? ConfigSource::DEFAULT_CONFIG : ConfigSource::STATIC_BROKER_CONFIG;
-    Described c = d.described(k, v, source, /*read_only=*/true);
+    Described c = d.described(k, v, source, /*read_only=*/true, broker_config_def().find(k));
     if (d.synonyms) c.synonyms.push_back({k, v, static_cast<int8_t>(source)});
     out.configs.push_back(std::move(c));
   }
@@ -66,7 +86,8 @@ void describe_topic(const BrokerConfig& config, const std::map<std::string, std:
     const ConfigSource source = overridden ? ConfigSource::DYNAMIC_TOPIC_CONFIG
                                 : static_set ? ConfigSource::STATIC_BROKER_CONFIG
                                              : ConfigSource::DEFAULT_CONFIG;
-    Described c = d.described(k, v, source, /*read_only=*/!topic_config_def().find(k)->dynamic());
+    const auto* key = topic_config_def().find(k);
+    Described c = d.described(k, v, source, /*read_only=*/!key->dynamic(), key);
     if (d.synonyms) {
       // Kafka's order: the winning source first, then what it hides.
       if (overridden) c.synonyms.push_back({k, overrides.at(k), static_cast<int8_t>(ConfigSource::DYNAMIC_TOPIC_CONFIG)});
@@ -83,13 +104,14 @@ void handle_describe_configs(HandlerContext& ctx, const Request& req, protocol::
   auto resp = std::make_shared<protocol::DescribeConfigsResponse>();
   const int16_t version = req.header.api_version;
   const bool synonyms = version >= 1 && request.include_synonyms;
+  const bool documentation = version >= 3 && request.include_documentation;
   sequentially<Resource>(
       request.resources,
-      [&ctx, resp, version, synonyms](const Resource& res, std::function<void()> next) {
+      [&ctx, resp, version, synonyms, documentation](const Resource& res, std::function<void()> next) {
         auto out = std::make_shared<Result>();
         out->resource_type = res.resource_type;
         out->resource_name = res.resource_name;
-        const Describer d{version, synonyms, res.configuration_keys};
+        const Describer d{version, synonyms, documentation, res.configuration_keys};
         auto finish = [resp, out, next](ErrorCode code, std::string msg) {
           if (code != ErrorCode::NONE) {
             out->error_code = code;

@@ -2,6 +2,7 @@
 // consumers (up to the high watermark). A fetch with max_wait_ms waits in the fetch purgatory
 // until min_bytes are there, an error shows, or max_wait_ms passes.
 #include <algorithm>
+#include <set>
 
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/fetch.h"
@@ -23,6 +24,10 @@ struct FetchRead {
 constexpr int16_t kFetchVersionMagicV2Min = 4;
 constexpr int16_t kFetchVersionMagicV1Min = 2;
 constexpr int16_t kFetchVersionZstdMin = 10;
+// From v13 topics are named by id (KIP-516); from v15 a follower names itself in replica_state (KIP-903).
+constexpr int16_t kFetchVersionTopicIdMin = 13;
+constexpr int16_t kFetchVersionReplicaStateMin = 15;
+constexpr int16_t kFetchVersionNodeEndpointsMin = 16;
 
 // What a consumer of an older Fetch version can read, as Kafka's KafkaApis.maybeConvertFetchedData:
 // zstd is refused below v10 (the topic's compression.type, or a zstd batch among those read), and
@@ -51,16 +56,22 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version) {
   FetchRead out;
   const bool from_follower = req.replica_id >= 0;
+  std::set<int32_t> leaders;  // of partitions answered NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH
   for (const auto& t : req.topics) {
     protocol::FetchResponse::FetchableTopicResponse tr;
     tr.topic = t.topic;
+    tr.topic_id = t.topic_id;  // v13+
+    // v13+ names the topic by id; one this broker does not know has no name here (handle_fetch).
+    const bool unknown_id = version >= kFetchVersionTopicIdMin && t.topic.empty();
     for (const auto& fp : t.partitions) {
       protocol::FetchResponse::PartitionData pd;
       pd.partition_index = fp.partition;
       pd.aborted_transactions = std::vector<protocol::FetchResponse::AbortedTransaction>{};
       TopicPartition tp{t.topic, fp.partition};
-      Partition* p = ctx.replicas.partition(tp);
-      if (!p) {
+      Partition* p = unknown_id ? nullptr : ctx.replicas.partition(tp);
+      if (unknown_id) {
+        pd.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
+      } else if (!p) {
         pd.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
       } else {
         LeaderRead lr = from_follower
@@ -85,10 +96,22 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
         }
       }
       if (pd.error_code != ErrorCode::NONE) out.has_error = true;
+      if (pd.error_code == ErrorCode::NOT_LEADER_OR_FOLLOWER || pd.error_code == ErrorCode::FENCED_LEADER_EPOCH) {
+        // KIP-951 (v12+ current leader; v16+ its address): the client can go to the new leader at once.
+        if (const PartitionMetadata* pm = ctx.metadata.partition(tp); pm && pm->leader >= 0) {
+          pd.current_leader.leader_id = pm->leader;
+          pd.current_leader.leader_epoch = pm->leader_epoch;
+          leaders.insert(pm->leader);
+        }
+      }
       tr.partitions.push_back(std::move(pd));
     }
     out.response.responses.push_back(std::move(tr));
   }
+  if (version >= kFetchVersionNodeEndpointsMin)
+    for (int32_t id : leaders)
+      if (auto b = ctx.metadata.brokers().find(id); b != ctx.metadata.brokers().end())
+        out.response.node_endpoints.push_back({.node_id = id, .host = b->second.host, .port = b->second.port, .rack = std::nullopt});
   return out;
 }
 
@@ -143,6 +166,10 @@ class DelayedFetch final : public DelayedOperation {
 }  // namespace
 
 void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchRequest fetch) {
+  const int16_t version = req.header.api_version;
+  if (version >= kFetchVersionReplicaStateMin) fetch.replica_id = fetch.replica_state.replica_id;
+  if (version >= kFetchVersionTopicIdMin)
+    for (auto& t : fetch.topics) t.topic = ctx.metadata.topic_name(t.topic_id).value_or("");
   FetchRead read = read_fetch(ctx, fetch, req.header.api_version);
   if (fetch.max_wait_ms <= 0 || read.bytes >= std::max(1, fetch.min_bytes) || read.has_error || fetch.topics.empty())
     return ctx.channel.respond(req, read.response);

@@ -5,6 +5,13 @@
 namespace gregor::broker {
 
 void handle_init_producer_id(HandlerContext& ctx, const Request& req, protocol::InitProducerIdRequest request) {
+  // v3+: a producer may name the id and epoch it had (both or neither); without a transactional id
+  // it simply gets a new one, as Kafka does.
+  if ((request.producer_id == -1) != (request.producer_epoch == -1)) {
+    protocol::InitProducerIdResponse resp;
+    resp.error_code = ErrorCode::INVALID_REQUEST;
+    return ctx.channel.respond(req, resp);
+  }
   if (request.transactional_id) {
     // Transactions are not modelled: there is no transaction coordinator to map the id.
     protocol::InitProducerIdResponse resp;

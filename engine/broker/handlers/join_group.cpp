@@ -7,8 +7,19 @@ namespace gregor::broker {
 void handle_join_group(HandlerContext& ctx, const Request& req, protocol::JoinGroupRequest request) {
   // Kafka names the client host by its address; a connection id is what Gregor knows.
   const std::string host = "/connection" + std::to_string(-req.from.value);
-  ctx.groups.join_group(request, req.header.api_version, req.header.client_id.value_or(""), host,
-                        ctx.channel.responder<protocol::JoinGroupResponse>(req));
+  const int16_t version = req.header.api_version;
+  auto respond = ctx.channel.responder<protocol::JoinGroupResponse>(req);
+  ctx.groups.join_group(request, version, req.header.client_id.value_or(""), host,
+                        [version, respond](const protocol::JoinGroupResponse& r) {
+                          // v7+ says "no protocol" with null (an error answer); older versions with "".
+                          protocol::JoinGroupResponse out = r;
+                          if (version >= 7 && out.error_code != ErrorCode::NONE) {
+                            out.protocol_type = std::nullopt;
+                            out.protocol_name = std::nullopt;
+                          }
+                          if (version < 7 && !out.protocol_name) out.protocol_name = std::string();
+                          respond(out);
+                        });
 }
 
 }  // namespace gregor::broker

@@ -1,14 +1,32 @@
 // Metadata: the brokers, the controller and the topics' partitions from this broker's metadata
 // cache. A topic that does not exist is created when the client allows it and
 // auto.create.topics.enable is on (the answer is LEADER_NOT_AVAILABLE until it has leaders).
+// Versions 0-12 as Kafka 3.9: v0's empty list is every topic; v5+ offline replicas; v7+ leader
+// epochs; v8+ authorized operations (everything: there is no authorizer); v10+ topic ids, and
+// topics asked for by id.
 #include <algorithm>
+#include <set>
 
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/metadata.h"
 
 namespace gregor::broker {
 
+namespace {
+
+// KIP-430's authorized operations (Kafka's AclOperation codes as bits) when nothing is denied, as
+// a broker without an authorizer answers: a topic's READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
+// DESCRIBE_CONFIGS, ALTER_CONFIGS; the cluster's CREATE, ALTER, DESCRIBE, CLUSTER_ACTION,
+// DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
+constexpr int32_t kTopicAuthorizedOperations =
+    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+constexpr int32_t kClusterAuthorizedOperations =
+    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+
+}  // namespace
+
 void handle_metadata(HandlerContext& ctx, const Request& req, protocol::MetadataRequest request) {
+  const int16_t version = req.header.api_version;
   protocol::MetadataResponse resp;
   if (!ctx.cluster_id.empty()) resp.cluster_id = ctx.cluster_id;  // /cluster/id, once read
   resp.controller_id = ctx.metadata.controller_id();
@@ -33,17 +51,40 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
       }
     resp.brokers.push_back({ctx.config.broker_id, host, port, std::nullopt});
   }
+  if (version >= 8 && version <= 10 && request.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+  // v0: an empty list asks for every topic (v0 has no null list); v1+: null is every topic.
+  const bool all_topics = !request.topics || (version == 0 && request.topics->empty());
   std::vector<std::string> names;
-  if (request.topics) {
-    for (const auto& t : *request.topics) names.push_back(t.name.value_or(""));
-  } else {
+  if (all_topics) {
     names = ctx.metadata.topics();
+  } else {
+    for (const auto& t : *request.topics) {
+      if (!t.name && version >= 10) {
+        // v10+ may name a topic by its id (Kafka answers such lookups from v12).
+        if (auto name = ctx.metadata.topic_name(t.topic_id)) {
+          names.push_back(*name);
+          continue;
+        }
+        protocol::MetadataResponse::MetadataResponseTopic unknown;
+        unknown.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
+        unknown.name = version >= 12 ? std::nullopt : std::optional<std::string>("");
+        unknown.topic_id = t.topic_id;
+        resp.topics.push_back(std::move(unknown));
+        continue;
+      }
+      names.push_back(t.name.value_or(""));
+    }
   }
   const bool may_create = request.allow_auto_topic_creation && ctx.config.auto_create_topics_enable;
+  std::set<int32_t> live;
+  for (const auto& [id, b] : ctx.metadata.brokers()) live.insert(id);
   for (const auto& name : names) {
     protocol::MetadataResponse::MetadataResponseTopic t;
     t.name = name;
+    t.topic_id = ctx.metadata.topic_id(name);
     t.is_internal = name == "__consumer_offsets";
+    if (version >= 8 && request.include_topic_authorized_operations) t.topic_authorized_operations = kTopicAuthorizedOperations;
     auto parts = ctx.metadata.topic_partitions(name);
     if (parts.empty()) {
       if (may_create && valid_topic_name(name) && !ctx.admin.colliding_topic(name)) {
@@ -61,10 +102,27 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
       protocol::MetadataResponse::MetadataResponsePartition p;
       p.partition_index = index;
       p.leader_id = pm.leader;
+      p.leader_epoch = pm.leader_epoch;  // v7+
       p.replica_nodes = pm.replicas;
       p.isr_nodes = pm.isr;
+      p.offline_replicas = pm.offline_replicas;  // v5+
       // LEADER_NOT_AVAILABLE is retriable: clients wait for the election instead of failing.
       p.error_code = pm.leader < 0 ? ErrorCode::LEADER_NOT_AVAILABLE : ErrorCode::NONE;
+      if (version == 0) {
+        // Kafka's errorUnavailableEndpoints (v0 only): the lists name live brokers only, and a
+        // partition missing some replicas says REPLICA_NOT_AVAILABLE.
+        auto alive = [&live](const std::vector<int32_t>& ids) {
+          std::vector<int32_t> out;
+          for (int32_t id : ids)
+            if (live.count(id)) out.push_back(id);
+          return out;
+        };
+        p.replica_nodes = alive(pm.replicas);
+        p.isr_nodes = alive(pm.isr);
+        if (p.error_code == ErrorCode::NONE &&
+            (p.replica_nodes.size() < pm.replicas.size() || p.isr_nodes.size() < pm.isr.size()))
+          p.error_code = ErrorCode::REPLICA_NOT_AVAILABLE;
+      }
       t.partitions.push_back(p);
     }
     resp.topics.push_back(std::move(t));

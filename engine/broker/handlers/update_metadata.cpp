@@ -33,11 +33,15 @@ void handle_update_metadata(HandlerContext& ctx, const Request& req, protocol::U
     ctx.rt.learn_address(NodeId{b.id}, inter->host, inter->port);
   }
   std::map<TopicPartition, PartitionMetadata> parts;
+  std::map<std::string, Uuid> topic_ids;
+  for (const auto& ts : request.topic_states)
+    if (!ts.topic_id.is_zero()) topic_ids[ts.topic_name] = ts.topic_id;
   for (const auto& ts : request.topic_states)
     for (const auto& ps : ts.partition_states)
       parts[TopicPartition{ts.topic_name, ps.partition_index}] =
           PartitionMetadata{ps.leader, ps.leader_epoch, ps.replicas, ps.isr, ps.offline_replicas};
-  ctx.metadata.update(request.controller_id, request.controller_epoch, std::move(brokers), std::move(parts));
+  ctx.metadata.update(request.controller_id, request.controller_epoch, std::move(brokers), std::move(parts),
+                      std::move(topic_ids));
   ctx.channel.respond(req, resp);
   ctx.admin.on_metadata_update();
 }
