@@ -269,6 +269,20 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
   return out;
 }
 
+bool Partition::on_follower_log_start(NodeId replica, Offset log_start) {
+  auto it = followers_.find(replica);
+  if (it == followers_.end() || it->second.log_start == log_start) return false;
+  it->second.log_start = log_start;
+  return true;
+}
+
+Offset Partition::low_watermark(const std::function<bool(NodeId)>& is_live) const {
+  Offset low = log_->log_start_offset();
+  for (const auto& [id, f] : followers_)
+    if (is_live(id) && f.log_start < low) low = f.log_start;
+  return low;
+}
+
 LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
                                          bool read_log) {
   LeaderRead out;

@@ -19,6 +19,7 @@
 // isr_change_failed, log_open.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,6 +74,7 @@ struct PartitionAssignmentState {
 struct FollowerState {
   NodeId broker{-1};
   Offset leo{-1};  // -1: unknown until the follower fetches
+  Offset log_start{-1};  // the follower's log start offset, from its fetches (-1: not known yet)
   Time last_caught_up{0};
   Time last_fetch{0};
   Offset leader_leo_at_last_fetch{-1};
@@ -156,6 +158,12 @@ class Partition {
   // purgatory checks it, and reads only once it can complete.
   LeaderRead fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
                                 LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, bool read_log = true);
+  // A follower's fetch names its log start offset: DeleteRecords waits for it (low_watermark).
+  // True when it changed.
+  bool on_follower_log_start(NodeId replica, Offset log_start);
+  // Kafka's Partition.lowWatermarkIfLeader: the smallest log start offset of this leader and of
+  // every follower on a live broker (-1 while a live follower has not reported one).
+  Offset low_watermark(const std::function<bool(NodeId)>& is_live) const;
   // A consumer's fetch: up to the HW (read_log as above).
   LeaderRead fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
                                 bool read_log = true);

@@ -33,7 +33,8 @@ ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::Z
       zk_(zk),
       fetcher_(rt, config, net, [this](const TopicPartition& tp) { return partition(tp); }),
       produce_purgatory_(rt),
-      fetch_purgatory_(rt) {}
+      fetch_purgatory_(rt),
+      delete_records_purgatory_(rt) {}
 
 Partition* ReplicaManager::partition(const TopicPartition& tp) {
   auto it = partitions_.find(tp);
@@ -409,24 +410,33 @@ void ReplicaManager::write_isr(Partition& p, const LeaderIsrState& new_state, in
 void ReplicaManager::on_partition_progress(Partition& p) {
   produce_purgatory_.mark(p.tp());
   fetch_purgatory_.mark_all();
+  delete_records_purgatory_.mark(p.tp());
   schedule_waiting_check();
   if (progress_listener_) progress_listener_(p.tp());
+}
+
+void ReplicaManager::on_low_watermark_change(const TopicPartition& tp) {
+  if (delete_records_purgatory_.waiting() == 0) return;
+  delete_records_purgatory_.mark(tp);
+  schedule_waiting_check();
 }
 
 void ReplicaManager::recheck_all_waiting() {
   produce_purgatory_.mark_all();
   fetch_purgatory_.mark_all();
+  delete_records_purgatory_.mark_all();
   schedule_waiting_check();
 }
 
 void ReplicaManager::schedule_waiting_check() {
   if (waiting_check_scheduled_) return;
-  if (produce_purgatory_.waiting() == 0 && fetch_purgatory_.waiting() == 0) return;
+  if (produce_purgatory_.waiting() == 0 && fetch_purgatory_.waiting() == 0 && delete_records_purgatory_.waiting() == 0) return;
   waiting_check_scheduled_ = true;
   rt_.after(Duration{0}, [this] {
     waiting_check_scheduled_ = false;
     produce_purgatory_.try_marked();
     fetch_purgatory_.try_marked();
+    delete_records_purgatory_.try_marked();
   });
 }
 

@@ -90,6 +90,10 @@ class ReplicaManager final : public PartitionOwner {
 
   Purgatory& produce_purgatory() { return produce_purgatory_; }
   Purgatory& fetch_purgatory() { return fetch_purgatory_; }
+  Purgatory& delete_records_purgatory() { return delete_records_purgatory_; }
+  // A follower reported a new log start offset: DeleteRecords waiting on tp try again. Nothing is
+  // scheduled when none waits (so runs without DeleteRecords keep their event order).
+  void on_low_watermark_change(const TopicPartition& tp);
   // Every waiting request tries again (leadership moved, a config changed), on a fresh event.
   void recheck_all_waiting();
 
@@ -130,6 +134,7 @@ class ReplicaManager final : public PartitionOwner {
   int32_t highest_controller_epoch_ = 0;
   Purgatory produce_purgatory_;
   Purgatory fetch_purgatory_;
+  Purgatory delete_records_purgatory_;
   bool waiting_check_scheduled_ = false;
   ProgressListener progress_listener_;
   std::set<TopicPartition> damaged_;

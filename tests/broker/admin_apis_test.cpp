@@ -107,6 +107,9 @@ TEST_CASE("DeleteRecords moves the log start offset: ListOffsets earliest follow
   auto r = delete_records(leader, 4);
   CHECK(r.error_code == ErrorCode::NONE);
   CHECK(r.low_watermark == 4);
+  // As Kafka's DelayedDeleteRecords, the answer came once every replica's log start offset (the
+  // followers take the leader's from their fetches) reached the offset: the low watermark.
+  for (int32_t b = 1; b <= 3; b++) CHECK(f.replica(b, "trim", 0)->log_start_offset().value == 4);
   CHECK(list_offset(f, "trim", 0, -2) == 4);  // earliest
   CHECK(list_offset(f, "trim", 0, -1) == 10);
   CHECK(f.count("delete_records") == 1);
@@ -125,12 +128,6 @@ TEST_CASE("DeleteRecords moves the log start offset: ListOffsets earliest follow
   REQUIRE(fr);
   CHECK(fr->responses.at(0).partitions.at(0).error_code == ErrorCode::OFFSET_OUT_OF_RANGE);
   CHECK(fr->responses.at(0).partitions.at(0).log_start_offset == 4);
-  // Followers take the leader's log start offset from their fetches.
-  REQUIRE(f.run_until([&] {
-    for (int32_t b = 1; b <= 3; b++)
-      if (f.replica(b, "trim", 0)->log_start_offset().value != 4) return false;
-    return true;
-  }));
   // -1 is the high watermark; past it, negative, at a follower, or unknown: Kafka's errors.
   CHECK(delete_records(leader, 11).error_code == ErrorCode::OFFSET_OUT_OF_RANGE);
   CHECK(delete_records(leader, -5).error_code == ErrorCode::OFFSET_OUT_OF_RANGE);
@@ -144,6 +141,42 @@ TEST_CASE("DeleteRecords moves the log start offset: ListOffsets earliest follow
   auto ur = f.call<protocol::DeleteRecordsRequest, protocol::DeleteRecordsResponse>(leader, unknown, 0);
   REQUIRE(ur);
   CHECK(ur->topics.at(0).partitions.at(0).error_code == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+}
+
+TEST_CASE("DeleteRecords waits for a paused follower until timeout_ms and not for a dead one", "[broker][admin]") {
+  test::ClusterFixture f(43);
+  f.create_topic("slow", 1, 3);
+  const int32_t leader = f.leader_of("slow", 0);
+  for (int i = 0; i < 6; i++) REQUIRE(f.produce(leader, "slow", 0, -1, "v") == ErrorCode::NONE);
+  const int32_t follower = leader % 3 + 1;
+  auto delete_records = [&](int64_t offset, int32_t timeout_ms) {
+    protocol::DeleteRecordsRequest req;
+    req.timeout_ms = timeout_ms;
+    req.topics.push_back({.name = "slow", .partitions = {{.partition_index = 0, .offset = offset}}});
+    auto r = f.call<protocol::DeleteRecordsRequest, protocol::DeleteRecordsResponse>(leader, req, 2);
+    REQUIRE(r);
+    return r->topics.at(0).partitions.at(0);
+  };
+  // A paused follower is still a live broker: its log start offset is waited for, in vain.
+  f.sim.pause(NodeId{follower});
+  const Time asked = f.sim.now();
+  auto r = delete_records(3, 1000);
+  CHECK(r.error_code == ErrorCode::REQUEST_TIMED_OUT);
+  CHECK(r.low_watermark == -1);
+  CHECK(f.sim.now() - asked >= Duration::millis(1000));
+  CHECK(f.replica(leader, "slow", 0)->log_start_offset().value == 3);  // deleted at the leader anyway
+  // Once it fetches again, the same request completes.
+  f.sim.resume(NodeId{follower});
+  r = delete_records(3, 30000);
+  CHECK(r.error_code == ErrorCode::NONE);
+  CHECK(r.low_watermark == 3);
+  CHECK(f.replica(follower, "slow", 0)->log_start_offset().value == 3);
+  // A crashed follower, once its registration is gone, is not waited for.
+  f.sim.crash(NodeId{follower});
+  REQUIRE(f.run_until([&] { return f.cluster.broker(leader)->metadata().brokers().count(follower) == 0; }));
+  r = delete_records(5, 30000);
+  CHECK(r.error_code == ErrorCode::NONE);
+  CHECK(r.low_watermark == 5);
 }
 
 TEST_CASE("DescribeCluster names the cluster id, the controller and the brokers", "[broker][admin]") {

@@ -80,6 +80,9 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
                                                     fp.partition_max_bytes, ctx.rt.now())
                             : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
                                                     fp.partition_max_bytes);
+        if (from_follower && lr.error == ErrorCode::NONE &&
+            p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
+          ctx.replicas.on_low_watermark_change(tp);
         pd.error_code = lr.error;
         pd.high_watermark = lr.high_watermark.value;
         pd.last_stable_offset = lr.high_watermark.value;
