@@ -540,6 +540,21 @@ const ListenerEndpoint* Controller::inter_broker_endpoint(const BrokerRegistrati
   return e ? e : (reg.endpoints.empty() ? nullptr : &reg.endpoints.front());
 }
 
+void Controller::set_broker_epoch(int64_t epoch) {
+  broker_epoch_ = epoch;
+  auto waiting = std::move(waiting_for_registration_);
+  waiting_for_registration_.clear();
+  for (auto& retry : waiting) retry();
+}
+
+bool Controller::defer_until_registered(int64_t epoch_in_request, const char* api, std::function<void()> retry) {
+  if (broker_epoch_ != -1 || epoch_in_request == -1) return false;
+  rt_.log(std::string(api) + " (broker epoch " + std::to_string(epoch_in_request) +
+          ") waits: this broker has not registered yet");
+  waiting_for_registration_.push_back(std::move(retry));
+  return true;
+}
+
 int64_t Controller::broker_epoch_of(int32_t broker) const {
   auto it = context_.broker_czxid.find(broker);
   return it == context_.broker_czxid.end() ? -1 : it->second;

@@ -45,7 +45,12 @@ class Controller {
   // This broker's epoch (KIP-380): the czxid of its /brokers/ids/N registration, -1 until it has
   // registered. A new registration (after a session expiry) gives a new, higher epoch.
   int64_t broker_epoch() const { return broker_epoch_; }
-  void set_broker_epoch(int64_t epoch) { broker_epoch_ = epoch; }
+  void set_broker_epoch(int64_t epoch);
+  // A Kafka broker processes no request before it has registered (KafkaServer enables request
+  // processing last): a controller request naming a broker epoch that arrives earlier (one the
+  // controller sent to this broker's previous incarnation, whose session has not expired yet) waits,
+  // and is judged against the new epoch once registered. True when deferred: `retry` runs then.
+  bool defer_until_registered(int64_t epoch_in_request, const char* api, std::function<void()> retry);
   // Kafka's isBrokerEpochStale: a controller request naming an older registration of this broker
   // than the current one is refused (STALE_BROKER_EPOCH). -1 (a request version without the field,
   // or a controller before KIP-380) is accepted, as Kafka does; an epoch above ours is too (the
@@ -155,6 +160,7 @@ class Controller {
   ControllerChannel channel_;
   bool active_ = false;
   int64_t broker_epoch_ = -1;
+  std::vector<std::function<void()>> waiting_for_registration_;
   bool electing_ = false;
   ControllerContext context_;
   TimerId rebalance_timer_{0};

@@ -16,6 +16,10 @@ constexpr int16_t kLeaderAndIsrVersionTopicIdsMin = 5;
 
 void handle_leader_and_isr(HandlerContext& ctx, const Request& req, protocol::LeaderAndIsrRequest request) {
   if (refuse_controller_request_on_client_listener<protocol::LeaderAndIsrResponse>(ctx, req, "LeaderAndIsr")) return;
+  if (ctx.controller.defer_until_registered(request.broker_epoch, "LeaderAndIsr", [&ctx, req, request]() mutable {
+        handle_leader_and_isr(ctx, req, std::move(request));
+      }))
+    return;
   auto lai = std::make_shared<const protocol::LeaderAndIsrRequest>(std::move(request));
   if (ctx.controller.is_broker_epoch_stale(lai->broker_epoch)) {
     protocol::LeaderAndIsrResponse resp;

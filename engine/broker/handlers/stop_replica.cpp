@@ -12,6 +12,10 @@ constexpr int16_t kStopReplicaVersionPartitionStatesMin = 3;
 
 void handle_stop_replica(HandlerContext& ctx, const Request& req, protocol::StopReplicaRequest request) {
   if (refuse_controller_request_on_client_listener<protocol::StopReplicaResponse>(ctx, req, "StopReplica")) return;
+  if (ctx.controller.defer_until_registered(request.broker_epoch, "StopReplica", [&ctx, req, request]() mutable {
+        handle_stop_replica(ctx, req, std::move(request));
+      }))
+    return;
   if (ctx.controller.is_broker_epoch_stale(request.broker_epoch)) {
     protocol::StopReplicaResponse resp;
     resp.error_code = ErrorCode::STALE_BROKER_EPOCH;

@@ -9,6 +9,10 @@ namespace gregor::broker {
 
 void handle_update_metadata(HandlerContext& ctx, const Request& req, protocol::UpdateMetadataRequest request) {
   if (refuse_controller_request_on_client_listener<protocol::UpdateMetadataResponse>(ctx, req, "UpdateMetadata")) return;
+  if (ctx.controller.defer_until_registered(request.broker_epoch, "UpdateMetadata", [&ctx, req, request]() mutable {
+        handle_update_metadata(ctx, req, std::move(request));
+      }))
+    return;
   protocol::UpdateMetadataResponse resp;
   if (ctx.controller.is_broker_epoch_stale(request.broker_epoch)) {
     resp.error_code = ErrorCode::STALE_BROKER_EPOCH;
