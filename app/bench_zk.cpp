@@ -216,6 +216,8 @@ class MiniRuntime final : public Runtime {
   Rng& rng() override { return rng_; }
   void emit(TraceBody) override {}
   void log(const std::string& line) override { std::fprintf(stderr, "%s\n", line.c_str()); }
+  // Only zk servers run here, and a zk server halts by ceasing to serve (ZkServer::halt).
+  void halt(const std::string& reason) override { GREGOR_ASSERT_MSG(false, "bench zk: a node halted: " + reason); }
 
  private:
   MiniLoop& loop_;

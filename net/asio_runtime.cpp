@@ -186,7 +186,7 @@ void AsioRuntime::stop() {
   inbound_host_.clear();
   inbound_listener_.clear();
   inbound_per_host_.clear();
-  if (node_) {
+  if (node_ && !halt_reason_) {
     ++callback_depth_;
     node_->on_clean_stop();
     --callback_depth_;
@@ -194,6 +194,13 @@ void AsioRuntime::stop() {
   if (started_) log("stopped");
   node_.reset();
   disk_.unlock_root();  // after the node is gone: a restart over the same directory may lock it
+}
+
+void AsioRuntime::halt(const std::string& reason) {
+  if (stopped_ || halt_reason_) return;
+  halt_reason_ = reason;
+  log("halting: " + reason);
+  asio::post(io_, [this] { io_.stop(); });
 }
 
 void AsioRuntime::set_peer(NodeId id, PeerAddress address) {

@@ -186,6 +186,11 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   Rng& rng() override { return rng_; }
   void emit(TraceBody body) override;
   void log(const std::string& line) override;
+  // Stops the io_context on its next turn, and stop() then skips Node::on_clean_stop: run_node
+  // returns 1 (see halted()).
+  void halt(const std::string& reason) override;
+  // The reason the node gave to halt, when it did.
+  const std::optional<std::string>& halted() const { return halt_reason_; }
 
  private:
   struct Peer {
@@ -240,6 +245,7 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   bool opened_ = false;
   bool started_ = false;
   bool stopped_ = false;
+  std::optional<std::string> halt_reason_;
   int callback_depth_ = 0;  // > 0 while node code runs
   std::unique_ptr<Node> node_;
   std::map<NodeId, Peer> peers_;                                // ordered: deterministic iteration

@@ -62,6 +62,7 @@ int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) 
     }
     runtime.start(factory);
     io.run();
+    if (runtime.halted()) stop("halted: " + *runtime.halted());
     stop("the io_context ran out of work");  // no-op after a signal; reached otherwise only by a bug
   }  // the signal set is gone: SIGINT and SIGTERM have their default actions again
   if (blocked) {
@@ -76,7 +77,8 @@ int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) 
     sigaction(SIGTERM, &ignore, nullptr);
     pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   }
-  return 0;
+  // A node that halted (Runtime::halt) did not stop cleanly: the exit status says so.
+  return runtime.halted() ? 1 : 0;
 }
 
 }  // namespace gregor::net

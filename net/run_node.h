@@ -17,7 +17,8 @@
 //   return net::run_node(config, [](Runtime& rt) { return std::make_unique<Broker>(rt, ...); });
 //
 // Exit codes follow app/commands.h: 0 after a clean stop, 1 when the node cannot start (address
-// in use, ...), 2 for a config that does not validate.
+// in use, ...) or halted (Runtime::halt: a broker whose log directory failed), 2 for a config that
+// does not validate.
 #pragma once
 
 #include "engine/core/types.h"

@@ -66,8 +66,15 @@ uint8_t SimDisk::durable_byte(const File& f, uint64_t pos, size_t page_bytes) {
   return f.durable[pos / page_bytes][pos % page_bytes];
 }
 
+Status SimDisk::injected_write_error(const char* operation, const std::string& path) {
+  if (failing_writes_ == 0) return Status::ok();
+  if (failing_writes_ > 0) failing_writes_--;
+  return Status::error(StatusCode::kIoError, std::string(operation) + " " + path + ": Input/output error");
+}
+
 Status SimDisk::create(const std::string& path) {
   GREGOR_ASSERT(!path.empty() && path.back() != '/');
+  GREGOR_RETURN_IF_ERROR(injected_write_error("create", path));
   files_.try_emplace(path);
   return Status::ok();
 }
@@ -80,6 +87,7 @@ Result<uint64_t> SimDisk::append(const std::string& path, ByteView data) {
 Result<uint64_t> SimDisk::append_parts(const std::string& path, std::span<const ByteView> parts) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
+  GREGOR_RETURN_IF_ERROR(injected_write_error("append", path));
   uint64_t total = 0;
   for (ByteView p : parts) total += p.size();
   if (used_ + total > capacity_)
@@ -137,6 +145,7 @@ Result<SharedBytes> SimDisk::read_shared(const std::string& path, uint64_t offse
 Status SimDisk::truncate(const std::string& path, uint64_t size) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
+  GREGOR_RETURN_IF_ERROR(injected_write_error("truncate", path));
   File& f = it->second;
   if (size > f.size && used_ + (size - f.size) > capacity_)
     return Status::error(StatusCode::kDiskFull, "disk full extending " + path);
@@ -177,6 +186,7 @@ Status SimDisk::truncate(const std::string& path, uint64_t size) {
 Status SimDisk::fsync(const std::string& path) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
+  GREGOR_RETURN_IF_ERROR(injected_write_error("fsync", path));
   File& f = it->second;
   f.synced = f.size;
   f.rewritten = false;
@@ -189,6 +199,7 @@ Status SimDisk::fsync(const std::string& path) {
 Status SimDisk::rename(const std::string& from, const std::string& to) {
   auto it = files_.find(from);
   if (it == files_.end()) return not_found(from);
+  GREGOR_RETURN_IF_ERROR(injected_write_error("rename", from));
   File f = std::move(it->second);
   files_.erase(it);
   auto old = files_.find(to);

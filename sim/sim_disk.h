@@ -20,8 +20,8 @@
 // last fsync, it is the prefix of the page cache up to the fsynced size, so fsync costs nothing.
 // A truncation below the fsynced size keeps the durable image as the table of the pages it had
 // (sharing them, not copying); a page the cache then writes into is copied first.
-// Faults: bit flips (corrupt_bit: the medium, so both images) and a capacity beyond which append
-// fails with kDiskFull. Metadata operations (create, rename, remove) are durable at once; see
+// Faults: bit flips (corrupt_bit: the medium, so both images), a capacity beyond which append
+// fails with kDiskFull, and I/O errors (fail_writes: writes fail with kIoError, as on EIO). Metadata operations (create, rename, remove) are durable at once; see
 // engine/core/disk.h.
 #pragma once
 
@@ -70,6 +70,11 @@ class SimDisk final : public Disk {
   // disk holds no data.
   std::pair<std::string, uint64_t> corrupt_bit(Rng& rng, const std::string& path = "");
   void set_capacity(uint64_t bytes) { capacity_ = bytes; }
+  uint64_t capacity() const { return capacity_; }
+  // The next `writes` writes (create, append, truncate, fsync, rename), or every one from now on
+  // when writes < 0, fail with kIoError (EIO) and change nothing; 0 ends it.
+  void fail_writes(int64_t writes) { failing_writes_ = writes; }
+  int64_t failing_writes() const { return failing_writes_; }
 
   uint64_t used_bytes() const { return used_; }
   uint64_t unsynced_bytes() const;
@@ -94,6 +99,8 @@ class SimDisk final : public Disk {
   };
 
   Status not_found(const std::string& path) const;
+  // kIoError while fail_writes is in force (and counts the write), else ok.
+  Status injected_write_error(const char* operation, const std::string& path);
   PageData new_page() const;
   // Byte at position pos (REQUIRES: pos < size).
   uint8_t& byte_for_write(File& f, uint64_t pos);
@@ -109,6 +116,7 @@ class SimDisk final : public Disk {
   uint64_t capacity_;
   size_t page_bytes_;
   uint64_t used_ = 0;
+  int64_t failing_writes_ = 0;
   SimDiskStats stats_;
 };
 

@@ -96,6 +96,16 @@ class SimRuntime final : public Runtime {
       std::cerr << format_time(now()) << " [" << sim_.slot(id_).name << "] " << line << "\n";
   }
 
+  // A process that halts is a crashed process: deferred, so the node is not destroyed inside its
+  // own callback, and only if this incarnation still runs then.
+  void halt(const std::string& reason) override {
+    if (!alive()) return;
+    log("halt: " + reason);
+    sim_.loop_.schedule_after(Duration{0}, [sim = &sim_, id = id_, inc = incarnation_] {
+      if (sim->incarnation(id) == inc) sim->crash(id);
+    });
+  }
+
   void kill_timers() {
     for (auto& [id, timer] : timers_) sim_.loop_.cancel(timer.event);
     // Destroyed outside the map: a callback's captures may run code that cancels timers.
@@ -359,6 +369,7 @@ void Simulator::heal(const std::set<NodeId>& from, const std::set<NodeId>& to, b
 void Simulator::heal_all() {
   emit(kWorld, ev::HealAll{});
   network_.heal_all();
+  for (const auto& [id, s] : nodes_) free_disk(s.id);  // disk-full and io-error end too
 }
 
 void Simulator::isolate(NodeId id) {
@@ -390,6 +401,22 @@ void Simulator::corrupt_disk(NodeId id, const std::string& path) {
 void Simulator::set_disk_capacity(NodeId id, uint64_t bytes) {
   emit(kWorld, ev::DiskCapacity{.target = id.value, .bytes = static_cast<int64_t>(bytes)});
   slot(id).disk->set_capacity(bytes);
+}
+
+void Simulator::fill_disk(NodeId id, std::optional<uint64_t> capacity) {
+  set_disk_capacity(id, capacity.value_or(slot(id).disk->used_bytes()));
+}
+
+void Simulator::fail_disk_writes(NodeId id, int64_t writes) {
+  if (writes < 0) writes = -1;
+  emit(kWorld, ev::DiskIoError{.target = id.value, .writes = writes});
+  slot(id).disk->fail_writes(writes);
+}
+
+void Simulator::free_disk(NodeId id) {
+  SimDisk& d = *slot(id).disk;
+  if (d.capacity() != config_.disk_capacity_bytes) set_disk_capacity(id, config_.disk_capacity_bytes);
+  if (d.failing_writes() != 0) fail_disk_writes(id, 0);
 }
 
 void Simulator::emit(NodeId node, TraceBody event) {

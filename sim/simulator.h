@@ -29,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -113,6 +114,12 @@ class Simulator final : private SimNetwork::Nodes {
   // Disk faults.
   void corrupt_disk(NodeId id, const std::string& path = "");
   void set_disk_capacity(NodeId id, uint64_t bytes);
+  // disk-full: the disk refuses appends past `capacity` bytes, or past what it holds now.
+  void fill_disk(NodeId id, std::optional<uint64_t> capacity = std::nullopt);
+  // io-error: the next `writes` writes fail with EIO (every one when writes < 0).
+  void fail_disk_writes(NodeId id, int64_t writes);
+  // disk-free: the capacity the run began with, and no more I/O errors (only what changes is emitted).
+  void free_disk(NodeId id);
 
   // Running. Each returns why it stopped.
   RunOutcome run_until(Time t) { return check(loop_.run_until(t)); }

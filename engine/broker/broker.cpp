@@ -43,6 +43,9 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
   });
+  replicas_.log_dir().set_listener([this](const Status& status, const std::string& operation, const std::string& path) {
+    on_log_dir_failure(status, operation, path);
+  });
   replicas_.set_damage_listener([this] {
     // A replica is no longer damaged: a later controller must not read it in our registration.
     if (registered_) zk_.set_data(zk_paths::broker(config_.broker_id), registration().encode(), -1, [](ZkError, coord::Stat) {});
@@ -180,6 +183,28 @@ void Broker::on_disconnect(NodeId peer) {
 }
 
 void Broker::on_clean_stop() { replicas_.flush_all(); }
+
+// ---------------------------------------------------------------------------------------------
+// Log directory failure (Kafka's LogDirFailureHandler, and LogManager's halt once no log directory
+// is left).
+
+void Broker::on_log_dir_failure(const Status& status, const std::string& operation, const std::string& path) {
+  // Called from inside the failing disk operation: only what is safe there happens now; the rest on
+  // a fresh event.
+  const std::string why = "all log dirs in " + config_.log_dir + " have failed: " + status.to_string();
+  rt_.emit(ev::LogDirFailure{.broker = config_.broker_id,
+                             .log_dir = config_.log_dir,
+                             .operation = operation,
+                             .path = path,
+                             .error = status.to_string()});
+  rt_.log("Shutdown broker because " + why);
+  shutting_down_ = true;
+  rt_.after(Duration{0}, [this, why] {
+    registered_ = false;
+    controller_.resign("log dir failure");
+    zk_.close([this, why] { rt_.halt(why); });
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Controlled shutdown (the broker side).

@@ -100,6 +100,11 @@ class Broker final : public Node {
   void on_watch(const coord::WatchEvent& e);
   void on_topic_config(const std::string& topic, const TopicConfig& config,
                        const std::map<std::string, std::string>& overrides);
+  // The log directory failed (ReplicaManager::log_dir): Kafka halts a broker whose last log
+  // directory is offline. Traced and logged at once; then the controller part resigns and the zk
+  // session is closed (so /brokers/ids/N goes now, not at the session's expiry, and the controller
+  // moves this broker's leaderships at once), and the process halts (Runtime::halt).
+  void on_log_dir_failure(const Status& status, const std::string& operation, const std::string& path);
   void create_offsets_topic(int32_t partitions, int32_t replication_factor, std::function<void(ErrorCode)> done);
 
   Runtime& rt_;

@@ -31,6 +31,7 @@ ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::Z
     : rt_(rt),
       config_(config),
       zk_(zk),
+      disk_(rt),
       fetcher_(rt, config, net, [this](const TopicPartition& tp) { return partition(tp); }),
       produce_purgatory_(rt),
       fetch_purgatory_(rt),
@@ -45,22 +46,22 @@ Partition* ReplicaManager::partition(const TopicPartition& tp) {
 // Periodic work.
 
 void ReplicaManager::load_checkpoint() {
-  auto hws = read_hw_checkpoint(rt_.disk());
+  auto hws = read_hw_checkpoint(disk_);
   if (hws)
     checkpointed_hw_ = *hws;
   else
     rt_.log("ignoring " + std::string(kHwCheckpointFile) + ": " + hws.status().to_string());
-  auto names = rt_.disk().list("");
+  auto names = disk_.list("");
   if (names)
     for (const auto& name : *names)
       if (ends_with(name, kDeletedDirSuffix)) {
-        Status s = log::Log::remove_all(rt_.disk(), name);
+        Status s = log::Log::remove_all(disk_, name);
         if (!s.is_ok()) rt_.log("cannot remove " + name + ": " + s.to_string());
       }
 }
 
 void ReplicaManager::check_logs() {
-  auto names = rt_.disk().list("");
+  auto names = disk_.list("");
   if (!names) {
     rt_.log("cannot list the data directory: " + names.status().to_string());
     return;
@@ -70,7 +71,7 @@ void ReplicaManager::check_logs() {
     int32_t partition = 0;
     if (!log::parse_log_dir_name(name, &topic, &partition)) continue;
     const TopicPartition tp{topic, partition};
-    if (rt_.disk().exists(damaged_path(tp))) {
+    if (disk_.exists(damaged_path(tp))) {
       damaged_.insert(tp);
       rt_.log("replica " + tp.str() + " is still damaged (" + kDamagedReplicaFile + ")");
       continue;
@@ -81,7 +82,7 @@ void ReplicaManager::check_logs() {
     log::OpenOptions options;
     options.verify_all_segments = true;
     options.repair_corruption = true;
-    auto lg = log::Log::load(rt_.disk(), name, config_.topic_defaults.log_config(), rt_.now(), &report, options);
+    auto lg = log::Log::load(disk_, name, config_.topic_defaults.log_config(), rt_.now(), &report, options);
     if (!lg) {
       rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
       continue;
@@ -96,7 +97,7 @@ void ReplicaManager::mark_damaged(const TopicPartition& tp, const log::RecoveryR
                                  ? report.corruption_detail
                                  : report.corruption_path + " at byte " + std::to_string(report.corruption_position) + ": " +
                                        report.corruption_detail;
-  Status s = rt_.disk().write_file_atomic(damaged_path(tp), as_view(to_bytes(std::to_string(report.log_end_offset.value) +
+  Status s = disk_.write_file_atomic(damaged_path(tp), as_view(to_bytes(std::to_string(report.log_end_offset.value) +
                                                                                 " " + detail + "\n")));
   if (!s.is_ok()) rt_.log("cannot write " + damaged_path(tp) + ": " + s.to_string());
   damaged_.insert(tp);
@@ -112,7 +113,7 @@ void ReplicaManager::mark_damaged(const TopicPartition& tp, const log::RecoveryR
 
 void ReplicaManager::clear_damage(const TopicPartition& tp, int32_t leader_epoch, const char* reason) {
   if (!damaged_.erase(tp)) return;
-  Status s = rt_.disk().remove(damaged_path(tp));
+  Status s = disk_.remove(damaged_path(tp));
   if (!s.is_ok() && s.code() != StatusCode::kNotFound) rt_.log("cannot remove " + damaged_path(tp) + ": " + s.to_string());
   rt_.log("replica " + tp.str() + " is no longer damaged (" + reason + ")");
   rt_.emit(ev::ReplicaDamageCleared{.topic = tp.topic, .partition = tp.partition, .leader_epoch = leader_epoch, .reason = reason});
@@ -126,7 +127,7 @@ void ReplicaManager::flush_all() {
   }
   std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
   for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
-  Status s = write_hw_checkpoint(rt_.disk(), hws);
+  Status s = write_hw_checkpoint(disk_, hws);
   if (s.is_ok())
     checkpointed_hw_ = std::move(hws);
   else
@@ -142,7 +143,7 @@ void ReplicaManager::start_ticks() {
 void ReplicaManager::checkpoint_high_watermarks() {
   std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
   for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
-  Status s = write_hw_checkpoint(rt_.disk(), hws);
+  Status s = write_hw_checkpoint(disk_, hws);
   if (s.is_ok())
     checkpointed_hw_ = std::move(hws);
   else
@@ -184,7 +185,7 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   log::RecoveryReport report;
   log::OpenOptions options;
   options.repair_corruption = true;
-  auto lg = log::Log::load(rt_.disk(), tp.str(), tc.log_config(), rt_.now(), &report, options);
+  auto lg = log::Log::load(disk_, tp.str(), tc.log_config(), rt_.now(), &report, options);
   if (lg && report.damaged && !damaged_.count(tp)) mark_damaged(tp, report);
   if (!lg) {
     rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
@@ -307,7 +308,7 @@ protocol::StopReplicaResponse ReplicaManager::stop_replicas(const protocol::Stop
       if (p) p->make_offline();
       // A partition not open here (this broker restarted and was not told of it yet) has its
       // files deleted too: they would otherwise show through a new topic of the same name.
-      auto files = rt_.disk().list(tp.str());  // (the simulator has no directories, only files in them)
+      auto files = disk_.list(tp.str());  // (the simulator has no directories, only files in them)
       if (request.delete_partitions && (p || (files && !files->empty()))) {
         delete_partition(tp);
         rt_.emit(ev::PartitionDeleted{.topic = tp.topic, .partition = tp.partition});
@@ -322,8 +323,8 @@ protocol::StopReplicaResponse ReplicaManager::stop_replicas(const protocol::Stop
 
 std::optional<Uuid> ReplicaManager::stored_topic_id(const TopicPartition& tp) {
   const std::string path = tp.str() + "/" + kPartitionMetadataFile;
-  if (!rt_.disk().exists(path)) return std::nullopt;
-  auto bytes = rt_.disk().read_all(path);
+  if (!disk_.exists(path)) return std::nullopt;
+  auto bytes = disk_.read_all(path);
   if (!bytes) return std::nullopt;
   const std::string text = to_string(as_view(*bytes));
   const std::string key = "topic_id: ";
@@ -336,7 +337,7 @@ std::optional<Uuid> ReplicaManager::stored_topic_id(const TopicPartition& tp) {
 void ReplicaManager::store_topic_id(const TopicPartition& tp, const Uuid& topic_id) {
   topic_ids_[tp] = topic_id;
   const std::string text = "version: 0\ntopic_id: " + topic_id.to_string() + "\n";
-  Status s = rt_.disk().write_file_atomic(tp.str() + "/" + kPartitionMetadataFile, as_view(to_bytes(text)));
+  Status s = disk_.write_file_atomic(tp.str() + "/" + kPartitionMetadataFile, as_view(to_bytes(text)));
   if (!s.is_ok()) rt_.log("cannot write " + tp.str() + "/" + kPartitionMetadataFile + ": " + s.to_string());
 }
 
@@ -352,7 +353,7 @@ void ReplicaManager::delete_partition(const TopicPartition& tp) {
 
 void ReplicaManager::retire_log_dir(const TopicPartition& tp) {
   const std::string dir = tp.str();
-  auto files = rt_.disk().list(dir);
+  auto files = disk_.list(dir);
   if (!files || files->empty()) return;
   // Kafka names it with a random Uuid without dashes: 32 hex digits.
   static constexpr char kHex[] = "0123456789abcdef";
@@ -363,12 +364,12 @@ void ReplicaManager::retire_log_dir(const TopicPartition& tp) {
   }
   const std::string retired = dir + "." + unique + kDeletedDirSuffix;
   for (const auto& f : *files) {
-    Status s = rt_.disk().rename(dir + "/" + f, retired + "/" + f);
+    Status s = disk_.rename(dir + "/" + f, retired + "/" + f);
     if (!s.is_ok()) rt_.log("cannot move " + dir + "/" + f + ": " + s.to_string());
   }
-  (void)rt_.disk().remove(dir);  // the emptied directory on real files; the simulator has none
+  (void)disk_.remove(dir);  // the emptied directory on real files; the simulator has none
   rt_.after(Duration::millis(kFileDeleteDelayMs), [this, retired] {
-    Status s = log::Log::remove_all(rt_.disk(), retired);
+    Status s = log::Log::remove_all(disk_, retired);
     if (!s.is_ok()) rt_.log("cannot remove " + retired + ": " + s.to_string());
   });
 }

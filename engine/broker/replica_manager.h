@@ -22,6 +22,10 @@
 // registration is rewritten without it. Until then a LeaderAndIsr that makes it a clean leader is
 // refused with KAFKA_STORAGE_ERROR.
 //
+// Storage failures (issue 17): every file is reached through a LogDirFailureChannel; a full disk or
+// an I/O error takes the log directory offline (the broker then halts: Broker::on_log_dir_failure),
+// and from then on Produce, Fetch and ListOffsets get KAFKA_STORAGE_ERROR for its partitions.
+//
 // It owns the purgatories (engine/broker/purgatory.h) of the requests that wait on its partitions:
 // when a partition's high watermark or log moves, the produces watching it try again, on a fresh
 // event. Waiting fetches try again on every partition's progress: reading for a follower records
@@ -37,6 +41,7 @@
 #include <vector>
 
 #include "engine/broker/broker_config.h"
+#include "engine/broker/log_dir_failure.h"
 #include "engine/broker/partition.h"
 #include "engine/broker/purgatory.h"
 #include "engine/broker/replica_fetcher.h"
@@ -73,6 +78,10 @@ class ReplicaManager final : public PartitionOwner {
   void start_ticks();
 
   Partition* partition(const TopicPartition& tp);
+  // The log directory: every file of the replicas is reached through it, and it reports a storage
+  // failure (engine/broker/log_dir_failure.h). Once offline, the replicas answer KAFKA_STORAGE_ERROR.
+  LogDirFailureChannel& log_dir() { return disk_; }
+  bool log_dir_offline() const { return disk_.offline(); }
   const std::map<TopicPartition, std::unique_ptr<Partition>>& partitions() const { return partitions_; }
 
   // Requests from the controller carry its epoch: false (STALE_CONTROLLER_EPOCH) for one older than
@@ -126,6 +135,7 @@ class ReplicaManager final : public PartitionOwner {
   Runtime& rt_;
   const BrokerConfig& config_;
   coord::ZkClient& zk_;
+  LogDirFailureChannel disk_;  // before the partitions: their logs hold a reference to it
   ReplicaFetcher fetcher_;
   std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
   std::map<std::string, TopicConfig> topic_configs_;  // broker defaults + /config/topics/T

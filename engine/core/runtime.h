@@ -103,6 +103,13 @@ class Runtime {
 
   // Human-readable log line (not part of the fingerprint): debugging and the real-socket console.
   virtual void log(const std::string& line) = 0;
+
+  // Ends this node's process, as Kafka's Exit.halt: no clean stop (Node::on_clean_stop is not
+  // called), once the current callback has returned. The simulator crashes the node (a process
+  // crash: the page cache survives, and a restart brings it back); on real sockets the process
+  // exits with status 1 after logging reason. A node calls it when it must not go on (its last log
+  // directory failed); what must reach others first (a zk closeSession) it sends before.
+  virtual void halt(const std::string& reason) = 0;
 };
 
 // What the runtime drives.

@@ -128,6 +128,14 @@ struct DiskCapacity {
   int64_t bytes = 0;
   GREGOR_TRACE_FIELDS(target, bytes)
 };
+// The disk's writes fail with an I/O error (EIO): the next `writes` of them, every one when -1,
+// none any more when 0.
+struct DiskIoError {
+  GREGOR_TRACE_EVENT(DiskIoError, "disk_io_error");
+  int32_t target = 0;
+  int64_t writes = 0;
+  GREGOR_TRACE_FIELDS(target, writes)
+};
 // The scenario runner's own lines (sim/scenario).
 struct ScenarioReady {
   GREGOR_TRACE_EVENT(ScenarioReady, "scenario_ready");
@@ -170,6 +178,18 @@ struct BrokerSessionExpired {
   GREGOR_TRACE_EVENT(BrokerSessionExpired, "broker_session_expired");
   int32_t broker = 0;
   GREGOR_TRACE_FIELDS(broker)
+};
+// The broker's log directory failed (a full disk or an I/O error: engine/broker/log_dir_failure.h):
+// its replicas answer KAFKA_STORAGE_ERROR, and, as it was its only log directory, the broker closes
+// its zk session and halts.
+struct LogDirFailure {
+  GREGOR_TRACE_EVENT(LogDirFailure, "log_dir_failure");
+  int32_t broker = 0;
+  std::string log_dir;
+  std::string operation;  // create, append, truncate, fsync, rename, read
+  std::string path;       // the file, relative to the log directory
+  std::string error;      // DiskFull or IoError, with the disk's message
+  GREGOR_TRACE_FIELDS(broker, log_dir, operation, path, error)
 };
 struct ControllerElected {
   GREGOR_TRACE_EVENT(ControllerElected, "controller_elected");
@@ -938,10 +958,10 @@ using TraceBody = std::variant<
     ev::Generic,
     // world
     ev::NodeStart, ev::NodeRestart, ev::NodeCrash, ev::NodePause, ev::NodeResume, ev::PowerLoss, ev::Partition,
-    ev::Heal, ev::HealAll, ev::Clog, ev::Latency, ev::DiskCorrupt, ev::DiskCapacity, ev::ScenarioReady,
+    ev::Heal, ev::HealAll, ev::Clog, ev::Latency, ev::DiskCorrupt, ev::DiskCapacity, ev::DiskIoError, ev::ScenarioReady,
     ev::ScenarioFault, ev::MessageIntercept,
     // brokers
-    ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::ControllerElected, ev::ControllerResigned,
+    ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::LogDirFailure, ev::ControllerElected, ev::ControllerResigned,
     ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,
     ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::StaleBrokerEpoch, ev::ControllerRequestRefused,
     ev::TopicConfigChange,

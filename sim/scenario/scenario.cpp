@@ -58,7 +58,8 @@ const std::vector<FaultKind>& fault_kinds() {
   static const std::vector<FaultKind> kinds = {
       FaultKind::kCrash,     FaultKind::kRestart, FaultKind::kPowerLoss, FaultKind::kPause,   FaultKind::kResume,
       FaultKind::kShutdown,  FaultKind::kIsolate, FaultKind::kPartition, FaultKind::kHeal,    FaultKind::kClog,
-      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig, FaultKind::kIntercept};
+      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig, FaultKind::kIntercept,
+      FaultKind::kDiskFull,  FaultKind::kIoError, FaultKind::kDiskFree};
   return kinds;
 }
 
@@ -78,6 +79,9 @@ const char* fault_kind_name(FaultKind kind) {
     case FaultKind::kDiskCorrupt: return "disk-corrupt";
     case FaultKind::kSetConfig: return "set-config";
     case FaultKind::kIntercept: return "intercept";
+    case FaultKind::kDiskFull: return "disk-full";
+    case FaultKind::kIoError: return "io-error";
+    case FaultKind::kDiskFree: return "disk-free";
   }
   return "?";
 }
@@ -141,6 +145,8 @@ std::string FaultAction::describe() const {
   } else {
     s += " " + list_text(targets);
     if (!path.empty()) s += " (" + path + ")";
+    if (kind == FaultKind::kDiskFull && capacity) s += " (capacity " + std::to_string(*capacity) + " bytes)";
+    if (kind == FaultKind::kIoError) s += writes < 0 ? " (every write)" : " (" + std::to_string(writes) + " writes)";
   }
   if (when) {
     s += " (when " + when->match.describe();

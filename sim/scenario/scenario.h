@@ -98,6 +98,9 @@ enum class FaultKind {
   kDiskCorrupt,
   kSetConfig,
   kIntercept,
+  kDiskFull,
+  kIoError,
+  kDiskFree,
 };
 const std::vector<FaultKind>& fault_kinds();  // every kind, in the order above
 const char* fault_kind_name(FaultKind kind);  // "crash", "power-loss", "set-config", ...
@@ -156,6 +159,8 @@ const char* intercept_action_name(Intercept::Action a);
 //
 // Actions and their operands:
 //   crash, restart, power-loss, pause, resume, shutdown (controlled), isolate, disk-corrupt: targets
+//   disk-full (targets, capacity), io-error (targets, writes), disk-free: targets; a heal of every
+//   link (heal with no groups) frees every disk too
 //   partition, heal: groups (sides whose links are cut or healed); heal with no groups heals all
 //   clog: targets (from) -> to, for `duration`;  latency: targets (from) -> to, base + jitter
 // Targets are names (broker-2, zk-1, producer-1, readers-1) or roles resolved when the fault fires:
@@ -173,6 +178,8 @@ struct FaultAction {
   Duration base{0}, jitter{0};  // latency
   bool one_way = false;  // partition, heal, clog: only from the first group (or targets) to the others
   std::string path;  // disk-corrupt: a file to hit (empty: any)
+  std::optional<int64_t> capacity;  // disk-full: the disk's size in bytes (none: what it holds when the fault fires)
+  int64_t writes = -1;  // io-error: how many writes fail (-1: every one until a disk-free)
   std::string label;  // `as`: later faults may name the nodes this one hit
   // set-config: topic-level keys for these topics (kafka-configs --alter, through a live broker),
   // or, with producers as targets, producer keys (acks, linger.ms, ...) for those producers.

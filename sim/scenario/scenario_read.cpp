@@ -207,6 +207,22 @@ void read_fault_operand(const YAML::Node& v, const std::string& vkey, FaultActio
         f.targets = R::strings(v, vkey);
       }
       return;
+    case FaultKind::kDiskFull:
+    case FaultKind::kIoError: {
+      const char* operand = f.kind == FaultKind::kDiskFull ? "capacity" : "writes";
+      if (v.IsMap()) {
+        R::check_keys(v, vkey, {"target", operand});
+        if (!v["target"]) R::fail(v, vkey + ".target", "which node's disk?");
+        f.targets = R::strings(v["target"], vkey + ".target");
+        if (v[operand] && f.kind == FaultKind::kDiskFull)
+          f.capacity = R::integer(v[operand], vkey + "." + operand, 0, INT64_MAX);
+        if (v[operand] && f.kind == FaultKind::kIoError) f.writes = R::integer(v[operand], vkey + "." + operand, 1, INT64_MAX);
+      } else {
+        f.targets = R::strings(v, vkey);
+      }
+      return;
+    }
+    case FaultKind::kDiskFree: f.targets = R::strings(v, vkey); return;
     case FaultKind::kPartition: f.groups = read_sides(v, vkey); return;
     case FaultKind::kHeal:
       if (!(v.IsScalar() && v.Scalar() == "all")) f.groups = read_sides(v, vkey);

@@ -434,6 +434,16 @@ void ScenarioRun::apply(const FaultAction& a, const Hit& hit) {
     case FaultKind::kDiskCorrupt:
       for (NodeId n : hit.nodes) sim_->corrupt_disk(n, a.path);
       return;
+    case FaultKind::kDiskFull:
+      for (NodeId n : hit.nodes)
+        sim_->fill_disk(n, a.capacity ? std::optional<uint64_t>(static_cast<uint64_t>(*a.capacity)) : std::nullopt);
+      return;
+    case FaultKind::kIoError:
+      for (NodeId n : hit.nodes) sim_->fail_disk_writes(n, a.writes);
+      return;
+    case FaultKind::kDiskFree:
+      for (NodeId n : hit.nodes) sim_->free_disk(n);
+      return;
     case FaultKind::kSetConfig: return set_config(a, hit.nodes);
     case FaultKind::kPartition:
     case FaultKind::kHeal: return apply_cut(a, hit);

@@ -134,6 +134,14 @@ void emit_faults(YAML::Emitter& out, const std::vector<FaultAction>& faults) {
       out << YAML::EndMap;
     } else if (f.kind == FaultKind::kIntercept) {
       emit_intercept(out, f.intercept);
+    } else if ((f.kind == FaultKind::kDiskFull && f.capacity) || (f.kind == FaultKind::kIoError && f.writes >= 0)) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "target" << YAML::Value;
+      emit_list(out, f.targets);
+      if (f.kind == FaultKind::kDiskFull)
+        out << YAML::Key << "capacity" << YAML::Value << *f.capacity;
+      else
+        out << YAML::Key << "writes" << YAML::Value << f.writes;
+      out << YAML::EndMap;
     } else if (f.kind == FaultKind::kDiskCorrupt && !f.path.empty()) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "target" << YAML::Value;
       emit_list(out, f.targets);

@@ -157,6 +157,9 @@ void Timeline::on_event(const TraceEvent& e) {
         } else if constexpr (std::is_same_v<B, ev::BrokerSessionExpired>) {
           kind = "broker";
           text = node(e.node.value) + "'s zk session expired";
+        } else if constexpr (std::is_same_v<B, ev::LogDirFailure>) {
+          kind = "broker";
+          text = node(e.node.value) + "'s log directory failed (" + b.error + "): it closes its zk session and halts";
         } else if constexpr (std::is_same_v<B, ev::LeaderChange>) {
           kind = "leader";
           text = partition_name(b) + ": leader " + node(b.leader) + ", epoch " + std::to_string(b.leader_epoch) + ", ISR " +

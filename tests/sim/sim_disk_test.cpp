@@ -118,6 +118,28 @@ TEST_CASE("SimDisk: a full disk fails append with kDiskFull and changes nothing"
   CHECK(d.used_bytes() == 106);
 }
 
+TEST_CASE("SimDisk: injected I/O errors fail the next N writes with kIoError, change nothing, and leave reads alone") {
+  SimDisk d;
+  REQUIRE(d.create("a").is_ok());
+  append(d, "a", "abc");
+  d.fail_writes(3);
+  CHECK(d.append("a", as_view(std::string("x"))).status().code() == StatusCode::kIoError);
+  CHECK(d.fsync("a").code() == StatusCode::kIoError);
+  CHECK(d.create("b").code() == StatusCode::kIoError);
+  CHECK_FALSE(d.exists("b"));
+  CHECK(read_text(d, "a") == "abc");  // reads still work
+  CHECK(d.failing_writes() == 0);
+  append(d, "a", "d");  // the fourth write succeeds
+  CHECK(read_text(d, "a") == "abcd");
+  d.fail_writes(-1);  // every write, until ended
+  for (int i = 0; i < 5; i++) CHECK(d.truncate("a", 1).code() == StatusCode::kIoError);
+  CHECK(d.rename("a", "c").code() == StatusCode::kIoError);
+  CHECK(read_text(d, "a") == "abcd");
+  d.fail_writes(0);
+  REQUIRE(d.rename("a", "c").is_ok());
+  CHECK(read_text(d, "c") == "abcd");
+}
+
 TEST_CASE("SimDisk: power loss keeps fsynced data, drops or tears only the unsynced appended tail") {
   int kept_none = 0, kept_all = 0, kept_part = 0, torn = 0;
   for (uint64_t seed = 0; seed < 300; seed++) {

@@ -73,6 +73,8 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
         pd.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
       } else if (!p) {
         pd.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+      } else if (ctx.replicas.log_dir_offline()) {
+        pd.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
       } else {
         LeaderRead lr = from_follower
                             ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
@@ -127,7 +129,7 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req) {
   for (const auto& t : req.topics) {
     for (const auto& fp : t.partitions) {
       Partition* p = ctx.replicas.partition(TopicPartition{t.topic, fp.partition});
-      if (!p) {
+      if (!p || ctx.replicas.log_dir_offline()) {
         ready = true;  // an error to answer with
         continue;
       }

@@ -37,6 +37,8 @@ void handle_list_offsets(HandlerContext& ctx, const Request& req, protocol::List
       Partition* p = ctx.replicas.partition(tp);
       if (!p || !p->is_leader()) {
         pr.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+      } else if (ctx.replicas.log_dir_offline()) {
+        pr.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
       } else if (lp.current_leader_epoch >= 0 && lp.current_leader_epoch != p->leader_epoch().value) {
         // v4+: a client that knows another leader epoch (KIP-320), as Fetch answers it.
         pr.error_code = lp.current_leader_epoch < p->leader_epoch().value ? ErrorCode::FENCED_LEADER_EPOCH

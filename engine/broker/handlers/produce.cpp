@@ -75,6 +75,8 @@ void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRe
         resp.error_code = ErrorCode::INVALID_REQUIRED_ACKS;
       } else if (!p) {
         resp.error_code = missing_partition_error(ctx, tp);
+      } else if (ctx.replicas.log_dir_offline()) {
+        resp.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
       } else if (!pd.records || pd.records->empty()) {
         resp.error_code = ErrorCode::CORRUPT_MESSAGE;
       } else {
