@@ -24,6 +24,8 @@ cleanup() {
   for p in "${CHILD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
   [ -n "$CLUSTER_PID" ] && kill -TERM "$CLUSTER_PID" 2>/dev/null
   for p in "${CHILD_PIDS[@]}" $CLUSTER_PID; do wait "$p" 2>/dev/null; done
+  # A test's own teardown after its processes are gone (unmounting what it mounted under $TMP).
+  if declare -F test_cleanup >/dev/null; then test_cleanup; fi
   [ -n "${GREGOR_TEST_KEEP:-}" ] && echo "kept $TMP" >&2 || rm -rf "$TMP"
   exit $rc
 }
@@ -58,6 +60,8 @@ start_cluster() {
   for attempt in 1 2 3 4; do
     PORT_BASE=$((10000 + (RANDOM % 220) * 100 + RANDOM % 50))
     rm -rf "$TMP/cluster"
+    # A test's own preparation of the data directories (mounting one), on every attempt.
+    if declare -F before_cluster_start >/dev/null; then before_cluster_start; fi
     "$GREGOR" cluster up --brokers "$brokers" --port-base "$PORT_BASE" --dir "$TMP/cluster" "$@" >"$TMP/cluster.log" 2>&1 &
     CLUSTER_PID=$!
     local deadline=$((SECONDS + 60))
