@@ -90,6 +90,8 @@ class Generator {
     // the ones every earlier build drew for the seed.
     const int m = static_cast<int>(more_.uniform(kTriggeredFaultsMax + 1));
     for (int i = 0; i < m; i++) add_triggered_or_message_fault(s);
+    // Storage faults (issue 17), from a stream of their own too.
+    if (profile_ == "safe") add_disk_faults(s);
     // The quiet phase.
     s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kHeal, {}));
     s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kResume, {"paused"}));
@@ -302,10 +304,49 @@ class Generator {
       s.faults.push_back(fault(t + Duration::millis(500 + static_cast<int64_t>(more_.uniform(10000))), FaultKind::kHeal, {}));
   }
 
+  // A full disk or I/O errors on a broker (it takes its log directory offline and halts), its disk
+  // healed and the broker restarted later; or the whole cluster stopped cleanly, one bit flipped in
+  // one replica's log while it is down, and every broker started again (issue 17's story).
+  void add_disk_faults(Scenario& s) {
+    const uint64_t kind = disk_.uniform(100);
+    if (kind < 40) return;
+    if (kind < 80) {
+      const Time t = at_ms(kChaosStartMs + static_cast<int64_t>(disk_.uniform(kChaosEndMs - 5000 - kChaosStartMs)));
+      std::string target;
+      switch (disk_.uniform(3)) {
+        case 0: target = "leader of orders-" + std::to_string(disk_.uniform(static_cast<uint64_t>(partitions_))); break;
+        case 1: target = "follower of orders-" + std::to_string(disk_.uniform(static_cast<uint64_t>(partitions_))); break;
+        default: target = "broker-" + std::to_string(1 + disk_.uniform(static_cast<uint64_t>(brokers_)));
+      }
+      FaultAction f = fault(t, kind < 60 ? FaultKind::kDiskFull : FaultKind::kIoError, {target});
+      if (f.kind == FaultKind::kIoError && disk_.chance(0.5)) f.writes = static_cast<int64_t>(1 + disk_.uniform(5));
+      f.label = label();
+      s.faults.push_back(f);
+      const Time back = t + Duration::millis(1000 + static_cast<int64_t>(disk_.uniform(10000)));
+      s.faults.push_back(fault(back, FaultKind::kDiskFree, {f.label}));
+      s.faults.push_back(fault(back + Duration::millis(500), FaultKind::kRestart, {f.label}));
+      return;
+    }
+    // Every broker stopped cleanly, one after the other; a bit flips in one replica's first segment
+    // while they are down (after the last one's controlled shutdown has run out of retries); then
+    // every broker starts again.
+    Time t = at_ms(kChaosStartMs + static_cast<int64_t>(disk_.uniform(6000)));
+    for (int b = 1; b <= brokers_; b++) {
+      s.faults.push_back(fault(t, FaultKind::kShutdown, {"broker-" + std::to_string(b)}));
+      t = t + Duration::millis(1500);
+    }
+    t = t + Duration::millis(17000);
+    FaultAction flip = fault(t, FaultKind::kDiskCorrupt, {"broker-" + std::to_string(1 + disk_.uniform(static_cast<uint64_t>(brokers_)))});
+    flip.path = "orders-" + std::to_string(disk_.uniform(static_cast<uint64_t>(partitions_))) + "/00000000000000000000.log";
+    s.faults.push_back(flip);
+    s.faults.push_back(fault(t + Duration::millis(1000), FaultKind::kRestart, {"brokers"}));
+  }
+
   std::string profile_;
   uint64_t seed_;
   Rng rng_;
   Rng more_{Rng::derive(seed_, "swarm-triggers")};
+  Rng disk_{Rng::derive(seed_, "swarm-disk")};
   int32_t brokers_ = 3, zk_ = 1, partitions_ = 1;
   int labels_ = 0;
 };
