@@ -46,6 +46,7 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
   replicas_.log_dir().set_listener([this](const Status& status, const std::string& operation, const std::string& path) {
     on_log_dir_failure(status, operation, path);
   });
+  replicas_.set_broker_epoch_source([this] { return registered_ ? controller_.broker_epoch() : int64_t{-1}; });
   replicas_.set_damage_listener([this] {
     // A replica is no longer damaged: a later controller must not read it in our registration.
     if (registered_) zk_.set_data(zk_paths::broker(config_.broker_id), registration().encode(), -1, [](ZkError, coord::Stat) {});

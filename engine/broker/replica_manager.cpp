@@ -230,7 +230,7 @@ void ReplicaManager::become_leader_or_follower(std::shared_ptr<const protocol::L
           resp.topics.back().topic_id = ts.topic_id;
           for (const auto& ps : ts.partition_states) {
             TopicPartition tp{ts.topic_name, ps.partition_index};
-            const ErrorCode code = become(tp, ts.topic_id, ps);
+            const ErrorCode code = become(tp, ts.topic_id, ps, request->broker_epoch);
             resp.partition_errors.push_back({tp.topic, tp.partition, code});  // v0-4
             resp.topics.back().partition_errors.push_back({tp.topic, tp.partition, code});  // v5+
           }
@@ -241,7 +241,7 @@ void ReplicaManager::become_leader_or_follower(std::shared_ptr<const protocol::L
 }
 
 ErrorCode ReplicaManager::become(const TopicPartition& tp, const Uuid& topic_id,
-                                 const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps) {
+                                 const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps, int64_t broker_epoch) {
   if (std::find(ps.replicas.begin(), ps.replicas.end(), config_.broker_id) == ps.replicas.end())
     return ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
   if (!topic_id.is_zero()) {
@@ -262,7 +262,18 @@ ErrorCode ReplicaManager::become(const TopicPartition& tp, const Uuid& topic_id,
   if (!topic_id.is_zero() && !topic_ids_.count(tp)) store_topic_id(tp, topic_id);
   if (damaged_.count(tp)) {
     const bool in_isr = std::find(ps.isr.begin(), ps.isr.end(), config_.broker_id) != ps.isr.end();
-    if (!in_isr) {
+    // Only a controller that read this incarnation's registration knows the replica is damaged: a
+    // request naming an older registration (its ephemeral znode outlives a crash until the session
+    // expires) or sent before this broker registered proves nothing, and must not make it a leader.
+    const int64_t mine = broker_epoch_source_ ? broker_epoch_source_() : -1;
+    const bool knows_damage = mine >= 0 && broker_epoch == mine;
+    if (!knows_damage) {
+      if (ps.leader == config_.broker_id) {
+        rt_.log("refusing leadership of damaged replica " + tp.str() + " from a controller that has not seen its registration");
+        rt_.emit(ev::DamagedLeaderRefused{.topic = tp.topic, .partition = tp.partition, .leader_epoch = ps.leader_epoch, .isr = ps.isr});
+        return ErrorCode::KAFKA_STORAGE_ERROR;
+      }
+    } else if (!in_isr) {
       clear_damage(tp, ps.leader_epoch, "out_of_isr");
     } else if (ps.leader == config_.broker_id && ps.isr.size() == 1) {
       clear_damage(tp, ps.leader_epoch, "unclean_leader");

@@ -20,7 +20,8 @@
 // when it has caught up. Once a LeaderAndIsr shows it out of the ISR (or makes it an unclean leader
 // with an ISR of itself alone) it is an ordinary replica again: the file goes, and the broker's
 // registration is rewritten without it. Until then a LeaderAndIsr that makes it a clean leader is
-// refused with KAFKA_STORAGE_ERROR.
+// refused with KAFKA_STORAGE_ERROR, and so is any that makes it a leader without naming this
+// incarnation's registration (broker epoch): only a controller that read it knows of the damage.
 //
 // Storage failures (issue 17): every file is reached through a LogDirFailureChannel; a full disk or
 // an I/O error takes the log directory offline (the broker then halts: Broker::on_log_dir_failure),
@@ -70,6 +71,9 @@ class ReplicaManager final : public PartitionOwner {
   std::vector<TopicPartition> damaged_replicas() const { return {damaged_.begin(), damaged_.end()}; }
   // Called when a replica stops being damaged (the broker rewrites its registration).
   void set_damage_listener(std::function<void()> l) { damage_listener_ = std::move(l); }
+  // This incarnation's broker epoch (-1 until it has registered): a damaged replica takes
+  // LeaderAndIsr's word on its damage only from a controller that read this registration.
+  void set_broker_epoch_source(std::function<int64_t()> f) { broker_epoch_source_ = std::move(f); }
   // A clean shutdown (Kafka's LogManager.shutdown): every log flushed (its recovery point is its
   // end, so corruption anywhere in it is found by CRC at the next start) and the high watermarks
   // checkpointed.
@@ -115,7 +119,7 @@ class ReplicaManager final : public PartitionOwner {
   void mark_damaged(const TopicPartition& tp, const log::RecoveryReport& report);
   void clear_damage(const TopicPartition& tp, int32_t leader_epoch, const char* reason);
   ErrorCode become(const TopicPartition& tp, const Uuid& topic_id,
-                   const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps);
+                   const protocol::LeaderAndIsrRequest::LeaderAndIsrPartitionState& ps, int64_t broker_epoch);
   // Topic ids (KIP-516): each partition directory holds `partition.metadata` ("version: 0\n
   // topic_id: <id>\n") naming the topic incarnation its data belongs to. A LeaderAndIsr for another
   // id (the topic was deleted while this broker was away, and made again) retires the old data
@@ -149,6 +153,7 @@ class ReplicaManager final : public PartitionOwner {
   ProgressListener progress_listener_;
   std::set<TopicPartition> damaged_;
   std::function<void()> damage_listener_;
+  std::function<int64_t()> broker_epoch_source_;
 };
 
 }  // namespace gregor::broker
