@@ -262,7 +262,11 @@ Result<std::string> Server::client_final(std::string_view message) {
   auto channel_bytes = base64_decode(*channel);
   if (!channel_bytes || (channel_bytes->rfind("n,", 0) != 0 && channel_bytes->rfind("y,", 0) != 0))
     return bad("Invalid SCRAM client final message");
-  if (*nonce != nonce_) return bad("Invalid nonce");
+  // Kafka's ScramSaslServer checks only that the nonce ends with the server's part, and librdkafka
+  // (2.0) relies on it: its final nonce is the client nonce followed by the server's whole one.
+  const std::string_view server_part = std::string_view(nonce_).substr(client_nonce_.size());
+  if (nonce->size() < server_part.size() || nonce->substr(nonce->size() - server_part.size()) != server_part)
+    return bad("Invalid client nonce in the final client message.");
   auto proof = base64_decode(message.substr(proof_at + 3));
   if (!proof) return bad("Invalid SCRAM client final message");
   const std::string auth_message = client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
