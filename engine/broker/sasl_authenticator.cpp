@@ -35,6 +35,13 @@ std::string generic_failure(const std::string& mechanism) {
 
 }  // namespace
 
+SaslAuthenticator::SaslAuthenticator(Runtime& rt, const BrokerConfig& config, RequestChannel& channel, coord::ZkClient& zk)
+    : rt_(rt), config_(config), channel_(channel), zk_(zk) {
+  // The broker's configuration is static: which listeners need SASL is decided once, not per request.
+  for (const auto& e : config_.bind_endpoints())
+    if (e.security_protocol == "SASL_PLAINTEXT") sasl_listeners_.insert(e.name);
+}
+
 std::string SaslAuthenticator::user_config_path(const std::string& user) {
   // Kafka's Sanitizer: URL encoding (UTF-8), '*' as %2A and ' ' as %20.
   static const char kHex[] = "0123456789ABCDEF";
@@ -56,11 +63,8 @@ std::vector<std::string> SaslAuthenticator::enabled_mechanisms() const {
 }
 
 bool SaslAuthenticator::is_sasl_listener(NodeId from) const {
-  const std::string listener = rt_.listener_name(from);
-  if (listener.empty()) return false;  // the simulator: no listeners, no SASL
-  for (const auto& e : config_.bind_endpoints())
-    if (e.name == listener) return e.security_protocol == "SASL_PLAINTEXT";
-  return false;
+  if (sasl_listeners_.empty()) return false;  // the default, and the simulator: no SASL
+  return sasl_listeners_.count(rt_.listener_name(from)) > 0;
 }
 
 bool SaslAuthenticator::intercepts(NodeId from, ByteView frame) {

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "engine/broker/broker_config.h"
@@ -38,8 +39,7 @@ namespace gregor::broker {
 
 class SaslAuthenticator {
  public:
-  SaslAuthenticator(Runtime& rt, const BrokerConfig& config, RequestChannel& channel, coord::ZkClient& zk)
-      : rt_(rt), config_(config), channel_(channel), zk_(zk) {}
+  SaslAuthenticator(Runtime& rt, const BrokerConfig& config, RequestChannel& channel, coord::ZkClient& zk);
 
   // Whether a frame from this inbound connection belongs to authentication (it must then go to
   // on_frame, not to the request handlers): its listener is SASL_PLAINTEXT, it has not
@@ -109,6 +109,7 @@ class SaslAuthenticator {
   const BrokerConfig& config_;
   RequestChannel& channel_;
   coord::ZkClient& zk_;
+  std::set<std::string> sasl_listeners_;       // names of the SASL_PLAINTEXT listeners (read once)
   std::map<int32_t, Connection> connections_;  // inbound connections on SASL listeners
 };
 
