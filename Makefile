@@ -14,7 +14,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-dev libsqlite3-dev sqlite3 \
   libimgui-dev libglfw3-dev libgl-dev catch2 libyaml-cpp-dev libstb-dev xvfb xauth libgl1-mesa-dri \
   kcat iperf3 python3-kazoo zookeeper default-jre-headless iproute2 libmimalloc-dev \
-  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev python3-kafka golang-go golang-github-shopify-sarama-dev
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev python3-kafka golang-go golang-github-shopify-sarama-dev libssl-dev
 
 # kafkajs for the real-socket tests, from the npm registry into tests/clients/node_modules (git-ignored),
 # pinned by tests/clients/package-lock.json; skipped when already there. node and npm are the machine's.

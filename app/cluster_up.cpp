@@ -145,7 +145,8 @@ std::string self_executable() {
 int cmd_cluster(const Args& args) {
   po::options_description desc(
       "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n"
-      "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]] [--separate-listeners]\n\n"
+      "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]] [--separate-listeners]\n"
+      "                         [--sasl]\n\n"
       "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
       "1..n on port-base..port-base+n-1, data under DIR. With --zookeeper-connect it starts only the\n"
       "brokers, on that existing ZooKeeper ensemble (Apache ZooKeeper or `gregor zk`). Prints the\n"
@@ -154,12 +155,16 @@ int cmd_cluster(const Args& args) {
       "--separate-listeners gives each broker two listeners, as Kafka's listeners key: CLIENT on\n"
       "port-base+i-1 (the bootstrap address) for clients, REPLICATION on port-base+200+i-1 for the other\n"
       "brokers and the controller (inter.broker.listener.name); controller requests arriving on CLIENT are\n"
-      "refused. Without it each broker has one PLAINTEXT listener.\n\noptions");
+      "refused. Without it each broker has one PLAINTEXT listener.\n"
+      "--sasl is --separate-listeners with CLIENT a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256,\n"
+      "SCRAM-SHA-512): give PLAIN users with --config sasl.plain.users=alice:secret,... and SCRAM users\n"
+      "with `gregor configs --entity-type users`. Brokers talk PLAINTEXT on REPLICATION.\n\noptions");
   std::string action, dir, host = "127.0.0.1", zookeeper_connect;
   int brokers = 3;
   int port_base = 19092;
   std::vector<std::string> configs;
   bool separate_listeners = false;
+  bool sasl = false;
   desc.add_options()("help,h", "show this help")("brokers", po::value<int>(&brokers)->default_value(brokers),
                                                   "number of brokers")(
       "port-base", po::value<int>(&port_base)->default_value(port_base), "broker 1's port")(
@@ -169,7 +174,8 @@ int cmd_cluster(const Args& args) {
       "zookeeper-connect", po::value<std::string>(&zookeeper_connect),
       "run the brokers on this existing ZooKeeper ensemble instead of starting `gregor zk`")(
       "separate-listeners", po::bool_switch(&separate_listeners),
-      "a CLIENT listener for clients and a REPLICATION listener (port-base+200+i-1) for brokers");
+      "a CLIENT listener for clients and a REPLICATION listener (port-base+200+i-1) for brokers")(
+      "sasl", po::bool_switch(&sasl), "--separate-listeners with a SASL_PLAINTEXT CLIENT listener");
   po::options_description hidden;
   hidden.add_options()("action", po::value<std::string>(&action));
   po::positional_options_description pos;
@@ -188,6 +194,7 @@ int cmd_cluster(const Args& args) {
     std::cerr << "gregor cluster: --port-base must be in 1..65435\n";
     return 2;
   }
+  if (sasl) separate_listeners = true;
   if (separate_listeners && port_base + 200 + brokers - 1 > 65535) {
     std::cerr << "gregor cluster: --separate-listeners needs port-base+200+brokers-1 <= 65535\n";
     return 2;
@@ -230,7 +237,7 @@ int cmd_cluster(const Args& args) {
       children.back().argv.push_back("maxClientCnxns=" + std::to_string(brokers * 3));
     }
   }
-  std::string bootstrap;
+  std::string bootstrap, replication_bootstrap;
   for (int i = 1; i <= brokers; i++) {
     std::string listen = host + ":" + std::to_string(port_base + i - 1);
     Child c{"broker " + std::to_string(i),
@@ -240,11 +247,13 @@ int cmd_cluster(const Args& args) {
       c.argv.erase(c.argv.begin() + 4, c.argv.begin() + 6);  // the listeners key says where instead
       const std::string replication = host + ":" + std::to_string(port_base + 200 + i - 1);
       for (const std::string& kv : {"listeners=CLIENT://" + listen + ",REPLICATION://" + replication,
-                                    std::string("listener.security.protocol.map=CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT"),
+                                    std::string("listener.security.protocol.map=CLIENT:") +
+                                        (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT") + ",REPLICATION:PLAINTEXT",
                                     std::string("inter.broker.listener.name=REPLICATION")}) {
         c.argv.push_back("--config");
         c.argv.push_back(kv);
       }
+      replication_bootstrap += (replication_bootstrap.empty() ? "" : ",") + replication;
     }
     for (const auto& kv : configs) {
       c.argv.push_back("--config");
@@ -262,11 +271,13 @@ int cmd_cluster(const Args& args) {
     }
   }
   std::cout << "bootstrap.servers=" << bootstrap << "\n" << std::flush;
+  if (sasl) std::cout << "replication listeners (PLAINTEXT, brokers and admin): " << replication_bootstrap << "\n" << std::flush;
 
   // Wait until every broker is registered and a controller is elected, as a client sees it.
   bool ready = false;
   {
-    auto session = ClientSession::open("cluster", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
+    // A SASL client listener needs credentials: readiness is asked on the REPLICATION listener.
+    auto session = ClientSession::open("cluster", sasl ? replication_bootstrap : bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
       n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-cluster");
     });
     if (!session) {

@@ -9,12 +9,15 @@
 // --alter sends IncrementalAlterConfigs (SET / DELETE), as kafka-configs does since Kafka 2.3.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <random>
 
 #include "app/command_line.h"
 #include "app/commands.h"
 #include "app/real_client.h"
 #include "engine/broker/broker_config.h"
+#include "engine/core/scram.h"
 #include "engine/protocol/alter_configs.h"
+#include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/describe_configs.h"
 
 namespace po = boost::program_options;
@@ -151,14 +154,97 @@ int alter(ClientSession& session, const std::string& topic, const std::vector<st
   return 0;
 }
 
+// --entity-type users: SCRAM credentials through AlterUserScramCredentials, as Kafka 3.9's
+// kafka-configs does. --add-config 'SCRAM-SHA-256=[password=secret]' (or [iterations=8192,password=...]);
+// --delete-config SCRAM-SHA-256. The salted password is computed here: the password never leaves.
+int alter_users(ClientSession& session, const std::string& user, const std::vector<std::pair<std::string, std::string>>& add,
+                const std::vector<std::string>& remove) {
+  protocol::AlterUserScramCredentialsRequest req;
+  std::random_device random;
+  for (const auto& [key, value] : add) {
+    auto mechanism = scram::mechanism_from_name(key);
+    if (!mechanism) {
+      std::cerr << "gregor configs: users take SCRAM-SHA-256 or SCRAM-SHA-512, not " << key << "\n";
+      return 2;
+    }
+    std::string password;
+    int32_t iterations = scram::kIterationsMin;
+    std::vector<std::pair<std::string, std::string>> parts;
+    std::string error;
+    if (!parse_add_config(value, parts, error)) {
+      std::cerr << "gregor configs: " << key << "=[" << value << "]: expected [password=...] or [iterations=N,password=...]\n";
+      return 2;
+    }
+    for (const auto& [k, v] : parts) {
+      if (k == "password") {
+        password = v;
+      } else if (k == "iterations") {
+        try {
+          iterations = std::stoi(v);
+        } catch (const std::exception&) {
+          std::cerr << "gregor configs: iterations=" << v << " is not a number\n";
+          return 2;
+        }
+      } else {
+        std::cerr << "gregor configs: " << key << " takes password and iterations, not " << k << "\n";
+        return 2;
+      }
+    }
+    if (password.empty()) {
+      std::cerr << "gregor configs: " << key << " needs a password: " << key << "=[password=...]\n";
+      return 2;
+    }
+    std::string salt;
+    for (int i = 0; i < 16; i++) salt += static_cast<char>(random() & 0xff);
+    protocol::AlterUserScramCredentialsRequest::ScramCredentialUpsertion u;
+    u.name = user;
+    u.mechanism = scram::mechanism_id(*mechanism);
+    u.iterations = iterations;
+    u.salt = Bytes(salt.begin(), salt.end());
+    // Too few or too many iterations are the broker's to refuse (UNACCEPTABLE_CREDENTIAL).
+    const std::string salted = scram::salted_password(*mechanism, password, salt, std::max(iterations, 1));
+    u.salted_password = Bytes(salted.begin(), salted.end());
+    req.upsertions.push_back(std::move(u));
+  }
+  for (const auto& key : remove) {
+    auto mechanism = scram::mechanism_from_name(key);
+    if (!mechanism) {
+      std::cerr << "gregor configs: users take SCRAM-SHA-256 or SCRAM-SHA-512, not " << key << "\n";
+      return 2;
+    }
+    req.deletions.push_back({user, scram::mechanism_id(*mechanism)});
+  }
+  auto to = any_broker(session);
+  if (!to) {
+    std::cerr << "Error while executing config command : no broker answered\n";
+    return 1;
+  }
+  auto resp = call<protocol::AlterUserScramCredentialsResponse>(session, *to, req, 0, kCallTimeout);
+  if (!resp) {
+    std::cerr << "Error while executing config command : no answer to AlterUserScramCredentials\n";
+    return 1;
+  }
+  for (const auto& r : resp->results) {
+    if (r.error_code != protocol::ErrorCode::NONE) {
+      std::cerr << "Error while executing config command : " << protocol::error_name(r.error_code)
+                << (r.error_message ? ": " + *r.error_message : "") << "\n";
+      return 1;
+    }
+  }
+  std::cout << "Completed updating config for user " << user << ".\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_configs(const Args& args) {
   po::options_description desc(
-      "usage: gregor configs --bootstrap-server H:P --entity-type topics|brokers --entity-name NAME\n"
+      "usage: gregor configs --bootstrap-server H:P --entity-type topics|brokers|users --entity-name NAME\n"
       "                      (--describe [--all] | --alter [--add-config k=v[,k=v]] [--delete-config k[,k]])\n\n"
       "kafka-configs for a real-socket cluster: describe topic and broker configs, change topic configs\n"
-      "at run time (every broker applies the change through zk's /config/changes).\n\noptions");
+      "at run time (every broker applies the change through zk's /config/changes), and users' SCRAM\n"
+      "credentials: --entity-type users --alter --add-config 'SCRAM-SHA-256=[password=secret]'\n"
+      "(or [iterations=8192,password=...]), --delete-config SCRAM-SHA-256 (zk /config/users/NAME).\n\noptions");
   std::string bootstrap, entity_type, entity_name, add_config, delete_config;
   bool describe_flag = false, alter_flag = false, all = false;
   desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap), "H:P[,H:P...]")(
@@ -186,8 +272,8 @@ int cmd_configs(const Args& args) {
     std::cerr << "gregor configs: --bootstrap-server is required\n";
     return 2;
   }
-  if (entity_type != "topics" && entity_type != "brokers") {
-    std::cerr << "gregor configs: --entity-type must be topics or brokers\n";
+  if (entity_type != "topics" && entity_type != "brokers" && entity_type != "users") {
+    std::cerr << "gregor configs: --entity-type must be topics, brokers or users\n";
     return 2;
   }
   if (entity_name.empty()) {
@@ -197,7 +283,7 @@ int cmd_configs(const Args& args) {
   std::vector<std::pair<std::string, std::string>> add;
   std::vector<std::string> remove = split_config_list(delete_config);
   if (alter_flag) {
-    if (entity_type != "topics") {
+    if (entity_type == "brokers") {
       std::cerr << "gregor configs: broker configs are static in Gregor (gregor broker --config k=v); --alter takes topics\n";
       return 2;
     }
@@ -215,6 +301,13 @@ int cmd_configs(const Args& args) {
     n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-configs");
   });
   if (!session) return 2;
+  if (entity_type == "users") {
+    if (!alter_flag) {
+      std::cerr << "gregor configs: users' credentials are secret: --entity-type users takes --alter only\n";
+      return 2;
+    }
+    return alter_users(*session, entity_name, add, remove);
+  }
   if (alter_flag) return alter(*session, entity_name, add, remove);
   return describe(*session, entity_type == "brokers" ? ConfigResourceType::BROKER : ConfigResourceType::TOPIC, entity_name, all);
 }

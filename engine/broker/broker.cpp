@@ -39,7 +39,9 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       group_host_(rt, metadata_, replicas_, admin_),
       group_coordinator_(rt, config_, group_host_),
       channel_(rt, [this](NodeId from, Bytes frame) { dispatch_request(handlers_, from, std::move(frame)); }),
-      handlers_{rt, config_, channel_, replicas_, metadata_, controller_, admin_, group_coordinator_, producer_ids_, cluster_id_} {
+      sasl_(rt, config_, channel_, zk_),
+      handlers_{rt,     config_,      channel_, replicas_,          metadata_, controller_,
+                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_} {
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
   });
@@ -180,6 +182,7 @@ void Broker::on_disconnect(NodeId peer) {
     net_.on_disconnect(peer);
     return;
   }
+  sasl_.on_disconnect(peer);
   channel_.on_disconnect(peer);
 }
 

@@ -121,6 +121,7 @@ class Broker final : public Node {
   group::GroupCoordinator group_coordinator_;
   std::string cluster_id_;
   RequestChannel channel_;
+  SaslAuthenticator sasl_;
   HandlerContext handlers_;
   bool registered_ = false;
   int64_t registration_time_ms_ = 0;

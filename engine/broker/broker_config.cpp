@@ -102,8 +102,8 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
     d.define("advertised.listeners", &BrokerConfig::advertised_listeners, {},
              "NAME://HOST:PORT,... registered in zk and told to clients and brokers (default: listeners).");
     d.define("listener.security.protocol.map", &BrokerConfig::listener_security_protocol_map, {},
-             "NAME:PROTOCOL,... the security protocol of each listener name (PLAINTEXT; SASL_PLAINTEXT, SSL and "
-             "SASL_SSL are not served yet).");
+             "NAME:PROTOCOL,... the security protocol of each listener name (PLAINTEXT or SASL_PLAINTEXT; SSL and "
+             "SASL_SSL are not served).");
     d.define("leader.imbalance.check.interval.seconds", &BrokerConfig::leader_imbalance_check_interval_seconds,
              at_least(1), "How often the controller checks for leadership away from preferred replicas.");
     d.define("num.partitions", &BrokerConfig::num_partitions, at_least(1),
@@ -137,6 +137,13 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
     d.define("gregor.kafka7164.truncate.on.leader.change.only", &BrokerConfig::truncate_on_leader_change_only,
              "Gregor's switch for KAFKA-7164 (Kafka 1.1 to 2.0): true makes a follower truncate only when its leader "
              "changes, not on every leader epoch change, so a replica that missed an epoch keeps a diverged log.");
+    d.define("sasl.enabled.mechanisms", &BrokerConfig::sasl_enabled_mechanisms, {},
+             "The SASL mechanisms SASL_PLAINTEXT listeners offer: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (Kafka's default, "
+             "GSSAPI, is not served).");
+    d.define("sasl.plain.users", &BrokerConfig::sasl_plain_users, {},
+             "Gregor's PLAIN user list, user:password,... (Kafka sets these in a JAAS config). Sensitive.");
+    d.define("connection.failed.authentication.delay.ms", &BrokerConfig::connection_failed_authentication_delay_ms,
+             at_least(0), "How long after a failed SASL authentication's answer the broker closes the connection.");
     d.define("socket.request.max.bytes", &BrokerConfig::socket_request_max_bytes, at_least(1),
              "The largest request a broker reads; a larger frame closes the connection.");
     d.define("zookeeper.session.timeout.ms", &BrokerConfig::zookeeper_session_timeout_ms, at_least(1),
@@ -206,11 +213,16 @@ Status BrokerConfig::validate_listeners() const {
     auto it = map->find(e.name);
     if (it == map->end())
       return bad("listener.security.protocol.map", "has no protocol for listener " + e.name + " (add " + e.name + ":PLAINTEXT)");
-    // Kafka's other protocols need TLS or SASL, which Gregor does not serve yet: refusing them
-    // here is better than a listener that accepts what it cannot check.
-    if (it->second != "PLAINTEXT")
+    // SSL and SASL_SSL need TLS, which Gregor does not serve: refusing them here is better than a
+    // listener that accepts what it cannot check. Brokers talk to each other without SASL, so the
+    // inter-broker and control-plane listeners must be PLAINTEXT.
+    if (it->second != "PLAINTEXT" && it->second != "SASL_PLAINTEXT")
       return bad("listener.security.protocol.map", "listener " + e.name + " is " + it->second +
-                                                       ": only PLAINTEXT listeners are served (SASL and SSL are not implemented)");
+                                                       ": only PLAINTEXT and SASL_PLAINTEXT listeners are served (SSL is not implemented)");
+    if (it->second == "SASL_PLAINTEXT" && (e.name == inter_broker_listener() || e.name == control_plane_listener_name))
+      return bad("listener.security.protocol.map",
+                 "listener " + e.name + " is SASL_PLAINTEXT, but brokers talk to each other on it and do not authenticate "
+                 "(make it PLAINTEXT, or use another listener for inter.broker.listener.name)");
     names.insert(e.name);
   }
   if (!advertised_listeners.empty()) {
@@ -230,6 +242,14 @@ Status BrokerConfig::validate_listeners() const {
       return bad("control.plane.listener.name", "'" + control_plane_listener_name + "' is not one of listeners");
     if (control_plane_listener_name == inter_broker_listener())
       return bad("control.plane.listener.name", "must differ from inter.broker.listener.name");
+  }
+  for (const std::string& m : split_commas(sasl_enabled_mechanisms))
+    if (m != "PLAIN" && m != "SCRAM-SHA-256" && m != "SCRAM-SHA-512")
+      return bad("sasl.enabled.mechanisms", "'" + m + "' is not served (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)");
+  for (const std::string& entry : split_commas(sasl_plain_users)) {
+    const size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
+      return bad("sasl.plain.users", "an entry is not user:password");
   }
   return Status::ok();
 }

@@ -94,6 +94,14 @@ struct BrokerConfig : group::GroupConfig {
   int64_t leader_imbalance_check_interval_seconds = 300;
   int64_t transactional_id_expiration_ms = 604800000;
   int32_t socket_request_max_bytes = 104857600;
+  // SASL on SASL_PLAINTEXT listeners (engine/broker/sasl_authenticator.h). Kafka's default for
+  // sasl.enabled.mechanisms is GSSAPI, which Gregor does not serve: its default is the three it does.
+  std::string sasl_enabled_mechanisms = "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512";
+  // PLAIN's users, user:password,... (Gregor's key, in place of Kafka's JAAS
+  // listener.name.<l>.plain.sasl.jaas.config user_<name>="<password>" entries). Sensitive: never
+  // described.
+  std::string sasl_plain_users;
+  int64_t connection_failed_authentication_delay_ms = 100;
   TruncationMode replication_truncation = TruncationMode::kLeaderEpoch;
   bool truncate_on_leader_change_only = false;  // gregor.kafka7164.truncate.on.leader.change.only
 

@@ -18,6 +18,7 @@
 #include "engine/broker/producer_id_manager.h"
 #include "engine/broker/replica_manager.h"
 #include "engine/broker/request_channel.h"
+#include "engine/broker/sasl_authenticator.h"
 #include "engine/group/group_coordinator.h"
 
 namespace gregor::broker {
@@ -33,6 +34,7 @@ struct HandlerContext {
   group::GroupCoordinator& groups;
   ProducerIdManager& producer_ids;
   const std::string& cluster_id;  // /cluster/id; empty until read
+  SaslAuthenticator& sasl;        // authentication on SASL listeners; each connection's principal
 };
 
 // A controller request naming an older registration of this broker was refused (KIP-380).

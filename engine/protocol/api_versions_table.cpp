@@ -25,6 +25,7 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::SYNC_GROUP, 0, 5},           // Kafka 3.9's: v5 protocol type/name checked
     ApiVersionRange{ApiKey::DESCRIBE_GROUPS, 0, 5},      // Kafka 3.9's
     ApiVersionRange{ApiKey::LIST_GROUPS, 0, 5},          // Kafka 3.9's: v4 states filter, v5 types filter
+    ApiVersionRange{ApiKey::SASL_HANDSHAKE, 0, 1},       // Kafka 3.9's: v0 raw tokens follow, v1 SaslAuthenticate
     ApiVersionRange{ApiKey::API_VERSIONS, 0, 4},         // Kafka 3.9's: v3 flexible (librdkafka's first request)
     ApiVersionRange{ApiKey::CREATE_TOPICS, 0, 7},        // Kafka 3.9's: v5 configs in the answer, v7 topic id
     ApiVersionRange{ApiKey::DELETE_TOPICS, 0, 6},        // Kafka 3.9's: v6 by topic id
@@ -34,11 +35,13 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::DESCRIBE_CONFIGS, 0, 4},     // Kafka 3.9's: v3 documentation and types
     ApiVersionRange{ApiKey::ALTER_CONFIGS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::DESCRIBE_LOG_DIRS, 0, 4},    // Kafka 3.9's
+    ApiVersionRange{ApiKey::SASL_AUTHENTICATE, 0, 2},    // Kafka 3.9's: v1 session lifetime (KIP-368)
     ApiVersionRange{ApiKey::CREATE_PARTITIONS, 0, 3},    // Kafka 3.9's
     ApiVersionRange{ApiKey::DELETE_GROUPS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::ELECT_LEADERS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::INCREMENTAL_ALTER_CONFIGS, 0, 1},  // Kafka 3.9's
     ApiVersionRange{ApiKey::OFFSET_DELETE, 0, 0},        // Kafka 3.9's (never flexible)
+    ApiVersionRange{ApiKey::ALTER_USER_SCRAM_CREDENTIALS, 0, 0},  // Kafka 3.9's (KIP-554)
     ApiVersionRange{ApiKey::DESCRIBE_CLUSTER, 0, 1},     // Kafka 3.9's
 };
 

@@ -158,8 +158,20 @@ TEST_CASE("listeners: keys parsed and checked together, registration JSON as Kaf
           "inter.broker.listener.name");
   refused({{"listeners", "A://h:1,A://h:2"}, {"listener.security.protocol.map", "A:PLAINTEXT"}}, "appears twice");
   refused({{"listeners", "CLIENT:9092"}}, "NAME://HOST:PORT");
-  refused({{"listeners", "PLAINTEXT://h:1,S://h:2"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,S:SASL_PLAINTEXT"}},
-          "only PLAINTEXT listeners");
+  refused({{"listeners", "PLAINTEXT://h:1,S://h:2"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,S:SASL_SSL"}},
+          "only PLAINTEXT and SASL_PLAINTEXT listeners");
+  // Brokers do not authenticate to each other: their listener must stay PLAINTEXT.
+  refused({{"listeners", "S://h:1"}, {"listener.security.protocol.map", "S:SASL_PLAINTEXT"}, {"inter.broker.listener.name", "S"}},
+          "brokers talk to each other on it");
+  refused({{"sasl.enabled.mechanisms", "PLAIN,GSSAPI"}}, "'GSSAPI' is not served");
+  refused({{"sasl.plain.users", "alice"}}, "not user:password");
+  {
+    broker::BrokerConfig ok;
+    CHECK(ok.apply({{"listeners", "PLAINTEXT://h:1,S://h:2"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,S:SASL_PLAINTEXT"},
+                    {"sasl.plain.users", "alice:secret"}})
+              .is_ok());
+    CHECK(ok.bind_endpoints().at(1).security_protocol == "SASL_PLAINTEXT");
+  }
   refused({{"listeners", "PLAINTEXT://h:1,C://h:2"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,C:PLAINTEXT"},
            {"control.plane.listener.name", "PLAINTEXT"}},
           "must differ");

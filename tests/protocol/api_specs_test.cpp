@@ -62,6 +62,7 @@ const std::vector<Expected> kKafka39 = {
     {45, "AlterPartitionReassignments", 0, 0, 0, -1, -1},
     {46, "ListPartitionReassignments", 0, 0, 0, -1, -1},
     {47, "OffsetDelete", 0, 0, -1, -1, -1},
+    {51, "AlterUserScramCredentials", 0, 0, 0, -1, -1},
     {60, "DescribeCluster", 0, 1, 0, -1, -1},
     {61, "DescribeProducers", 0, 0, 0, -1, -1},
     {65, "DescribeTransactions", 0, 0, 0, -1, -1},

@@ -78,6 +78,10 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::ELECT_LEADERS, codecs(elect_leaders_request, elect_leaders_response)},
       {ApiKey::OFFSET_DELETE, codecs(offset_delete_request, offset_delete_response)},
       {ApiKey::DESCRIBE_CLUSTER, codecs(describe_cluster_request, describe_cluster_response)},
+      {ApiKey::SASL_HANDSHAKE, codecs(sasl_handshake_request, sasl_handshake_response)},
+      {ApiKey::SASL_AUTHENTICATE, codecs(sasl_authenticate_request, sasl_authenticate_response)},
+      {ApiKey::ALTER_USER_SCRAM_CREDENTIALS,
+       codecs(alter_user_scram_credentials_request, alter_user_scram_credentials_response)},
   };
   return catalog;
 }

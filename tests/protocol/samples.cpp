@@ -747,4 +747,42 @@ DescribeClusterResponse describe_cluster_response(int16_t v) {
   return m;
 }
 
+SaslHandshakeRequest sasl_handshake_request(int16_t) {
+  SaslHandshakeRequest m;
+  m.mechanism = "SCRAM-SHA-256";
+  return m;
+}
+SaslHandshakeResponse sasl_handshake_response(int16_t) {
+  SaslHandshakeResponse m;
+  m.error_code = ErrorCode::UNSUPPORTED_SASL_MECHANISM;
+  m.mechanisms = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
+  return m;
+}
+SaslAuthenticateRequest sasl_authenticate_request(int16_t) {
+  SaslAuthenticateRequest m;
+  const std::string token = "n,,n=user,r=rOprNGfwEbeRWgbNEkqO";
+  m.auth_bytes = Bytes(token.begin(), token.end());
+  return m;
+}
+SaslAuthenticateResponse sasl_authenticate_response(int16_t v) {
+  SaslAuthenticateResponse m;
+  m.error_code = ErrorCode::SASL_AUTHENTICATION_FAILED;
+  m.error_message = "Authentication failed: Invalid username or password";
+  m.auth_bytes = Bytes{1, 2, 3};
+  if (v >= 1) m.session_lifetime_ms = 3600000;
+  return m;
+}
+AlterUserScramCredentialsRequest alter_user_scram_credentials_request(int16_t) {
+  AlterUserScramCredentialsRequest m;
+  m.deletions = {{"bob", 2}};
+  m.upsertions = {{"alice", 1, 8192, Bytes{9, 8, 7}, Bytes{1, 2, 3, 4}}};
+  return m;
+}
+AlterUserScramCredentialsResponse alter_user_scram_credentials_response(int16_t) {
+  AlterUserScramCredentialsResponse m;
+  m.throttle_time_ms = 3;
+  m.results = {{"alice", ErrorCode::NONE, std::nullopt}, {"bob", ErrorCode::RESOURCE_NOT_FOUND, "no such credential"}};
+  return m;
+}
+
 }  // namespace gregor::protocol::samples

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/protocol.h"
 
 namespace gregor::protocol::samples {
@@ -74,5 +75,11 @@ OffsetDeleteRequest offset_delete_request(int16_t v);
 OffsetDeleteResponse offset_delete_response(int16_t v);
 DescribeClusterRequest describe_cluster_request(int16_t v);
 DescribeClusterResponse describe_cluster_response(int16_t v);
+SaslHandshakeRequest sasl_handshake_request(int16_t v);
+SaslHandshakeResponse sasl_handshake_response(int16_t v);
+SaslAuthenticateRequest sasl_authenticate_request(int16_t v);
+SaslAuthenticateResponse sasl_authenticate_response(int16_t v);
+AlterUserScramCredentialsRequest alter_user_scram_credentials_request(int16_t v);
+AlterUserScramCredentialsResponse alter_user_scram_credentials_response(int16_t v);
 
 }  // namespace gregor::protocol::samples

@@ -66,7 +66,12 @@ void describe_broker(const BrokerConfig& config, const Describer& d, Result& out
     const bool is_default = k != "broker.id" && def != defaults.end() && def->second == v;
     const ConfigSource source = is_default ? ConfigSource::DEFAULT_CONFIG : ConfigSource::STATIC_BROKER_CONFIG;
     Described c = d.described(k, v, source, /*read_only=*/true, broker_config_def().find(k));
-    if (d.synonyms) c.synonyms.push_back({k, v, static_cast<int8_t>(source)});
+    const bool sensitive = k == "sasl.plain.users";  // passwords: never told, as Kafka's PASSWORD configs
+    if (sensitive) {
+      c.value = std::nullopt;
+      c.is_sensitive = true;
+    }
+    if (d.synonyms) c.synonyms.push_back({k, sensitive ? std::nullopt : std::optional<std::string>(v), static_cast<int8_t>(source)});
     out.configs.push_back(std::move(c));
   }
 }

@@ -5,6 +5,7 @@
 
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/alter_configs.h"
+#include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/api_versions.h"
 #include "engine/protocol/controlled_shutdown.h"
 #include "engine/protocol/create_partitions.h"
@@ -33,6 +34,7 @@
 #include "engine/protocol/offset_fetch.h"
 #include "engine/protocol/offset_for_leader_epoch.h"
 #include "engine/protocol/produce.h"
+#include "engine/protocol/protocol.h"
 #include "engine/protocol/stop_replica.h"
 #include "engine/protocol/sync_group.h"
 #include "engine/protocol/update_metadata.h"
@@ -69,7 +71,10 @@
   X(DELETE_GROUPS, DeleteGroupsRequest, delete_groups)                         \
   X(ELECT_LEADERS, ElectLeadersRequest, elect_leaders)                         \
   X(OFFSET_DELETE, OffsetDeleteRequest, offset_delete)                         \
-  X(DESCRIBE_CLUSTER, DescribeClusterRequest, describe_cluster)
+  X(DESCRIBE_CLUSTER, DescribeClusterRequest, describe_cluster)                \
+  X(SASL_HANDSHAKE, SaslHandshakeRequest, sasl_handshake)                      \
+  X(SASL_AUTHENTICATE, SaslAuthenticateRequest, sasl_authenticate)             \
+  X(ALTER_USER_SCRAM_CREDENTIALS, AlterUserScramCredentialsRequest, alter_user_scram_credentials)
 
 namespace gregor::broker {
 
@@ -118,6 +123,8 @@ Handler handler_for(protocol::ApiKey key) {
 }  // namespace
 
 void dispatch_request(HandlerContext& ctx, NodeId from, Bytes frame) {
+  // A connection on a SASL listener that has not authenticated yet talks to the authenticator.
+  if (ctx.sasl.intercepts(from, as_view(frame))) return ctx.sasl.on_frame(from, std::move(frame));
   protocol::InboundRequest in = protocol::parse_request(as_view(frame));
   switch (in.action) {
     case protocol::RequestAction::kCloseConnection: return ctx.channel.close(from, in.error);
