@@ -24,6 +24,13 @@ namespace gregor::broker {
 // (engine/protocol/topic_name.h, which scenarios and clients use too).
 bool valid_topic_name(const std::string& name);
 
+// Kafka's rack-unaware replica placement (AdminUtils.assignReplicasToBrokers) of `partitions`
+// partitions numbered from `first_partition` over `brokers`, from the given start index and shift
+// (Kafka draws both at random). REQUIRES: 1 <= replication_factor <= brokers.size().
+std::map<int32_t, std::vector<int32_t>> place_replicas_from(const std::vector<int32_t>& brokers, int32_t first_partition,
+                                                            int32_t partitions, int32_t replication_factor,
+                                                            int32_t start_index, int32_t next_shift);
+
 class AdminManager {
  public:
   using Done = std::function<void(protocol::ErrorCode, std::string)>;

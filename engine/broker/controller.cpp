@@ -217,6 +217,10 @@ void Controller::load_cluster(Done done) {
       send_leader_and_isr(all, context_.live_ids());
       send_update_metadata(context_.live_ids());
       if (config_.auto_leader_rebalance_enable) schedule_rebalance_check();
+      // Reassignments found in the znodes go on from where the last controller left them.
+      std::vector<TopicPartition> moving = reassigning_partitions();
+      if (!moving.empty())
+        queue_.enqueue("resume partition reassignments", [this, moving](Done d) { check_reassignments(moving, std::move(d)); });
       done();
     });
   });
@@ -296,7 +300,8 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
         if (added.count(r)) hosted.insert(tp);
     send_leader_and_isr(hosted, added);
     send_update_metadata(context_.live_ids());
-    done();
+    // A reassignment waiting for a target replica to be able to lead may finish now.
+    check_reassignments(reassigning_partitions(), done);
   });
 }
 
@@ -378,7 +383,13 @@ void Controller::read_topic(const std::string& topic, std::shared_ptr<std::vecto
     context_.topics[topic] = *a;
     for (const auto& [p, replicas] : a->partitions) {
       TopicPartition tp{topic, p};
-      context_.partitions[tp].replicas = replicas;
+      auto& part = context_.partitions[tp];
+      part.replicas = replicas;
+      // A reassignment an earlier controller started goes on (KIP-455: the znode is its record).
+      auto adding = a->adding.find(p);
+      auto removing = a->removing.find(p);
+      part.adding = adding == a->adding.end() ? std::vector<int32_t>{} : adding->second;
+      part.removing = removing == a->removing.end() ? std::vector<int32_t>{} : removing->second;
       new_partitions->push_back(tp);
     }
     // Elections follow the topic's own unclean.leader.election.enable, if it sets one.
@@ -715,7 +726,11 @@ void Controller::on_isr_change_notification(Done done) {
                 if (it != context_.damaged.end()) it->second.erase(tp);
               }
             send_update_metadata(context_.live_ids());
-            done();
+            // A partition under reassignment whose target replicas are all in sync now finishes.
+            std::vector<TopicPartition> moving;
+            for (const auto& tp : tps)
+              if (context_.partitions[tp].reassigning()) moving.push_back(tp);
+            check_reassignments(std::move(moving), done);
           });
         });
   });

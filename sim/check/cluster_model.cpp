@@ -186,6 +186,18 @@ bool ClusterModel::on_partition(const TraceEvent& e) {
             p.has_leader_record = true;
           }
           return true;
+        } else if constexpr (std::is_same_v<B, ev::ReassignmentStarted>) {
+          PartitionView& p = partition_of(b.topic, b.partition);
+          p.replicas = b.replicas;
+          p.adding = b.adding;
+          p.removing = b.removing;
+          return true;
+        } else if constexpr (std::is_same_v<B, ev::ReassignmentCompleted> || std::is_same_v<B, ev::ReassignmentCancelled>) {
+          PartitionView& p = partition_of(b.topic, b.partition);
+          p.replicas = b.replicas;
+          p.adding.clear();
+          p.removing.clear();
+          return true;
         } else if constexpr (std::is_same_v<B, ev::TopicCreated>) {
           if (b.replicas)
             for (size_t i = 0; i < b.replicas->size(); i++)

@@ -68,6 +68,10 @@ struct LeaderView {
 
 struct PartitionView {
   IntList replicas;  // the assignment, in preference order (empty until topic_created)
+  // A reassignment in progress (reassignment_started until completed or cancelled): replicas then
+  // lists the target's replicas and the original's; these are the ones being added and removed.
+  IntList adding;
+  IntList removing;
   // As the controller wrote it (leader_change, partition_offline), with the ISR its leader wrote
   // since (isr_change of that epoch): what Kafka's metadata says.
   LeaderView written;

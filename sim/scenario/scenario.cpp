@@ -58,7 +58,8 @@ const std::vector<FaultKind>& fault_kinds() {
   static const std::vector<FaultKind> kinds = {
       FaultKind::kCrash,     FaultKind::kRestart, FaultKind::kPowerLoss, FaultKind::kPause,   FaultKind::kResume,
       FaultKind::kShutdown,  FaultKind::kIsolate, FaultKind::kPartition, FaultKind::kHeal,    FaultKind::kClog,
-      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig, FaultKind::kIntercept};
+      FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig, FaultKind::kIntercept,
+      FaultKind::kReassign};
   return kinds;
 }
 
@@ -78,6 +79,7 @@ const char* fault_kind_name(FaultKind kind) {
     case FaultKind::kDiskCorrupt: return "disk-corrupt";
     case FaultKind::kSetConfig: return "set-config";
     case FaultKind::kIntercept: return "intercept";
+    case FaultKind::kReassign: return "reassign";
   }
   return "?";
 }
@@ -130,6 +132,8 @@ std::string FaultAction::describe() const {
   } else if (kind == FaultKind::kSetConfig) {
     s += " " + list_text(topics.empty() ? targets : topics);
     for (const auto& [k, v] : config) s += " " + k + "=" + v;
+  } else if (kind == FaultKind::kReassign) {
+    s += " " + partition + " to " + list_text(targets);
   } else if (kind == FaultKind::kIntercept) {
     const Intercept& i = intercept;
     s += std::string(i.response ? " response " : " request ") + i.api;

@@ -76,6 +76,10 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::CREATE_PARTITIONS, codecs(create_partitions_request, create_partitions_response)},
       {ApiKey::DELETE_GROUPS, codecs(delete_groups_request, delete_groups_response)},
       {ApiKey::ELECT_LEADERS, codecs(elect_leaders_request, elect_leaders_response)},
+      {ApiKey::ALTER_PARTITION_REASSIGNMENTS,
+       codecs(alter_partition_reassignments_request, alter_partition_reassignments_response)},
+      {ApiKey::LIST_PARTITION_REASSIGNMENTS,
+       codecs(list_partition_reassignments_request, list_partition_reassignments_response)},
       {ApiKey::OFFSET_DELETE, codecs(offset_delete_request, offset_delete_response)},
       {ApiKey::DESCRIBE_CLUSTER, codecs(describe_cluster_request, describe_cluster_response)},
   };
