@@ -380,6 +380,21 @@ struct LogAppend {
   std::string role;  // leader, follower
   GREGOR_TRACE_FIELDS(topic, partition, base_offset, last_offset, epoch, crc, role)
 };
+// The leader stored a produced batch other than as the producer sent it (Kafka's LogValidator):
+// recompressed for the topic's compression.type, stamped under message.timestamp.type=LogAppendTime,
+// its max timestamp recomputed, or converted from magic 0/1. `crc` is the stored batch's (as in the
+// log_append before it), `producer_crc` the one the producer sent and was acknowledged for; both
+// stand for the same records.
+struct BatchRewritten {
+  GREGOR_TRACE_EVENT(BatchRewritten, "batch_rewritten");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t base_offset = 0;
+  int64_t crc = 0;
+  int64_t producer_crc = 0;
+  std::string reason;  // recompressed, log_append_time, max_timestamp, converted
+  GREGOR_TRACE_FIELDS(topic, partition, base_offset, crc, producer_crc, reason)
+};
 struct LogTruncate {
   GREGOR_TRACE_EVENT(LogTruncate, "log_truncate");
   std::string topic;
@@ -981,7 +996,7 @@ using TraceBody = std::variant<
     ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::StaleBrokerEpoch, ev::ControllerRequestRefused,
     ev::TopicConfigChange,
     ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::ReplicaDamaged,
-    ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::LogTruncate,
+    ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::BatchRewritten, ev::LogTruncate,
     ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,
     ev::IsrChangeProposed, ev::IsrChange, ev::IsrChangeFailed, ev::ProduceRejected, ev::ProduceDuplicate,
     // group coordinator
