@@ -44,10 +44,6 @@ std::pair<ErrorCode, std::string> AdminManager::partition_limit_problem(int64_t 
   return {ErrorCode::NONE, ""};
 }
 
-AdminManager::~AdminManager() {
-  for (auto& [id, w] : metadata_waits_) rt_.cancel(w.timer);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Topics.
 
@@ -257,32 +253,9 @@ void AdminManager::edit_topic_config(const std::string& topic, TopicConfigEdit e
 // Waiting for metadata.
 
 void AdminManager::when_metadata(std::function<bool()> ready, Duration timeout, std::function<void(bool)> done) {
-  if (ready()) return done(false);
-  const uint64_t id = next_wait_id_++;
-  auto& w = metadata_waits_[id];
-  w.ready = std::move(ready);
-  w.done = std::move(done);
-  w.timer = rt_.after(timeout, [this, id] {
-    auto it = metadata_waits_.find(id);
-    if (it == metadata_waits_.end()) return;
-    auto finished = std::move(it->second.done);
-    metadata_waits_.erase(it);
-    finished(true);
-  });
+  metadata_waits_.add(std::move(ready), timeout, std::move(done));
 }
 
-void AdminManager::on_metadata_update() {
-  std::vector<std::function<void(bool)>> ready;
-  for (auto it = metadata_waits_.begin(); it != metadata_waits_.end();) {
-    if (it->second.ready()) {
-      rt_.cancel(it->second.timer);
-      ready.push_back(std::move(it->second.done));
-      it = metadata_waits_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (auto& done : ready) done(false);
-}
+void AdminManager::on_metadata_update() { metadata_waits_.check(); }
 
 }  // namespace gregor::broker

@@ -28,6 +28,7 @@
 #include "engine/broker/controller_channel.h"
 #include "engine/broker/controller_context.h"
 #include "engine/broker/controller_event_queue.h"
+#include "engine/broker/timed_waits.h"
 #include "engine/broker/zk_data.h"
 #include "engine/coord/zk_client.h"
 #include "engine/core/topic_partition.h"
@@ -166,8 +167,6 @@ class Controller {
   void read_partition_states(std::vector<TopicPartition> tps, Done done);
   // A broker answered UpdateMetadata number `seq`, or left: the propagation waits that hold finish.
   void on_metadata_acknowledged(int32_t broker, uint64_t seq);
-  void check_propagation_waits();
-  void fail_propagation_waits();
   void emit_leader_change(const TopicPartition& tp, const LeaderIsrState& s, const char* reason);
   // Reassignment steps (controller_reassignment.cpp).
   // Kafka's onPartitionReassignment, first half: RS = TRS + ORS in the znode with adding/removing,
@@ -199,15 +198,11 @@ class Controller {
   TimerId rebalance_timer_{0};
   // UpdateMetadata propagation: the number of the newest one sent, the newest each broker answered,
   // and the CreateTopics requests waiting for every live broker to have answered a given one.
-  struct PropagationWait {
-    uint64_t seq;
-    std::function<void(bool)> done;
-    TimerId timer;
-  };
   uint64_t metadata_sent_seq_ = 0;
   std::map<int32_t, uint64_t> metadata_acked_seq_;
-  std::map<uint64_t, PropagationWait> propagation_waits_;
-  uint64_t next_propagation_wait_ = 1;
+  TimedWaits propagation_waits_;
+  // The newest UpdateMetadata every live broker answered.
+  uint64_t metadata_acked_everywhere() const;
 };
 
 }  // namespace gregor::broker
