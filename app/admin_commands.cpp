@@ -304,8 +304,8 @@ std::optional<Assignment> current_assignment(ClientSession& session, const std::
   if (!md) return std::nullopt;
   Assignment a;
   for (const auto& t : md->topics)
-    if (t.error_code == protocol::ErrorCode::NONE)
-      for (const auto& p : t.partitions) a[TopicPartition{t.name, p.partition_index}] = p.replica_nodes;
+    if (t.error_code == protocol::ErrorCode::NONE && t.name)
+      for (const auto& p : t.partitions) a[TopicPartition{t.name.value_or(""), p.partition_index}] = p.replica_nodes;
   return a;
 }
 
