@@ -23,6 +23,7 @@ const std::vector<Command>& commands() {
       {"groups", "describe a consumer group's offsets and lag (kafka-consumer-groups)", cmd_groups},
       {"delete-records", "delete a partition's records below an offset (kafka-delete-records)", cmd_delete_records},
       {"leader-election", "preferred or unclean leader election (kafka-leader-election)", cmd_leader_election},
+      {"reassign-partitions", "move partitions' replicas to other brokers (kafka-reassign-partitions)", cmd_reassign_partitions},
   };
   return list;
 }

@@ -35,9 +35,10 @@ int cmd_produce(const Args& args);
 int cmd_consume(const Args& args);
 int cmd_groups(const Args& args);
 int cmd_configs(const Args& args);
-// kafka-delete-records and kafka-leader-election (app/admin_commands.cpp).
+// kafka-delete-records, kafka-leader-election, kafka-reassign-partitions (app/admin_commands.cpp).
 int cmd_delete_records(const Args& args);
 int cmd_leader_election(const Args& args);
+int cmd_reassign_partitions(const Args& args);
 // gregor bench produce (app/bench_produce.cpp): a producer against a real-socket cluster.
 int bench_produce(const Args& args);
 // gregor bench consume / latency (app/bench_consume.cpp): a consumer, and produce -> consume.

@@ -90,6 +90,10 @@ struct PartitionModel {
   int32_t leader = -1;  // -1: none (offline)
   int32_t leader_epoch = -1;
   std::vector<int32_t> replicas;  // in preference order (the first is the preferred leader)
+  // Under reassignment (KIP-455): replicas holds the target's and the original's; these are being
+  // added (catching up) and removed (once the added ones are in sync). Both empty otherwise.
+  std::vector<int32_t> adding;
+  std::vector<int32_t> removing;
   std::vector<int32_t> isr;
   int32_t preferred_leader = -1;
   bool leader_alive = false;

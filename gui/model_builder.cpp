@@ -395,6 +395,8 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
   m.partition = key.second;
   m.internal = is_internal_topic(key.first);
   m.replicas = replica_list(key, p);
+  m.adding = p.adding;
+  m.removing = p.removing;
   m.preferred_leader = m.replicas.empty() ? -1 : m.replicas.front();
   m.leader = p.written.leader;
   m.leader_epoch = p.written.leader_epoch;
@@ -406,7 +408,8 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
   m.isr_changes = p.isr_changes;
   m.offline = p.written.leader < 0;
   const int isr_size = static_cast<int>(m.isr.size());
-  m.under_replicated = !m.offline && isr_size < static_cast<int>(m.replicas.size());
+  // As kafka-topics counts it: a replica still being added does not make a partition under-replicated.
+  m.under_replicated = !m.offline && isr_size < static_cast<int>(m.replicas.size() - m.adding.size());
   m.under_min_isr = !m.offline && isr_size < m.min_insync_replicas;
   m.at_min_isr = !m.offline && isr_size == m.min_insync_replicas;
 

@@ -116,6 +116,11 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
   ImGui::Text("leader epoch %d   HW %lld   LEO %lld   min.insync.replicas=%d   unclean.leader.election.enable=%s",
               p.leader_epoch, static_cast<long long>(p.hw), static_cast<long long>(p.leo), p.min_insync_replicas,
               p.unclean_leader_election ? "true" : "false");
+  if (!p.adding.empty() || !p.removing.empty())
+    ImGui::TextColored(ImVec4(0.45f, 0.75f, 1, 1),
+                       "REASSIGNING: adding %s (they copy the log as followers), removing %s (once every target replica "
+                       "is in the ISR)",
+                       int_list_text(p.adding).c_str(), int_list_text(p.removing).c_str());
   if (p.offline) {
     ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "OFFLINE: no replica of the ISR is alive to lead; writes fail.");
   } else if (!p.leader_alive) {

@@ -2,6 +2,7 @@
 // Isr), with the actual and the preferred leader apart, replicas as badges (green in sync, red out
 // of sync, grey down, after AKHQ), rows colored when under-replicated, under min ISR or offline,
 // the CLI's filter flags, and the exact CLI text on demand.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -42,7 +43,11 @@ std::string cli_text(const DashboardModel& m, const std::vector<const PartitionM
     }
     out += "\tTopic: " + p->topic + "\tPartition: " + std::to_string(p->partition) +
            "\tLeader: " + (p->leader < 0 ? std::string("none") : std::to_string(p->leader)) +
-           "\tReplicas: " + int_list_text(p->replicas) + "\tIsr: " + int_list_text(p->isr) + "\n";
+           "\tReplicas: " + int_list_text(p->replicas) + "\tIsr: " + int_list_text(p->isr) +
+           (p->adding.empty() && p->removing.empty()
+                ? std::string()
+                : "\tAdding Replicas: " + int_list_text(p->adding) + "\tRemoving Replicas: " + int_list_text(p->removing)) +
+           "\n";
   }
   return out;
 }
@@ -130,6 +135,10 @@ void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& u
         state = "under-replicated";
         bg = IM_COL32(120, 105, 20, 170);
         state_text = ImVec4(1, 0.9f, 0.35f, 1);
+      } else if (!p.adding.empty() || !p.removing.empty()) {
+        state = "reassigning";
+        bg = IM_COL32(30, 80, 130, 170);
+        state_text = ImVec4(0.55f, 0.8f, 1, 1);
       } else if (p.at_min_isr) {
         state = "at min ISR";
       }
@@ -156,10 +165,14 @@ void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& u
         const auto& r = p.rows[j];
         if (j) ImGui::SameLine(0, 6);
         const ImVec4 col = !r.alive ? ImVec4(0.55f, 0.55f, 0.58f, 1) : r.in_isr ? ImVec4(0.4f, 0.85f, 0.5f, 1) : ImVec4(1, 0.4f, 0.4f, 1);
-        ImGui::TextColored(col, "%d", r.broker);
+        // A reassignment's replicas: +4 being added, -1 being removed.
+        const bool adding = std::find(p.adding.begin(), p.adding.end(), r.broker) != p.adding.end();
+        const bool removing = std::find(p.removing.begin(), p.removing.end(), r.broker) != p.removing.end();
+        ImGui::TextColored(col, "%s%d", adding ? "+" : removing ? "-" : "", r.broker);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("broker %d: %s, %s, LEO %lld", r.broker, r.alive ? "alive" : "down", r.in_isr ? "in sync" : "out of sync",
-                            static_cast<long long>(r.leo));
+          ImGui::SetTooltip("broker %d: %s, %s, LEO %lld%s", r.broker, r.alive ? "alive" : "down", r.in_isr ? "in sync" : "out of sync",
+                            static_cast<long long>(r.leo),
+                            adding ? " (being added by a reassignment)" : removing ? " (being removed by a reassignment)" : "");
       }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(int_list_text(p.isr).c_str());

@@ -44,10 +44,6 @@ std::pair<ErrorCode, std::string> AdminManager::partition_limit_problem(int64_t 
   return {ErrorCode::NONE, ""};
 }
 
-AdminManager::~AdminManager() {
-  for (auto& [id, w] : metadata_waits_) rt_.cancel(w.timer);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Topics.
 
@@ -61,15 +57,13 @@ std::vector<int32_t> AdminManager::live_broker_ids() const {
   return brokers;
 }
 
-std::map<int32_t, std::vector<int32_t>> AdminManager::place_replicas(const std::vector<int32_t>& brokers,
-                                                                     int32_t first_partition, int32_t partitions,
-                                                                     int32_t replication_factor) {
+std::map<int32_t, std::vector<int32_t>> place_replicas_from(const std::vector<int32_t>& brokers, int32_t first_partition,
+                                                            int32_t partitions, int32_t replication_factor,
+                                                            int32_t start_index, int32_t next_shift) {
   const int32_t n = static_cast<int32_t>(brokers.size());
   GREGOR_ASSERT(replication_factor >= 1 && replication_factor <= n);
-  // Kafka's rack-unaware assignment: a random start, replicas shifted per round of brokers.
+  // Kafka's rack-unaware assignment: replicas shifted per round of brokers.
   std::map<int32_t, std::vector<int32_t>> assignment;
-  const int32_t start_index = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
-  int32_t next_shift = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
   for (int32_t i = 0; i < partitions; i++) {
     if (i > 0 && i % n == 0) next_shift++;
     const int32_t first = (i + start_index) % n;
@@ -81,6 +75,17 @@ std::map<int32_t, std::vector<int32_t>> AdminManager::place_replicas(const std::
     assignment[first_partition + i] = replicas;
   }
   return assignment;
+}
+
+std::map<int32_t, std::vector<int32_t>> AdminManager::place_replicas(const std::vector<int32_t>& brokers,
+                                                                     int32_t first_partition, int32_t partitions,
+                                                                     int32_t replication_factor) {
+  const int32_t n = static_cast<int32_t>(brokers.size());
+  GREGOR_ASSERT(replication_factor >= 1 && replication_factor <= n);
+  // A random start and shift, as Kafka draws them.
+  const int32_t start_index = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
+  const int32_t next_shift = static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)));
+  return place_replicas_from(brokers, first_partition, partitions, replication_factor, start_index, next_shift);
 }
 
 void AdminManager::create_topic(const std::string& name, int32_t num_partitions, int32_t replication_factor,
@@ -103,6 +108,9 @@ void AdminManager::add_partitions(const std::string& topic, int32_t count,
     if (err != ZkError::kOk) return done(ErrorCode::UNKNOWN_SERVER_ERROR, zk_failure(err));
     auto a = TopicAssignment::decode(as_view(data));
     if (!a || a->partitions.empty()) return done(ErrorCode::UNKNOWN_SERVER_ERROR, "unreadable assignment of " + topic);
+    // As Kafka's AdminZkClient: a topic whose partitions are moving does not grow meanwhile.
+    if (!a->adding.empty() || !a->removing.empty())
+      return done(ErrorCode::REASSIGNMENT_IN_PROGRESS, "A partition reassignment is in progress.");
     const int32_t current = static_cast<int32_t>(a->partitions.size());
     if (count < current)
       return done(ErrorCode::INVALID_PARTITIONS, "Topic currently has " + std::to_string(current) +
@@ -245,32 +253,9 @@ void AdminManager::edit_topic_config(const std::string& topic, TopicConfigEdit e
 // Waiting for metadata.
 
 void AdminManager::when_metadata(std::function<bool()> ready, Duration timeout, std::function<void(bool)> done) {
-  if (ready()) return done(false);
-  const uint64_t id = next_wait_id_++;
-  auto& w = metadata_waits_[id];
-  w.ready = std::move(ready);
-  w.done = std::move(done);
-  w.timer = rt_.after(timeout, [this, id] {
-    auto it = metadata_waits_.find(id);
-    if (it == metadata_waits_.end()) return;
-    auto finished = std::move(it->second.done);
-    metadata_waits_.erase(it);
-    finished(true);
-  });
+  metadata_waits_.add(std::move(ready), timeout, std::move(done));
 }
 
-void AdminManager::on_metadata_update() {
-  std::vector<std::function<void(bool)>> ready;
-  for (auto it = metadata_waits_.begin(); it != metadata_waits_.end();) {
-    if (it->second.ready()) {
-      rt_.cancel(it->second.timer);
-      ready.push_back(std::move(it->second.done));
-      it = metadata_waits_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (auto& done : ready) done(false);
-}
+void AdminManager::on_metadata_update() { metadata_waits_.check(); }
 
 }  // namespace gregor::broker

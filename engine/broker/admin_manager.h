@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/broker/timed_waits.h"
 #include "engine/broker/broker_config.h"
 #include "engine/broker/controller.h"
 #include "engine/broker/metadata_cache.h"
@@ -24,6 +25,13 @@ namespace gregor::broker {
 // (engine/protocol/topic_name.h, which scenarios and clients use too).
 bool valid_topic_name(const std::string& name);
 
+// Kafka's rack-unaware replica placement (AdminUtils.assignReplicasToBrokers) of `partitions`
+// partitions numbered from `first_partition` over `brokers`, from the given start index and shift
+// (Kafka draws both at random). REQUIRES: 1 <= replication_factor <= brokers.size().
+std::map<int32_t, std::vector<int32_t>> place_replicas_from(const std::vector<int32_t>& brokers, int32_t first_partition,
+                                                            int32_t partitions, int32_t replication_factor,
+                                                            int32_t start_index, int32_t next_shift);
+
 class AdminManager {
  public:
   using Done = std::function<void(protocol::ErrorCode, std::string)>;
@@ -32,8 +40,7 @@ class AdminManager {
 
   AdminManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, const Controller& controller,
                const MetadataCache& metadata)
-      : rt_(rt), config_(config), zk_(zk), controller_(controller), metadata_(metadata) {}
-  ~AdminManager();
+      : rt_(rt), config_(config), zk_(zk), controller_(controller), metadata_(metadata), metadata_waits_(rt) {}
 
   // Creates a topic with replicas spread over the live brokers as Kafka's AdminUtils does.
   void create_topic(const std::string& name, int32_t partitions, int32_t replication_factor,
@@ -87,19 +94,12 @@ class AdminManager {
                                                          int32_t partitions, int32_t replication_factor);
   std::vector<int32_t> live_broker_ids() const;
 
-  struct MetadataWait {
-    std::function<bool()> ready;
-    std::function<void(bool)> done;
-    TimerId timer;
-  };
-
   Runtime& rt_;
   const BrokerConfig& config_;
   coord::ZkClient& zk_;
   const Controller& controller_;
   const MetadataCache& metadata_;
-  std::map<uint64_t, MetadataWait> metadata_waits_;
-  uint64_t next_wait_id_ = 1;
+  TimedWaits metadata_waits_;
 };
 
 }  // namespace gregor::broker

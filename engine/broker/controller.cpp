@@ -50,11 +50,10 @@ Controller::Controller(Runtime& rt, const BrokerConfig& config, coord::ZkClient&
       raw_zk_(zk),
       queue_(rt),
       zk_(zk, queue_),
-      channel_(rt, net, Duration::millis(config.controller_socket_timeout_ms)) {}
+      channel_(rt, net, Duration::millis(config.controller_socket_timeout_ms)),
+      propagation_waits_(rt) {}
 
-Controller::~Controller() {
-  for (auto& [id, w] : propagation_waits_) rt_.cancel(w.timer);
-}
+Controller::~Controller() = default;
 
 // ---------------------------------------------------------------------------------------------
 // Becoming (and ceasing to be) the controller.
@@ -154,7 +153,7 @@ void Controller::resign(const char* why) {
   if (rebalance_timer_.value) rt_.cancel(rebalance_timer_);
   rebalance_timer_ = TimerId{0};
   metadata_acked_seq_.clear();
-  fail_propagation_waits();
+  propagation_waits_.fail_all();
   if (was_active) rt_.emit(ev::ControllerResigned{.broker = config_.broker_id, .reason = why});
 }
 
@@ -217,6 +216,10 @@ void Controller::load_cluster(Done done) {
       send_leader_and_isr(all, context_.live_ids());
       send_update_metadata(context_.live_ids());
       if (config_.auto_leader_rebalance_enable) schedule_rebalance_check();
+      // Reassignments found in the znodes go on from where the last controller left them.
+      std::vector<TopicPartition> moving = reassigning_partitions();
+      if (!moving.empty())
+        queue_.enqueue("resume partition reassignments", [this, moving](Done d) { check_reassignments(moving, std::move(d)); });
       done();
     });
   });
@@ -285,7 +288,7 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     if (const ListenerEndpoint* e = inter_broker_endpoint(reg)) rt_.learn_address(NodeId{id}, e->host, e->port);
   }
   if (dead.empty() && added.empty()) return done();
-  check_propagation_waits();  // a dead broker is no longer waited for
+  propagation_waits_.check();  // a dead broker is no longer waited for
   auto ids = [](const std::set<int32_t>& s) { return IntList(s.begin(), s.end()); };
   rt_.emit(ev::BrokerChange{.live = ids(context_.live_ids()), .dead = ids(dead), .added = ids(added)});
   write_changes(elect_offline(dead.empty() ? "broker_startup" : "leader_failure"), [this, added, done] {
@@ -296,7 +299,8 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
         if (added.count(r)) hosted.insert(tp);
     send_leader_and_isr(hosted, added);
     send_update_metadata(context_.live_ids());
-    done();
+    // A reassignment waiting for a target replica to be able to lead may finish now.
+    check_reassignments(reassigning_partitions(), done);
   });
 }
 
@@ -378,7 +382,13 @@ void Controller::read_topic(const std::string& topic, std::shared_ptr<std::vecto
     context_.topics[topic] = *a;
     for (const auto& [p, replicas] : a->partitions) {
       TopicPartition tp{topic, p};
-      context_.partitions[tp].replicas = replicas;
+      auto& part = context_.partitions[tp];
+      part.replicas = replicas;
+      // A reassignment an earlier controller started goes on (KIP-455: the znode is its record).
+      auto adding = a->adding.find(p);
+      auto removing = a->removing.find(p);
+      part.adding = adding == a->adding.end() ? std::vector<int32_t>{} : adding->second;
+      part.removing = removing == a->removing.end() ? std::vector<int32_t>{} : removing->second;
       new_partitions->push_back(tp);
     }
     // Elections follow the topic's own unclean.leader.election.enable, if it sets one.
@@ -597,52 +607,23 @@ void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
 
 void Controller::when_metadata_propagated(Duration timeout, std::function<void(bool)> done) {
   if (!active_) return done(true);
-  const uint64_t id = next_propagation_wait_++;
-  PropagationWait w{metadata_sent_seq_, std::move(done), TimerId{0}};
-  w.timer = rt_.after(timeout, [this, id] {
-    auto it = propagation_waits_.find(id);
-    if (it == propagation_waits_.end()) return;
-    auto finished = std::move(it->second.done);
-    propagation_waits_.erase(it);
-    finished(true);
-  });
-  propagation_waits_.emplace(id, std::move(w));
-  check_propagation_waits();
+  const uint64_t seq = metadata_sent_seq_;
+  propagation_waits_.add([this, seq] { return seq <= metadata_acked_everywhere(); }, timeout, std::move(done));
 }
 
 void Controller::on_metadata_acknowledged(int32_t broker, uint64_t seq) {
   uint64_t& acked = metadata_acked_seq_[broker];
   acked = std::max(acked, seq);
-  check_propagation_waits();
+  propagation_waits_.check();
 }
 
-void Controller::check_propagation_waits() {
-  if (propagation_waits_.empty()) return;
-  uint64_t everywhere = metadata_sent_seq_;  // the newest UpdateMetadata every live broker answered
+uint64_t Controller::metadata_acked_everywhere() const {
+  uint64_t everywhere = metadata_sent_seq_;
   for (const auto& [id, reg] : context_.live) {
     auto it = metadata_acked_seq_.find(id);
     everywhere = std::min(everywhere, it == metadata_acked_seq_.end() ? 0 : it->second);
   }
-  std::vector<std::function<void(bool)>> ready;
-  for (auto it = propagation_waits_.begin(); it != propagation_waits_.end();) {
-    if (it->second.seq <= everywhere) {
-      rt_.cancel(it->second.timer);
-      ready.push_back(std::move(it->second.done));
-      it = propagation_waits_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (auto& done : ready) done(false);
-}
-
-void Controller::fail_propagation_waits() {
-  auto waits = std::move(propagation_waits_);
-  propagation_waits_.clear();
-  for (auto& [id, w] : waits) {
-    rt_.cancel(w.timer);
-    w.done(true);
-  }
+  return everywhere;
 }
 
 void Controller::send_stop_replica(int32_t broker, const std::vector<TopicPartition>& tps, bool delete_partitions) {
@@ -730,7 +711,11 @@ void Controller::on_isr_change_notification(Done done) {
                 if (it != context_.damaged.end()) it->second.erase(tp);
               }
             send_update_metadata(context_.live_ids());
-            done();
+            // A partition under reassignment whose target replicas are all in sync now finishes.
+            std::vector<TopicPartition> moving;
+            for (const auto& tp : tps)
+              if (context_.partitions[tp].reassigning()) moving.push_back(tp);
+            check_reassignments(std::move(moving), done);
           });
         });
   });

@@ -12,7 +12,8 @@
 //
 // Trace events (node = the controller): controller_elected, controller_resigned, leader_change
 // {topic, partition, leader, leader_epoch, isr, reason}, partition_offline, broker_change
-// {live}, topic_created, partitions_added, topic_deleted.
+// {live}, topic_created, partitions_added, topic_deleted, reassignment_started,
+// reassignment_completed, reassignment_cancelled.
 #pragma once
 
 #include <functional>
@@ -27,6 +28,7 @@
 #include "engine/broker/controller_channel.h"
 #include "engine/broker/controller_context.h"
 #include "engine/broker/controller_event_queue.h"
+#include "engine/broker/timed_waits.h"
 #include "engine/broker/zk_data.h"
 #include "engine/coord/zk_client.h"
 #include "engine/core/topic_partition.h"
@@ -88,6 +90,28 @@ class Controller {
   void elect_leaders(std::optional<std::vector<TopicPartition>> partitions, bool unclean,
                      std::function<void(protocol::ErrorCode, ElectionResults)> done);
 
+  // AlterPartitionReassignments (KIP-455, kafka-reassign-partitions): for each partition, its target
+  // replicas, or nullopt to cancel the reassignment in progress. One result per partition: NONE
+  // (started, or cancelled), INVALID_REPLICA_ASSIGNMENT (empty, duplicates, a negative id, an added
+  // replica on a broker that is not live), UNKNOWN_TOPIC_OR_PARTITION, NO_REASSIGNMENT_IN_PROGRESS
+  // (a cancel with none). The steps are Kafka's ZooKeeper-mode ones
+  // (controller_reassignment.cpp); `done` runs once each partition's move has been started, or
+  // NOT_CONTROLLER on a broker that is not the controller.
+  using PartitionResults = std::map<TopicPartition, ElectionResult>;
+  using ReassignmentTargets = std::map<TopicPartition, std::optional<std::vector<int32_t>>>;
+  void alter_partition_reassignments(ReassignmentTargets targets,
+                                     std::function<void(protocol::ErrorCode, PartitionResults)> done);
+  // ListPartitionReassignments: the partitions under reassignment among `partitions` (all when
+  // nullopt), with their replicas (all of them), adding and removing replicas.
+  struct OngoingReassignment {
+    std::vector<int32_t> replicas;
+    std::vector<int32_t> adding;
+    std::vector<int32_t> removing;
+  };
+  using OngoingReassignments = std::map<TopicPartition, OngoingReassignment>;
+  void list_partition_reassignments(std::optional<std::vector<TopicPartition>> partitions,
+                                    std::function<void(protocol::ErrorCode, OngoingReassignments)> done);
+
   // Calls done(false) once every live broker has applied the newest UpdateMetadata this controller
   // has sent so far (and with it, through each broker's ordered queue, every LeaderAndIsr before
   // it), or done(true) when `timeout` passes first or the controller resigns. CreateTopics answers
@@ -148,9 +172,23 @@ class Controller {
   void read_partition_states(std::vector<TopicPartition> tps, Done done);
   // A broker answered UpdateMetadata number `seq`, or left: the propagation waits that hold finish.
   void on_metadata_acknowledged(int32_t broker, uint64_t seq);
-  void check_propagation_waits();
-  void fail_propagation_waits();
   void emit_leader_change(const TopicPartition& tp, const LeaderIsrState& s, const char* reason);
+  // Reassignment steps (controller_reassignment.cpp).
+  // Kafka's onPartitionReassignment, first half: RS = TRS + ORS in the znode with adding/removing,
+  // a new leader epoch, LeaderAndIsr to every replica; then completes at once if it can.
+  void start_reassignment(const TopicPartition& tp, std::vector<int32_t> target, Done done);
+  // The second half, once every target replica is in the ISR: the leader moves if it is being
+  // removed, the removed replicas leave the ISR and are deleted, the znode holds the target alone.
+  // A cancellation finishes the same way towards the original replicas.
+  void finish_reassignment(const TopicPartition& tp, std::vector<int32_t> final_replicas, bool cancelled, Done done);
+  // Finishes each of these partitions whose target replicas are all in its ISR.
+  void check_reassignments(std::vector<TopicPartition> tps, Done done);
+  std::vector<TopicPartition> reassigning_partitions() const;
+  // One conditional multi: the topic's assignment znode (the partition's replicas, adding and
+  // removing as the context holds them) and the partition's state. kWritten: the context holds
+  // `state`; kStale: the state's version moved (read it again); kGone: the topic went.
+  enum class WriteOutcome { kWritten, kStale, kGone };
+  void write_assignment_and_state(const TopicPartition& tp, const LeaderIsrState& state, std::function<void(WriteOutcome)> done);
 
   Runtime& rt_;
   const BrokerConfig& config_;
@@ -166,15 +204,11 @@ class Controller {
   TimerId rebalance_timer_{0};
   // UpdateMetadata propagation: the number of the newest one sent, the newest each broker answered,
   // and the CreateTopics requests waiting for every live broker to have answered a given one.
-  struct PropagationWait {
-    uint64_t seq;
-    std::function<void(bool)> done;
-    TimerId timer;
-  };
   uint64_t metadata_sent_seq_ = 0;
   std::map<int32_t, uint64_t> metadata_acked_seq_;
-  std::map<uint64_t, PropagationWait> propagation_waits_;
-  uint64_t next_propagation_wait_ = 1;
+  TimedWaits propagation_waits_;
+  // The newest UpdateMetadata every live broker answered.
+  uint64_t metadata_acked_everywhere() const;
 };
 
 }  // namespace gregor::broker

@@ -22,7 +22,11 @@ namespace gregor::broker {
 // A partition as the controller knows it: its replicas in preference order (the first is the
 // preferred leader) and its state znode.
 struct ControllerPartition {
-  std::vector<int32_t> replicas;
+  std::vector<int32_t> replicas;  // under reassignment: the target's replicas, then the original's
+  // A reassignment in progress (KIP-455): the replicas being added and removed; both empty when none.
+  std::vector<int32_t> adding;
+  std::vector<int32_t> removing;
+  bool reassigning() const { return !adding.empty() || !removing.empty(); }
   LeaderIsrState state;
   int32_t zk_version = -1;  // -1: no state znode yet (a new partition)
 };

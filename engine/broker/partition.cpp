@@ -161,6 +161,9 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, int
                   std::to_string(config_.min_insync_replicas);
     return out;
   }
+  // The batch as the producer sent it (a v2 batch; magic 0/1 message sets have none of this header).
+  const auto produced = record::parse_batch_header(as_view(batch), false);
+  const bool produced_v2 = produced.is_ok() && produced->magic == record::kMagicV2;
   log::BatchValidation valid = log_->validate_leader_batch(std::move(batch), produce_version, rt_.wall_time_ms());
   if (valid.error != log::BatchError::kNone) {
     out.error = error_for(valid.error);
@@ -204,6 +207,18 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, int
                          .epoch = leader_epoch_.value,
                          .crc = static_cast<int64_t>(header.crc),
                          .role = "leader"});
+  if (!produced_v2 || produced->crc != header.crc) {
+    const char* reason = !produced_v2                                         ? "converted"
+                         : produced->compression() != header.compression()    ? "recompressed"
+                         : header.is_log_append_time() && !produced->is_log_append_time() ? "log_append_time"
+                                                                              : "max_timestamp";
+    rt_.emit(ev::BatchRewritten{.topic = tp_.topic,
+                                .partition = tp_.partition,
+                                .base_offset = info->first_offset.value,
+                                .crc = static_cast<int64_t>(header.crc),
+                                .producer_crc = produced_v2 ? static_cast<int64_t>(produced->crc) : -1,
+                                .reason = reason});
+  }
   maybe_increment_hw(now);
   owner_.on_partition_progress(*this);
   return out;

@@ -137,8 +137,16 @@ Bytes TopicAssignment::encode() const {
   o["version"] = Json(topic_id.empty() ? 2 : 3);
   if (!topic_id.empty()) o["topic_id"] = Json(topic_id);
   o["partitions"] = Json(std::move(parts));
-  o["adding_replicas"] = Json(Json::Object{});
-  o["removing_replicas"] = Json(Json::Object{});
+  // A partition under reassignment (KIP-455) lists the replicas being added and removed; its
+  // "partitions" entry holds them all (the target's replicas first, then the original's).
+  auto replica_map = [](const std::map<int32_t, std::vector<int32_t>>& m) {
+    Json::Object out;
+    for (const auto& [p, replicas] : m)
+      if (!replicas.empty()) out[std::to_string(p)] = int_array(replicas);
+    return Json(std::move(out));
+  };
+  o["adding_replicas"] = replica_map(adding);
+  o["removing_replicas"] = replica_map(removing);
   return to_bytes_json(Json(std::move(o)));
 }
 
@@ -149,6 +157,10 @@ Result<TopicAssignment> TopicAssignment::decode(ByteView data) {
   a.topic_id = (*j)["topic_id"].as_string("");
   for (const auto& [k, v] : (*j)["partitions"].as_object())
     a.partitions[static_cast<int32_t>(std::strtol(k.c_str(), nullptr, 10))] = to_ints(v);
+  for (const auto& [k, v] : (*j)["adding_replicas"].as_object())
+    if (auto r = to_ints(v); !r.empty()) a.adding[static_cast<int32_t>(std::strtol(k.c_str(), nullptr, 10))] = r;
+  for (const auto& [k, v] : (*j)["removing_replicas"].as_object())
+    if (auto r = to_ints(v); !r.empty()) a.removing[static_cast<int32_t>(std::strtol(k.c_str(), nullptr, 10))] = r;
   return a;
 }
 

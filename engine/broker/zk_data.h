@@ -11,7 +11,8 @@
 //   /controller_epoch                    persistent "7"  (created as "0"; each election's multi creates
 //                                                    /controller and bumps it, checking its version)
 //   /brokers/topics/T                    persistent {"partitions":{"0":[1,2,3],...},"topic_id":"<uuid>",
-//                                                    "adding_replicas":{},"removing_replicas":{},"version":3}
+//                                                    "adding_replicas":{"0":[4]},"removing_replicas":{"0":[1]},
+//                                                    "version":3}  (adding/removing: a reassignment)
 //   /brokers/topics/T/partitions/P/state persistent {"controller_epoch":7,"leader":1,"version":1,
 //                                                    "leader_epoch":3,"isr":[1,2]}
 //   /config/topics/T                     persistent {"version":1,"config":{"min.insync.replicas":"2"}}
@@ -100,6 +101,11 @@ struct LeaderIsrState {
 struct TopicAssignment {
   std::map<int32_t, std::vector<int32_t>> partitions;  // partition -> replicas in preference order
   std::string topic_id;  // Kafka's Uuid string; empty in a znode that has none (before Kafka 2.8)
+  // Partitions under reassignment (KIP-455): the replicas being added and removed. partitions[p]
+  // then holds every replica (the target's first, then the original's); the target is it minus
+  // removing[p], the original it minus adding[p].
+  std::map<int32_t, std::vector<int32_t>> adding;
+  std::map<int32_t, std::vector<int32_t>> removing;
   Bytes encode() const;
   static Result<TopicAssignment> decode(ByteView data);
 };

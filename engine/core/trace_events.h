@@ -250,6 +250,40 @@ struct PartitionsAdded {
   int64_t partitions = 0;
   GREGOR_TRACE_FIELDS(topic, partitions_before, partitions)
 };
+// Partition reassignment (KIP-455, the controller's steps). Started: the assignment znode lists
+// `replicas` (the target's, then the original's) with the ones being added and removed, and every
+// replica got LeaderAndIsr with a new leader epoch; the added ones start as followers and catch up.
+struct ReassignmentStarted {
+  GREGOR_TRACE_EVENT(ReassignmentStarted, "reassignment_started");
+  std::string topic;
+  int32_t partition = 0;
+  IntList target;
+  IntList replicas;
+  IntList adding;
+  IntList removing;
+  GREGOR_TRACE_FIELDS(topic, partition, target, replicas, adding, removing)
+};
+// Every target replica joined the ISR: the leader moved to a target replica if it was being removed
+// (leader_change, reason reassignment), the removed ones left the ISR and got StopReplica with
+// delete, and the znode holds the target alone.
+struct ReassignmentCompleted {
+  GREGOR_TRACE_EVENT(ReassignmentCompleted, "reassignment_completed");
+  std::string topic;
+  int32_t partition = 0;
+  IntList replicas;
+  IntList removed;
+  GREGOR_TRACE_FIELDS(topic, partition, replicas, removed)
+};
+// AlterPartitionReassignments with null replicas: the partition went back to its original replicas;
+// the ones that were being added got StopReplica with delete.
+struct ReassignmentCancelled {
+  GREGOR_TRACE_EVENT(ReassignmentCancelled, "reassignment_cancelled");
+  std::string topic;
+  int32_t partition = 0;
+  IntList replicas;
+  IntList removed;
+  GREGOR_TRACE_FIELDS(topic, partition, replicas, removed)
+};
 struct TopicDeleted {
   GREGOR_TRACE_EVENT(TopicDeleted, "topic_deleted");
   std::string topic;
@@ -365,6 +399,21 @@ struct LogAppend {
   int64_t crc = 0;
   std::string role;  // leader, follower
   GREGOR_TRACE_FIELDS(topic, partition, base_offset, last_offset, epoch, crc, role)
+};
+// The leader stored a produced batch other than as the producer sent it (Kafka's LogValidator):
+// recompressed for the topic's compression.type, stamped under message.timestamp.type=LogAppendTime,
+// its max timestamp recomputed, or converted from magic 0/1. `crc` is the stored batch's (as in the
+// log_append before it), `producer_crc` the one the producer sent and was acknowledged for; both
+// stand for the same records.
+struct BatchRewritten {
+  GREGOR_TRACE_EVENT(BatchRewritten, "batch_rewritten");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t base_offset = 0;
+  int64_t crc = 0;
+  int64_t producer_crc = 0;
+  std::string reason;  // recompressed, log_append_time, max_timestamp, converted
+  GREGOR_TRACE_FIELDS(topic, partition, base_offset, crc, producer_crc, reason)
 };
 struct LogTruncate {
   GREGOR_TRACE_EVENT(LogTruncate, "log_truncate");
@@ -963,10 +1012,11 @@ using TraceBody = std::variant<
     // brokers
     ev::BrokerStart, ev::BrokerRegister, ev::BrokerSessionExpired, ev::LogDirFailure, ev::ControllerElected, ev::ControllerResigned,
     ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,
+    ev::ReassignmentStarted, ev::ReassignmentCompleted, ev::ReassignmentCancelled,
     ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::StaleBrokerEpoch, ev::ControllerRequestRefused,
     ev::TopicConfigChange,
     ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::ReplicaDamaged,
-    ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::LogTruncate,
+    ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::BatchRewritten, ev::LogTruncate,
     ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,
     ev::IsrChangeProposed, ev::IsrChange, ev::IsrChangeFailed, ev::ProduceRejected, ev::ProduceDuplicate,
     // group coordinator

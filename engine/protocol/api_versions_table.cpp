@@ -40,6 +40,8 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::DELETE_GROUPS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::ELECT_LEADERS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::INCREMENTAL_ALTER_CONFIGS, 0, 1},  // Kafka 3.9's
+    ApiVersionRange{ApiKey::ALTER_PARTITION_REASSIGNMENTS, 0, 0},  // Kafka 3.9's
+    ApiVersionRange{ApiKey::LIST_PARTITION_REASSIGNMENTS, 0, 0},   // Kafka 3.9's
     ApiVersionRange{ApiKey::OFFSET_DELETE, 0, 0},        // Kafka 3.9's (never flexible)
     ApiVersionRange{ApiKey::ALTER_USER_SCRAM_CREDENTIALS, 0, 0},  // Kafka 3.9's (KIP-554)
     ApiVersionRange{ApiKey::DESCRIBE_CLUSTER, 0, 1},     // Kafka 3.9's

@@ -46,7 +46,11 @@ bool ClusterModel::holds(int32_t broker, const PartitionKey& tp, int64_t base_of
   const ReplicaLog* r = replica(broker, tp);
   if (!r) return false;
   auto it = r->batches.find(base_offset);
-  return it != r->batches.end() && it->second.crc == crc;
+  if (it == r->batches.end()) return false;
+  if (it->second.crc == crc) return true;
+  // A batch the leader rewrote (batch_rewritten) holds the records of the one produced.
+  auto alias = produced_crcs_.find({tp, it->second.crc});
+  return alias != produced_crcs_.end() && alias->second.count(crc);
 }
 
 const GroupView* ClusterModel::group(const std::string& name) const {
@@ -136,6 +140,9 @@ bool ClusterModel::on_partition(const TraceEvent& e) {
           r.batches.insert_or_assign(r.batches.end(), b.base_offset, BatchRecord{b.last_offset, b.crc, b.epoch});
           r.leo = b.last_offset + 1;
           return true;
+        } else if constexpr (std::is_same_v<B, ev::BatchRewritten>) {
+          produced_crcs_[{PartitionKey{b.topic, b.partition}, b.crc}].insert(b.producer_crc);
+          return true;
         } else if constexpr (std::is_same_v<B, ev::LogTruncate>) {
           ReplicaLog& r = replica_of(node, b.topic, b.partition);
           if (b.full.value_or(false))
@@ -185,6 +192,18 @@ bool ClusterModel::on_partition(const TraceEvent& e) {
             if (p.has_leader_record && old_leader != p.written.leader) p.leader_changes++;
             p.has_leader_record = true;
           }
+          return true;
+        } else if constexpr (std::is_same_v<B, ev::ReassignmentStarted>) {
+          PartitionView& p = partition_of(b.topic, b.partition);
+          p.replicas = b.replicas;
+          p.adding = b.adding;
+          p.removing = b.removing;
+          return true;
+        } else if constexpr (std::is_same_v<B, ev::ReassignmentCompleted> || std::is_same_v<B, ev::ReassignmentCancelled>) {
+          PartitionView& p = partition_of(b.topic, b.partition);
+          p.replicas = b.replicas;
+          p.adding.clear();
+          p.removing.clear();
           return true;
         } else if constexpr (std::is_same_v<B, ev::TopicCreated>) {
           if (b.replicas)

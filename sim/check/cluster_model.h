@@ -68,6 +68,10 @@ struct LeaderView {
 
 struct PartitionView {
   IntList replicas;  // the assignment, in preference order (empty until topic_created)
+  // A reassignment in progress (reassignment_started until completed or cancelled): replicas then
+  // lists the target's replicas and the original's; these are the ones being added and removed.
+  IntList adding;
+  IntList removing;
   // As the controller wrote it (leader_change, partition_offline), with the ISR its leader wrote
   // since (isr_change of that epoch): what Kafka's metadata says.
   LeaderView written;
@@ -125,7 +129,8 @@ class ClusterModel {
   const std::map<PartitionKey, PartitionView>& partitions() const { return partitions_; }
   const ReplicaLog* replica(int32_t broker, const PartitionKey& tp) const;
   const std::map<std::pair<int32_t, PartitionKey>, ReplicaLog>& replicas() const { return replicas_; }
-  // Does the replica hold exactly this batch (same base offset and CRC)?
+  // Does the replica hold exactly this batch (same base offset, and the CRC or, for a batch the
+  // leader rewrote on append (batch_rewritten), the CRC the producer sent)?
   bool holds(int32_t broker, const PartitionKey& tp, int64_t base_offset, int64_t crc) const;
   // The topic's non-default configs (from its config znode).
   const std::map<std::string, std::map<std::string, std::string>>& topic_configs() const { return topic_configs_; }
@@ -150,6 +155,8 @@ class ClusterModel {
   std::map<std::pair<int32_t, PartitionKey>, ReplicaLog> replicas_;
   std::map<std::string, std::map<std::string, std::string>> topic_configs_;
   std::map<std::string, GroupView> groups_;
+  // (partition, stored CRC) -> the CRCs of the produced batches a leader stored as it (batch_rewritten).
+  std::map<std::pair<PartitionKey, int64_t>, std::set<int64_t>> produced_crcs_;
 };
 
 // "orders-0"

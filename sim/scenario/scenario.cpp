@@ -59,7 +59,8 @@ const std::vector<FaultKind>& fault_kinds() {
       FaultKind::kCrash,     FaultKind::kRestart, FaultKind::kPowerLoss, FaultKind::kPause,   FaultKind::kResume,
       FaultKind::kShutdown,  FaultKind::kIsolate, FaultKind::kPartition, FaultKind::kHeal,    FaultKind::kClog,
       FaultKind::kLatency,   FaultKind::kDiskCorrupt, FaultKind::kSetConfig, FaultKind::kIntercept,
-      FaultKind::kDiskFull,  FaultKind::kIoError, FaultKind::kDiskFree};
+      FaultKind::kDiskFull,  FaultKind::kIoError, FaultKind::kDiskFree,
+      FaultKind::kReassign};
   return kinds;
 }
 
@@ -82,6 +83,7 @@ const char* fault_kind_name(FaultKind kind) {
     case FaultKind::kDiskFull: return "disk-full";
     case FaultKind::kIoError: return "io-error";
     case FaultKind::kDiskFree: return "disk-free";
+    case FaultKind::kReassign: return "reassign";
   }
   return "?";
 }
@@ -134,6 +136,8 @@ std::string FaultAction::describe() const {
   } else if (kind == FaultKind::kSetConfig) {
     s += " " + list_text(topics.empty() ? targets : topics);
     for (const auto& [k, v] : config) s += " " + k + "=" + v;
+  } else if (kind == FaultKind::kReassign) {
+    s += " " + partition + " to " + list_text(targets);
   } else if (kind == FaultKind::kIntercept) {
     const Intercept& i = intercept;
     s += std::string(i.response ? " response " : " request ") + i.api;

@@ -101,6 +101,7 @@ enum class FaultKind {
   kDiskFull,
   kIoError,
   kDiskFree,
+  kReassign,
 };
 const std::vector<FaultKind>& fault_kinds();  // every kind, in the order above
 const char* fault_kind_name(FaultKind kind);  // "crash", "power-loss", "set-config", ...
@@ -190,6 +191,9 @@ struct FaultAction {
   // `until:` a trigger fires, and an intercept acts on messages, only until then.
   std::optional<Time> until;
   Intercept intercept;  // kIntercept
+  // reassign: this partition ("orders-0") moves to the brokers of `targets` (names or roles), in
+  // that order, as kafka-reassign-partitions --execute (AlterPartitionReassignments to the controller).
+  std::string partition;
   int line = 0;  // in the file it came from (0: added by a user or a generator)
   // Filled when it fires: the nodes it hit, by name, in the order they were hit.
   std::vector<std::string> resolved;

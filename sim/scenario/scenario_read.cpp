@@ -1,6 +1,7 @@
 // Reading scenario files (docs/scenarios.md is the reference for the keys): each section of the
 // file has its reader, and every error names file, line and key (sim/scenario/yaml_reader.h).
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -244,6 +245,15 @@ void read_fault_operand(const YAML::Node& v, const std::string& vkey, FaultActio
       f.jitter = v["jitter"] ? R::duration(v["jitter"], vkey + ".jitter") : Duration{0};
       return;
     case FaultKind::kSetConfig: read_set_config(v, vkey, f); return;
+    case FaultKind::kReassign: {
+      const char* usage = "reassign: {partition: orders-0, replicas: [broker-2, broker-3, broker-4]}";
+      if (!v.IsMap()) R::fail(v, vkey, usage);
+      R::check_keys(v, vkey, {"partition", "replicas"});
+      if (!v["partition"] || !v["replicas"]) R::fail(v, vkey, usage);
+      f.partition = R::scalar(v["partition"], vkey + ".partition");
+      f.targets = R::strings(v["replicas"], vkey + ".replicas");
+      return;
+    }
     case FaultKind::kIntercept: {
       const char* usage = "intercept: {request: Fetch, from: broker-2, to: broker-1, action: drop}";
       if (!v.IsMap()) R::fail(v, vkey, usage);
@@ -386,6 +396,15 @@ void check_fault_targets(const YAML::Node& n, const std::string& key, const Faul
   if (f.kind == FaultKind::kIntercept) {
     for (const auto& t : f.intercept.from) check_target(v["from"], vkey + ".from", t, names, false);
     for (const auto& t : f.intercept.to) check_target(v["to"], vkey + ".to", t, names, false);
+  }
+  if (f.kind == FaultKind::kReassign) {
+    const auto dash = f.partition.rfind('-');
+    const std::string topic = dash == std::string::npos ? "" : f.partition.substr(0, dash);
+    char* end = nullptr;
+    const long index = dash == std::string::npos ? -1 : std::strtol(f.partition.c_str() + dash + 1, &end, 10);
+    auto it = names.partitions.find(topic);
+    if (it == names.partitions.end() || index < 0 || *end != '\0' || index >= it->second)
+      R::fail(v["partition"], vkey + ".partition", "no partition '" + f.partition + "' of a topic under topics:");
   }
   if (f.kind == FaultKind::kSetConfig) {
     for (const auto& t : f.topics)

@@ -445,6 +445,7 @@ void ScenarioRun::apply(const FaultAction& a, const Hit& hit) {
       for (NodeId n : hit.nodes) sim_->free_disk(n);
       return;
     case FaultKind::kSetConfig: return set_config(a, hit.nodes);
+    case FaultKind::kReassign: return reassign(a, hit.nodes);
     case FaultKind::kPartition:
     case FaultKind::kHeal: return apply_cut(a, hit);
     case FaultKind::kClog:
@@ -561,6 +562,36 @@ void ScenarioRun::set_config(const FaultAction& a, const std::vector<NodeId>& hi
                     "set-config " + topic + " via " + name_of(*via) + " failed: " + protocol::error_name(code) + " " + msg);
     });
   }
+}
+
+void ScenarioRun::reassign(const FaultAction& a, const std::vector<NodeId>& hit) {
+  const std::string what = "reassign " + a.partition;
+  const auto dash = a.partition.rfind('-');
+  const TopicPartition tp{a.partition.substr(0, dash), static_cast<int32_t>(std::strtol(a.partition.c_str() + dash + 1, nullptr, 10))};
+  std::vector<int32_t> replicas;
+  for (NodeId n : hit) {
+    if (!cluster_->broker(n.value)) {
+      timeline_.add(sim_->now(), "fault", what + ": " + name_of(n) + " is not a broker");
+      return;
+    }
+    replicas.push_back(n.value);
+  }
+  const std::optional<int32_t> controller = cluster_->controller();
+  broker::Broker* b = controller ? cluster_->broker(*controller) : nullptr;
+  if (!b || !b->controller().is_active()) {
+    timeline_.add(sim_->now(), "fault", what + ": no active controller to take it");
+    return;
+  }
+  broker::Controller::ReassignmentTargets targets;
+  targets[tp] = replicas;
+  b->controller().alter_partition_reassignments(
+      std::move(targets), [this, what](protocol::ErrorCode code, broker::Controller::PartitionResults results) {
+        if (code != protocol::ErrorCode::NONE)
+          timeline_.add(sim_->now(), "fault", what + " failed: " + protocol::error_name(code));
+        for (const auto& [moved, r] : results)
+          if (r.error != protocol::ErrorCode::NONE)
+            timeline_.add(sim_->now(), "fault", what + " failed: " + protocol::error_name(r.error) + " " + r.message);
+      });
 }
 
 void ScenarioRun::apply(const FaultAction& a) { (void)try_apply(a); }

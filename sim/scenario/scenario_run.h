@@ -128,6 +128,8 @@ class ScenarioRun {
   void apply_latency(const FaultAction& a, const Hit& hit);
   Status check_set_config(const FaultAction& a, const std::vector<NodeId>& hit) const;
   void set_config(const FaultAction& a, const std::vector<NodeId>& hit);
+  // reassign: AlterPartitionReassignments of a.partition to the brokers hit, through the controller.
+  void reassign(const FaultAction& a, const std::vector<NodeId>& hit);
   std::optional<NodeId> config_broker();  // the broker a topic set-config goes through
   void finish();
   // Triggered faults (`when:`): armed at their `at`, fired (after their delay) by matches.

@@ -142,6 +142,11 @@ void emit_faults(YAML::Emitter& out, const std::vector<FaultAction>& faults) {
       else
         out << YAML::Key << "writes" << YAML::Value << f.writes;
       out << YAML::EndMap;
+    } else if (f.kind == FaultKind::kReassign) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "partition" << YAML::Value << f.partition << YAML::Key
+          << "replicas" << YAML::Value;
+      emit_list(out, f.targets);
+      out << YAML::EndMap;
     } else if (f.kind == FaultKind::kDiskCorrupt && !f.path.empty()) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "target" << YAML::Value;
       emit_list(out, f.targets);

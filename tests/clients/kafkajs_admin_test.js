@@ -3,20 +3,11 @@
 // that go with a group), with the errors Kafka gives.
 //   node kafkajs_admin_test.js HOST:PORT[,...]
 'use strict';
-const { Kafka, logLevel } = require('kafkajs');
+const { logLevel } = require('kafkajs');
+const { makeKafka, check, run } = require('./kafkajs_common');
 
-const brokers = process.argv[2].split(',');
-const kafka = new Kafka({ clientId: 'gregor-kafkajs-admin', brokers, logLevel: logLevel.NOTHING, retry: { retries: 5 } });
+const kafka = makeKafka('gregor-kafkajs-admin', process.argv[2], logLevel.NOTHING, 5);
 const topic = 'js-admin';
-
-const watchdog = setTimeout(() => {
-  console.error('FAIL: kafkajs admin test did not finish within 110 s');
-  process.exit(1);
-}, 110000);
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
 
 async function main() {
   const admin = kafka.admin();
@@ -71,10 +62,4 @@ async function main() {
   await admin.disconnect();
 }
 
-main().then(() => {
-  clearTimeout(watchdog);
-  console.log('PASS');
-}).catch((e) => {
-  console.error('FAIL:', e);
-  process.exit(1);
-});
+run('kafkajs admin test', main);

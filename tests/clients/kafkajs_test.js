@@ -7,24 +7,16 @@
 //     a new process, same group: it must resume from the commits and get exactly the other 40.
 'use strict';
 const fs = require('fs');
-const { Kafka, logLevel, ConfigResourceTypes } = require('kafkajs');
+const { logLevel, ConfigResourceTypes } = require('kafkajs');
+const { makeKafka, check, run } = require('./kafkajs_common');
 
 const phase = process.argv[2];
-const brokers = process.argv[3].split(',');
 const stateFile = process.argv[4];
-const kafka = new Kafka({ clientId: 'gregor-kafkajs-test', brokers, logLevel: logLevel.WARN, retry: { retries: 10 } });
+const kafka = makeKafka('gregor-kafkajs-test', process.argv[3], logLevel.WARN, 10);
 const topic = 'js-orders';
 const total = 100;
 const firstRun = 60;
 
-const watchdog = setTimeout(() => {
-  console.error('FAIL: kafkajs test did not finish within 110 s');
-  process.exit(1);
-}, 110000);
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
 
 // Consumes as group `groupId` until `want` records were processed, committing each one's offset+1
 // after processing it; records beyond `want` are left uncommitted for the next member.
@@ -126,14 +118,4 @@ async function resume() {
 
 const main = phase === 'first' ? first : phase === 'resume' ? resume : () => Promise.reject(new Error(`unknown phase ${phase}`));
 
-main().then(
-  () => {
-    clearTimeout(watchdog);
-    console.log('PASS');
-    process.exit(0);
-  },
-  (e) => {
-    console.error('FAIL:', e && e.stack ? e.stack : e);
-    process.exit(1);
-  },
-);
+run('kafkajs test', main);

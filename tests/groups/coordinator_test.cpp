@@ -21,19 +21,7 @@ using protocol::ErrorCode;
 
 namespace {
 
-
-protocol::JoinGroupRequest join_request(const std::string& group, const std::string& member, std::vector<std::string> topics) {
-  protocol::JoinGroupRequest req;
-  req.group_id = group;
-  req.session_timeout_ms = 10000;
-  req.rebalance_timeout_ms = 10000;
-  req.member_id = member;
-  req.protocol_type = "consumer";
-  protocol::Subscription s;
-  s.topics = std::move(topics);
-  req.protocols.push_back({"range", protocol::encode_subscription(s)});
-  return req;
-}
+using test::join_request;
 
 template <typename Req, typename Resp>
 std::optional<Resp> until_ok(test::GroupFixture& f, int32_t broker, const Req& req, int16_t version) {

@@ -67,15 +67,8 @@ TEST_CASE("DeleteGroups deletes an empty group with its offsets, refuses unknown
   // A group with a member.
   const int32_t c2 = coordinator_of(f, "busy-group");
   REQUIRE(c2 > 0);
-  protocol::JoinGroupRequest join;
-  join.group_id = "busy-group";
-  join.session_timeout_ms = 30000;
-  join.rebalance_timeout_ms = 30000;
-  join.protocol_type = "consumer";
-  protocol::Subscription s;
-  s.topics = {"orders"};
-  join.protocols.push_back({"range", protocol::encode_subscription(s)});
-  auto joined = f.call<protocol::JoinGroupRequest, protocol::JoinGroupResponse>(c2, join, 3);
+  auto joined = f.call<protocol::JoinGroupRequest, protocol::JoinGroupResponse>(
+      c2, test::join_request("busy-group", "", {"orders"}, 30000), 3);
   REQUIRE(joined);
   REQUIRE(joined->error_code == ErrorCode::NONE);
   protocol::SyncGroupRequest sync;

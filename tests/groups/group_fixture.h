@@ -11,9 +11,11 @@
 #include "engine/client/consumer_node.h"
 #include "engine/client/producer_node.h"
 #include "engine/client/transactional_sink.h"
+#include "engine/protocol/consumer_protocol.h"
 #include "engine/protocol/create_topics.h"
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/find_coordinator.h"
+#include "engine/protocol/join_group.h"
 #include "sim/check/checkers.h"
 #include "sim/check/consume_checkers.h"
 #include "sim/cluster.h"
@@ -200,6 +202,21 @@ struct GroupFixture {
     return c->violation() ? &*c->violation() : nullptr;
   }
 };
+
+// A consumer's JoinGroup (protocol type consumer, the range assignor) subscribing to `topics`.
+inline protocol::JoinGroupRequest join_request(const std::string& group, const std::string& member,
+                                               std::vector<std::string> topics, int32_t timeouts_ms = 10000) {
+  protocol::JoinGroupRequest req;
+  req.group_id = group;
+  req.session_timeout_ms = timeouts_ms;
+  req.rebalance_timeout_ms = timeouts_ms;
+  req.member_id = member;
+  req.protocol_type = "consumer";
+  protocol::Subscription s;
+  s.topics = std::move(topics);
+  req.protocols.push_back({"range", protocol::encode_subscription(s)});
+  return req;
+}
 
 // Asks any broker until the coordinator is known (the first ask creates __consumer_offsets).
 inline int32_t find_coordinator(GroupFixture& f, const std::string& group, int* attempts = nullptr) {

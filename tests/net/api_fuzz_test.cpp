@@ -40,7 +40,8 @@ using AllRequests =
                protocol::DescribeConfigsRequest, protocol::AlterConfigsRequest, protocol::IncrementalAlterConfigsRequest,
                protocol::DeleteRecordsRequest, protocol::DescribeLogDirsRequest, protocol::CreatePartitionsRequest,
                protocol::DeleteGroupsRequest, protocol::ElectLeadersRequest, protocol::OffsetDeleteRequest,
-               protocol::DescribeClusterRequest>;
+               protocol::DescribeClusterRequest, protocol::AlterPartitionReassignmentsRequest,
+               protocol::ListPartitionReassignmentsRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>

@@ -713,6 +713,41 @@ ElectLeadersResponse elect_leaders_response(int16_t v) {
                             {.partition_id = 3, .error_code = ErrorCode::ELECTION_NOT_NEEDED, .error_message = "not needed"}}}};
   return m;
 }
+AlterPartitionReassignmentsRequest alter_partition_reassignments_request(int16_t) {
+  AlterPartitionReassignmentsRequest m;
+  m.timeout_ms = 30000;
+  m.topics = {{.name = "t1",
+               .partitions = {{.partition_index = 0, .replicas = std::vector<int32_t>{2, 3, 4}},
+                              {.partition_index = 1, .replicas = std::nullopt}}}};
+  return m;
+}
+AlterPartitionReassignmentsResponse alter_partition_reassignments_response(int16_t) {
+  AlterPartitionReassignmentsResponse m;
+  m.throttle_time_ms = 9;
+  m.error_code = ErrorCode::NONE;
+  m.error_message = std::nullopt;
+  m.responses = {{.name = "t1",
+                  .partitions = {{.partition_index = 0, .error_code = ErrorCode::NONE, .error_message = std::nullopt},
+                                 {.partition_index = 1,
+                                  .error_code = ErrorCode::NO_REASSIGNMENT_IN_PROGRESS,
+                                  .error_message = "No ongoing reassignment"}}}};
+  return m;
+}
+ListPartitionReassignmentsRequest list_partition_reassignments_request(int16_t) {
+  ListPartitionReassignmentsRequest m;
+  m.timeout_ms = 30000;
+  m.topics = std::vector<ListPartitionReassignmentsRequest::ListPartitionReassignmentsTopics>{
+      {.name = "t1", .partition_indexes = {0, 2}}};
+  return m;
+}
+ListPartitionReassignmentsResponse list_partition_reassignments_response(int16_t) {
+  ListPartitionReassignmentsResponse m;
+  m.throttle_time_ms = 10;
+  m.error_code = ErrorCode::NONE;
+  m.topics = {{.name = "t1",
+               .partitions = {{.partition_index = 0, .replicas = {2, 3, 4, 1}, .adding_replicas = {4}, .removing_replicas = {1}}}}};
+  return m;
+}
 OffsetDeleteRequest offset_delete_request(int16_t) {
   OffsetDeleteRequest m;
   m.group_id = "g1";

@@ -5,6 +5,7 @@
 
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/alter_configs.h"
+#include "engine/protocol/alter_partition_reassignments.h"
 #include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/api_versions.h"
 #include "engine/protocol/controlled_shutdown.h"
@@ -28,6 +29,7 @@
 #include "engine/protocol/leave_group.h"
 #include "engine/protocol/list_groups.h"
 #include "engine/protocol/list_offsets.h"
+#include "engine/protocol/list_partition_reassignments.h"
 #include "engine/protocol/metadata.h"
 #include "engine/protocol/offset_commit.h"
 #include "engine/protocol/offset_delete.h"
@@ -70,6 +72,8 @@
   X(CREATE_PARTITIONS, CreatePartitionsRequest, create_partitions)             \
   X(DELETE_GROUPS, DeleteGroupsRequest, delete_groups)                         \
   X(ELECT_LEADERS, ElectLeadersRequest, elect_leaders)                         \
+  X(ALTER_PARTITION_REASSIGNMENTS, AlterPartitionReassignmentsRequest, alter_partition_reassignments) \
+  X(LIST_PARTITION_REASSIGNMENTS, ListPartitionReassignmentsRequest, list_partition_reassignments) \
   X(OFFSET_DELETE, OffsetDeleteRequest, offset_delete)                         \
   X(DESCRIBE_CLUSTER, DescribeClusterRequest, describe_cluster)                \
   X(SASL_HANDSHAKE, SaslHandshakeRequest, sasl_handshake)                      \
