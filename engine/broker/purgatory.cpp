@@ -1,5 +1,7 @@
 #include "engine/broker/purgatory.h"
 
+#include <algorithm>
+
 namespace gregor::broker {
 
 Purgatory::~Purgatory() {
@@ -10,7 +12,10 @@ void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<TopicPar
   const uint64_t id = next_id_++;
   Entry& e = ops_[id];
   e.op = std::move(op);
-  e.keys = std::move(keys);
+  // Each key once: a request may name a partition twice (two markers of one WriteTxnMarkers, or a
+  // Produce listing it twice), and remove() drops the watcher of each key once.
+  for (const auto& tp : keys)
+    if (std::find(e.keys.begin(), e.keys.end(), tp) == e.keys.end()) e.keys.push_back(tp);
   for (const auto& tp : e.keys) watchers_[tp].insert(id);
   e.timer = rt_.after(timeout, [this, id] {
     auto it = ops_.find(id);

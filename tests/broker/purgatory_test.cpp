@@ -109,3 +109,20 @@ TEST_CASE("purgatory: an operation nothing completes completes at its timeout, o
   purgatory.try_marked();  // nothing watches a any more
   CHECK(done.size() == 1);
 }
+
+TEST_CASE("purgatory: an operation naming a partition twice completes and is removed once (crashed the broker on two markers for one partition)", "[purgatory]") {
+  World w;
+  Purgatory purgatory(w.host->rt);
+  bool ready = false;
+  std::vector<std::string> done;
+  purgatory.watch(std::make_unique<Op>("twice", ready, done), {kA, kA}, Duration::millis(500));
+  ready = true;
+  purgatory.mark(kA);
+  purgatory.try_marked();
+  CHECK(done == std::vector<std::string>{"twice"});
+  CHECK(purgatory.waiting() == 0);
+  purgatory.mark(kA);
+  purgatory.try_marked();
+  w.sim.run_for(Duration::millis(600));
+  CHECK(done.size() == 1);
+}
