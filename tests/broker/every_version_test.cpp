@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cluster_fixture.h"
+#include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/protocol.h"
 
 using namespace gregor;
@@ -51,7 +52,10 @@ using AllApis = std::tuple<
     std::pair<protocol::OffsetDeleteRequest, protocol::OffsetDeleteResponse>,
     std::pair<protocol::DescribeClusterRequest, protocol::DescribeClusterResponse>,
     std::pair<protocol::AlterPartitionReassignmentsRequest, protocol::AlterPartitionReassignmentsResponse>,
-    std::pair<protocol::ListPartitionReassignmentsRequest, protocol::ListPartitionReassignmentsResponse>>;
+    std::pair<protocol::ListPartitionReassignmentsRequest, protocol::ListPartitionReassignmentsResponse>,
+    std::pair<protocol::SaslHandshakeRequest, protocol::SaslHandshakeResponse>,
+    std::pair<protocol::SaslAuthenticateRequest, protocol::SaslAuthenticateResponse>,
+    std::pair<protocol::AlterUserScramCredentialsRequest, protocol::AlterUserScramCredentialsResponse>>;
 
 // A request that a client of this version could send about topic "t" and group "g": valid at the
 // version (non-nullable fields set), reaching past the broker's first checks where it can.
@@ -152,6 +156,8 @@ Req sensible_request(int16_t version) {
     r.timeout_ms = 30000;
   }
   // DescribeLogDirs (null topics: all), DescribeCluster, ListPartitionReassignments (null: all): empty.
+  // SaslHandshake and SaslAuthenticate on a PLAINTEXT listener: ILLEGAL_SASL_STATE, as Kafka answers.
+  // AlterUserScramCredentials: empty.
   // LeaderAndIsr, StopReplica, UpdateMetadata: empty, from controller epoch 0 (stale).
   return r;
 }

@@ -15,6 +15,7 @@
 #include "engine/broker/broker.h"
 #include "engine/client/producer_node.h"
 #include "engine/coord/zk_server.h"
+#include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/protocol.h"
 #include "engine/record/batch_builder.h"
 #include "fuzz_broker_world.h"
@@ -41,7 +42,8 @@ using AllRequests =
                protocol::DeleteRecordsRequest, protocol::DescribeLogDirsRequest, protocol::CreatePartitionsRequest,
                protocol::DeleteGroupsRequest, protocol::ElectLeadersRequest, protocol::OffsetDeleteRequest,
                protocol::DescribeClusterRequest, protocol::AlterPartitionReassignmentsRequest,
-               protocol::ListPartitionReassignmentsRequest>;
+               protocol::ListPartitionReassignmentsRequest, protocol::SaslHandshakeRequest,
+               protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>
