@@ -28,6 +28,15 @@ class DelayedOperation {
   virtual bool try_complete(bool expired) = 0;
 };
 
+// The partitions a delayed operation's waits name, as Purgatory::watch takes them (it keeps each once)
+// (a Wait has a `tp`).
+template <typename Wait>
+std::vector<TopicPartition> waited_partitions(const std::vector<Wait>& waits) {
+  std::vector<TopicPartition> out;
+  for (const auto& w : waits) out.push_back(w.tp);
+  return out;
+}
+
 class Purgatory {
  public:
   explicit Purgatory(Runtime& rt) : rt_(rt) {}

@@ -125,6 +125,10 @@ void ReplicaManager::flush_all() {
     Status s = p->log().flush();
     if (!s.is_ok()) rt_.log("flush of " + tp.str() + " failed: " + s.to_string());
   }
+  write_high_watermarks();
+}
+
+void ReplicaManager::write_high_watermarks() {
   std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
   for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
   Status s = write_hw_checkpoint(disk_, hws);
@@ -141,13 +145,7 @@ void ReplicaManager::start_ticks() {
 }
 
 void ReplicaManager::checkpoint_high_watermarks() {
-  std::map<TopicPartition, int64_t> hws = checkpointed_hw_;
-  for (const auto& [tp, p] : partitions_) hws[tp] = p->high_watermark().value;
-  Status s = write_hw_checkpoint(disk_, hws);
-  if (s.is_ok())
-    checkpointed_hw_ = std::move(hws);
-  else
-    rt_.log("high watermark checkpoint failed: " + s.to_string());
+  write_high_watermarks();
   rt_.after(Duration::millis(config_.replica_high_watermark_checkpoint_interval_ms), [this] { checkpoint_high_watermarks(); });
 }
 

@@ -132,7 +132,9 @@ class ReplicaManager final : public PartitionOwner {
   void delete_partition(const TopicPartition& tp);
   void retire_log_dir(const TopicPartition& tp);
   void schedule_waiting_check();
-  void checkpoint_high_watermarks();
+  void checkpoint_high_watermarks();  // the periodic tick
+  // Writes every hosted partition's HW to the checkpoint file (remembering the ones written).
+  void write_high_watermarks();
   void shrink_isr_tick();
   void retention_tick();
 

@@ -48,11 +48,7 @@ class DelayedDeleteRecords final : public DelayedOperation {
   protocol::DeleteRecordsResponse response;
   std::vector<Wait> waits;
 
-  std::vector<TopicPartition> keys() const {
-    std::vector<TopicPartition> out;
-    for (const auto& w : waits) out.push_back(w.tp);
-    return out;
-  }
+  std::vector<TopicPartition> keys() const { return waited_partitions(waits); }
 
   bool try_complete(bool expired) override {
     bool all_done = true;
