@@ -174,6 +174,10 @@ void Controller::on_watch(const coord::WatchEvent& e) {
       queue_.enqueue("partition modifications", [this, topic](Done d) { on_partition_modification(topic, std::move(d)); });
     return;
   }
+  if (e.type == coord::WatchType::kNodeDataChanged && e.path.rfind(zk_paths::broker_ids() + "/", 0) == 0) {
+    queue_.enqueue("broker modification", [this](Done d) { on_broker_change(std::move(d)); });
+    return;
+  }
   if (e.type != coord::WatchType::kNodeChildrenChanged) return;
   if (e.path == zk_paths::broker_ids())
     queue_.enqueue("broker change", [this](Done d) { on_broker_change(std::move(d)); });
@@ -244,7 +248,9 @@ void Controller::read_registrations(std::vector<std::string> ids, std::function<
       std::move(ids),
       [this, fresh](const std::string& kid, std::function<void()> next) {
         const int32_t id = static_cast<int32_t>(std::strtol(kid.c_str(), nullptr, 10));
-        zk_.get_data(zk_paths::broker(id), false, [fresh, id, next](ZkError err, Bytes data, coord::Stat st) {
+        // With a data watch: a broker rewrites its registration when it finds a damaged replica
+        // after registering (Kafka's controller watches each broker znode, BrokerModifications).
+        zk_.get_data(zk_paths::broker(id), true, [fresh, id, next](ZkError err, Bytes data, coord::Stat st) {
           if (err == ZkError::kOk) {
             auto reg = BrokerRegistration::decode(id, as_view(data));
             if (reg) (*fresh)[id] = {*reg, st.czxid};
@@ -287,7 +293,25 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests).
     if (const ListenerEndpoint* e = inter_broker_endpoint(reg)) rt_.learn_address(NodeId{id}, e->host, e->port);
   }
-  if (dead.empty() && added.empty()) return done();
+  // A live broker that registered more damaged replicas since (it found them when it opened their
+  // logs after registering): they leave the ISR and may not lead, as if registered at startup.
+  bool damage_found = false;
+  for (const auto& [id, entry] : fresh) {
+    if (added.count(id) || !context_.live.count(id)) continue;
+    const std::vector<TopicPartition> before = context_.live[id].damaged_replicas;
+    context_.live[id] = entry.first;
+    for (const auto& tp : entry.first.damaged_replicas) {
+      if (std::find(before.begin(), before.end(), tp) != before.end()) continue;  // known (or cleared since)
+      if (!context_.damaged[id].insert(tp).second) continue;
+      damage_found = true;
+      rt_.log("broker " + std::to_string(id) + " reported its replica of " + tp.str() +
+              " as damaged: it leaves the ISR and may not lead until it has caught up");
+    }
+  }
+  if (dead.empty() && added.empty()) {
+    if (!damage_found) return done();
+    return write_changes(elect_offline("replica_damaged"), done);
+  }
   propagation_waits_.check();  // a dead broker is no longer waited for
   auto ids = [](const std::set<int32_t>& s) { return IntList(s.begin(), s.end()); };
   rt_.emit(ev::BrokerChange{.live = ids(context_.live_ids()), .dead = ids(dead), .added = ids(added)});

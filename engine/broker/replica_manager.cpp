@@ -113,6 +113,7 @@ void ReplicaManager::mark_damaged(const TopicPartition& tp, const log::RecoveryR
 
 void ReplicaManager::clear_damage(const TopicPartition& tp, int32_t leader_epoch, const char* reason) {
   if (!damaged_.erase(tp)) return;
+  late_damage_.erase(tp);
   Status s = disk_.remove(damaged_path(tp));
   if (!s.is_ok() && s.code() != StatusCode::kNotFound) rt_.log("cannot remove " + damaged_path(tp) + ": " + s.to_string());
   rt_.log("replica " + tp.str() + " is no longer damaged (" + reason + ")");
@@ -184,7 +185,13 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   log::OpenOptions options;
   options.repair_corruption = true;
   auto lg = log::Log::load(disk_, tp.str(), tc.log_config(), rt_.now(), &report, options);
-  if (lg && report.damaged && !damaged_.count(tp)) mark_damaged(tp, report);
+  if (lg && report.damaged && !damaged_.count(tp)) {
+    mark_damaged(tp, report);
+    if (broker_epoch_source_ && broker_epoch_source_() >= 0) {
+      late_damage_[tp] = -1;
+      if (damage_listener_) damage_listener_();  // the registration now names it
+    }
+  }
   if (!lg) {
     rt_.log("cannot open log " + tp.str() + ": " + lg.status().to_string());
     rt_.emit(ev::LogError{.topic = tp.topic, .partition = tp.partition, .error = lg.status().to_string()});
@@ -264,7 +271,11 @@ ErrorCode ReplicaManager::become(const TopicPartition& tp, const Uuid& topic_id,
     // request naming an older registration (its ephemeral znode outlives a crash until the session
     // expires) or sent before this broker registered proves nothing, and must not make it a leader.
     const int64_t mine = broker_epoch_source_ ? broker_epoch_source_() : -1;
-    const bool knows_damage = mine >= 0 && broker_epoch == mine;
+    bool knows_damage = mine >= 0 && broker_epoch == mine;
+    if (auto late = late_damage_.find(tp); late != late_damage_.end()) {
+      if (late->second < 0) late->second = ps.leader_epoch;
+      if (ps.leader_epoch <= late->second) knows_damage = false;  // sent before the damage was reported
+    }
     if (!knows_damage) {
       if (ps.leader == config_.broker_id) {
         rt_.log("refusing leadership of damaged replica " + tp.str() + " from a controller that has not seen its registration");
@@ -357,6 +368,7 @@ void ReplicaManager::delete_partition(const TopicPartition& tp) {
   checkpointed_hw_.erase(tp);
   topic_ids_.erase(tp);
   retire_log_dir(tp);  // the damage mark goes with the data
+  late_damage_.erase(tp);
   if (damaged_.erase(tp) && damage_listener_) damage_listener_();
 }
 

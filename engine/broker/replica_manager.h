@@ -154,6 +154,11 @@ class ReplicaManager final : public PartitionOwner {
   bool waiting_check_scheduled_ = false;
   ProgressListener progress_listener_;
   std::set<TopicPartition> damaged_;
+  // Damage found after this broker registered (a log opened at its first LeaderAndIsr, corrupted
+  // after the startup check): the registration is rewritten to report it, and until a controller
+  // has acted on that (a leader epoch above the one of the request that found it; -1 while not yet
+  // seen) no request makes the replica a leader.
+  std::map<TopicPartition, int32_t> late_damage_;
   std::function<void()> damage_listener_;
   std::function<int64_t()> broker_epoch_source_;
 };
