@@ -58,10 +58,8 @@ async function main() {
   const { filterResponses } = await admin.deleteAcls({
     filters: [{
       resourceType: AclResourceTypes.TOPIC,
-      resourceName: null,
       resourcePatternType: ResourcePatternTypes.ANY,
       principal: 'User:carol',
-      host: null,
       operation: AclOperationTypes.ANY,
       permissionType: AclPermissionTypes.ANY,
     }],
