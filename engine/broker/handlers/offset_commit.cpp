@@ -27,9 +27,9 @@ void handle_offset_commit(HandlerContext& ctx, const Request& req, protocol::Off
     for (const auto& p : t.partitions) rt.partitions.push_back({p.partition_index, code});
     refused.topics.push_back(std::move(rt));
   }
-  if (refused.topics.empty()) return ctx.groups.offset_commit(request, ctx.channel.responder<Response>(req));
-  if (allowed.empty()) return ctx.channel.respond(req, refused);
   request.topics = std::move(allowed);
+  if (refused.topics.empty()) return ctx.groups.offset_commit(request, ctx.channel.responder<Response>(req));
+  if (request.topics.empty()) return ctx.channel.respond(req, refused);
   auto respond = ctx.channel.responder<Response>(req);
   ctx.groups.offset_commit(request, [respond, refused](const Response& r) {
     Response merged = r;
