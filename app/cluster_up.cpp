@@ -158,7 +158,10 @@ int cmd_cluster(const Args& args) {
       "refused. Without it each broker has one PLAINTEXT listener.\n"
       "--sasl is --separate-listeners with CLIENT a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256,\n"
       "SCRAM-SHA-512): give PLAIN users with --config sasl.plain.users=alice:secret,... and SCRAM users\n"
-      "with `gregor configs --entity-type users`. Brokers talk PLAINTEXT on REPLICATION.\n\noptions");
+      "with `gregor configs --entity-type users`. Brokers talk PLAINTEXT on REPLICATION.\n"
+      "ACLs: --config authorizer.class.name=kafka.security.authorizer.AclAuthorizer\n"
+      "--config 'super.users=User:admin;User:ANONYMOUS' (brokers and PLAINTEXT clients are User:ANONYMOUS),\n"
+      "then `gregor acls` over a PLAINTEXT listener.\n\noptions");
   std::string action, dir, host = "127.0.0.1", zookeeper_connect;
   int brokers = 3;
   int port_base = 19092;

@@ -20,6 +20,7 @@ const std::vector<Command>& commands() {
       {"produce", "produce lines from stdin to a topic (kafka-console-producer)", cmd_produce},
       {"consume", "consume a topic to stdout (kafka-console-consumer)", cmd_consume},
       {"configs", "describe and change topic configs of a real-socket cluster (kafka-configs)", cmd_configs},
+      {"acls", "add, remove and list ACLs of a real-socket cluster with an authorizer (kafka-acls)", cmd_acls},
       {"groups", "describe a consumer group's offsets and lag (kafka-consumer-groups)", cmd_groups},
       {"delete-records", "delete a partition's records below an offset (kafka-delete-records)", cmd_delete_records},
       {"leader-election", "preferred or unclean leader election (kafka-leader-election)", cmd_leader_election},

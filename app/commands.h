@@ -35,6 +35,8 @@ int cmd_produce(const Args& args);
 int cmd_consume(const Args& args);
 int cmd_groups(const Args& args);
 int cmd_configs(const Args& args);
+// kafka-acls (app/acls.cpp).
+int cmd_acls(const Args& args);
 // kafka-delete-records, kafka-leader-election, kafka-reassign-partitions (app/admin_commands.cpp).
 int cmd_delete_records(const Args& args);
 int cmd_leader_election(const Args& args);

@@ -40,8 +40,9 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       group_coordinator_(rt, config_, group_host_),
       channel_(rt, [this](NodeId from, Bytes frame) { dispatch_request(handlers_, from, std::move(frame)); }),
       sasl_(rt, config_, channel_, zk_),
+      authorizer_(rt, config_, zk_),
       handlers_{rt,     config_,      channel_, replicas_,          metadata_, controller_,
-                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_} {
+                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_, authorizer_} {
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
   });
@@ -144,6 +145,7 @@ void Broker::register_broker() {
       rt_.emit(ev::BrokerRegister{.broker = config_.broker_id});
       controller_.elect();
       config_changes_.on_change();
+      authorizer_.start();
       return;
     }
     // NodeExists: our previous session's registration has not expired yet. Try again shortly.
@@ -155,6 +157,7 @@ void Broker::register_broker() {
 
 void Broker::on_watch(const coord::WatchEvent& e) {
   if (e.path == zk_paths::config_changes() && e.type == coord::WatchType::kNodeChildrenChanged) return config_changes_.on_change();
+  if (authorizer_.on_watch(e)) return;
   controller_.on_watch(e);
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "engine/broker/admin_manager.h"
+#include "engine/broker/authorizer.h"
 #include "engine/broker/broker_config.h"
 #include "engine/broker/config_change_listener.h"
 #include "engine/broker/controller.h"
@@ -85,6 +86,7 @@ class Broker final : public Node {
   // The cluster id from /cluster/id (Kafka's Uuid string); empty until read.
   const std::string& cluster_id() const { return cluster_id_; }
   coord::ZkClient& zk() { return zk_; }
+  const Authorizer& authorizer() const { return authorizer_; }
   group::GroupCoordinator& group_coordinator() { return group_coordinator_; }
   const group::GroupCoordinator& group_coordinator() const { return group_coordinator_; }
 
@@ -122,6 +124,7 @@ class Broker final : public Node {
   std::string cluster_id_;
   RequestChannel channel_;
   SaslAuthenticator sasl_;
+  Authorizer authorizer_;
   HandlerContext handlers_;
   bool registered_ = false;
   int64_t registration_time_ms_ = 0;

@@ -142,6 +142,13 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
              "GSSAPI, is not served).");
     d.define("sasl.plain.users", &BrokerConfig::sasl_plain_users, {},
              "Gregor's PLAIN user list, user:password,... (Kafka sets these in a JAAS config). Sensitive.");
+    d.define("authorizer.class.name", &BrokerConfig::authorizer_class_name, {},
+             "Any non-empty name (Kafka's kafka.security.authorizer.AclAuthorizer) turns authorization by ACLs on: "
+             "ACLs in zk /kafka-acl, checked on every request; empty: no authorization.");
+    d.define("super.users", &BrokerConfig::super_users, {},
+             "Principals allowed everything whatever the ACLs say, separated by ';' (User:admin;User:ANONYMOUS).");
+    d.define("allow.everyone.if.no.acl.found", &BrokerConfig::allow_everyone_if_no_acl_found,
+             "With the authorizer on: a resource without any ACL is open to everyone (true) or to super users only.");
     d.define("connection.failed.authentication.delay.ms", &BrokerConfig::connection_failed_authentication_delay_ms,
              at_least(0), "How long after a failed SASL authentication's answer the broker closes the connection.");
     d.define("socket.request.max.bytes", &BrokerConfig::socket_request_max_bytes, at_least(1),

@@ -102,6 +102,11 @@ struct BrokerConfig : group::GroupConfig {
   // described.
   std::string sasl_plain_users;
   int64_t connection_failed_authentication_delay_ms = 100;
+  // Authorization (engine/broker/authorizer.h): any non-empty authorizer.class.name (Kafka's
+  // kafka.security.authorizer.AclAuthorizer) turns ACLs on; super.users is "User:alice;User:bob".
+  std::string authorizer_class_name;
+  std::string super_users;
+  bool allow_everyone_if_no_acl_found = false;
   TruncationMode replication_truncation = TruncationMode::kLeaderEpoch;
   bool truncate_on_leader_change_only = false;  // gregor.kafka7164.truncate.on.leader.change.only
 

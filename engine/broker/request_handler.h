@@ -12,6 +12,7 @@
 #pragma once
 
 #include "engine/broker/admin_manager.h"
+#include "engine/broker/authorizer.h"
 #include "engine/broker/broker_config.h"
 #include "engine/broker/controller.h"
 #include "engine/broker/metadata_cache.h"
@@ -35,7 +36,18 @@ struct HandlerContext {
   ProducerIdManager& producer_ids;
   const std::string& cluster_id;  // /cluster/id; empty until read
   SaslAuthenticator& sasl;        // authentication on SASL listeners; each connection's principal
+  Authorizer& authorizer;         // ACLs (authorizer.class.name); allows everything when off
 };
+
+// Whether the request's principal (its connection's: User:<name> or User:ANONYMOUS), from its
+// client's address, may do operation on the resource, as KafkaApis asks the authorizer. Always
+// true with no authorizer. A denial is traced (authorization_denied) unless trace_denial is false
+// (Kafka's logIfDenied: listing only what may be seen is no denial worth a line).
+bool authorize(HandlerContext& ctx, const Request& req, AclOperation operation, AclResourceType type,
+               const std::string& name, bool trace_denial = true);
+inline bool authorize_cluster(HandlerContext& ctx, const Request& req, AclOperation operation) {
+  return authorize(ctx, req, operation, AclResourceType::kCluster, kClusterResourceName);
+}
 
 // A controller request naming an older registration of this broker was refused (KIP-380).
 inline void emit_stale_broker_epoch(HandlerContext& ctx, const char* api, int64_t epoch_in_request) {
@@ -46,12 +58,17 @@ inline void emit_stale_broker_epoch(HandlerContext& ctx, const char* api, int64_
 // Controller requests (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown) are served
 // only on the inter-broker and control-plane listeners (BrokerConfig::serves_controller_requests):
 // one that arrives on another listener, a client's, is answered CLUSTER_AUTHORIZATION_FAILED and
-// changes nothing (not even the controller epoch this broker knows). True when it was refused.
+// changes nothing (not even the controller epoch this broker knows). With an authorizer, the
+// principal must also have ClusterAction on the cluster (Kafka's rule), else likewise refused.
+// True when it was refused.
 template <typename Response>
 bool refuse_controller_request_on_client_listener(HandlerContext& ctx, const Request& req, const char* api) {
   const std::string listener = ctx.rt.listener_name(req.from);
-  if (ctx.config.serves_controller_requests(listener)) return false;
-  ctx.rt.emit(ev::ControllerRequestRefused{.api = api, .listener = listener});
+  if (ctx.config.serves_controller_requests(listener)) {
+    if (authorize_cluster(ctx, req, AclOperation::kClusterAction)) return false;
+  } else {
+    ctx.rt.emit(ev::ControllerRequestRefused{.api = api, .listener = listener});
+  }
   Response resp;
   resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
   ctx.channel.respond(req, resp);

@@ -312,6 +312,22 @@ struct ControllerRequestRefused {
   std::string listener;  // the listener it came on
   GREGOR_TRACE_FIELDS(api, listener)
 };
+struct AuthorizationDenied {
+  GREGOR_TRACE_EVENT(AuthorizationDenied, "authorization_denied");
+  std::string api;
+  std::string principal;      // User:<name>
+  std::string host;           // the client's address ("" in the simulator)
+  std::string operation;      // Kafka's AclOperation name: Read, Write, Describe, ClusterAction, ...
+  std::string resource_type;  // Topic, Group, Cluster, TransactionalId
+  std::string resource;       // its name (kafka-cluster for the cluster)
+  GREGOR_TRACE_FIELDS(api, principal, host, operation, resource_type, resource)
+};
+struct AclChange {
+  GREGOR_TRACE_EVENT(AclChange, "acl_change");
+  std::string resource;  // Topic:LITERAL:orders, as the change notification names it
+  int32_t acls = 0;      // the bindings the broker's cache now holds for it
+  GREGOR_TRACE_FIELDS(resource, acls)
+};
 struct StaleBrokerEpoch {
   GREGOR_TRACE_EVENT(StaleBrokerEpoch, "stale_broker_epoch");
   std::string api;
@@ -1014,7 +1030,7 @@ using TraceBody = std::variant<
     ev::BrokerChange, ev::LeaderChange, ev::PartitionOffline, ev::TopicCreated, ev::PartitionsAdded, ev::TopicDeleted,
     ev::ReassignmentStarted, ev::ReassignmentCompleted, ev::ReassignmentCancelled,
     ev::ControlledShutdown, ev::ControlledShutdownComplete, ev::StaleControllerRequest, ev::StaleBrokerEpoch, ev::ControllerRequestRefused,
-    ev::TopicConfigChange,
+    ev::AuthorizationDenied, ev::AclChange, ev::TopicConfigChange,
     ev::ProducerIdBlock, ev::ProducerIdAssigned, ev::LogOpen, ev::LogError, ev::ReplicaDamaged,
     ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::BatchRewritten, ev::LogTruncate,
     ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,

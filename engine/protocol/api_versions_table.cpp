@@ -32,6 +32,9 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::DELETE_RECORDS, 0, 2},       // Kafka 3.9's
     ApiVersionRange{ApiKey::INIT_PRODUCER_ID, 0, 5},     // Kafka 3.9's (min 0 for librdkafka's idempotent producer)
     ApiVersionRange{ApiKey::OFFSET_FOR_LEADER_EPOCH, 0, 4},  // Kafka 3.9's
+    ApiVersionRange{ApiKey::DESCRIBE_ACLS, 0, 3},        // Kafka 3.9's: v1 pattern types, v3 User resources
+    ApiVersionRange{ApiKey::CREATE_ACLS, 0, 3},          // Kafka 3.9's
+    ApiVersionRange{ApiKey::DELETE_ACLS, 0, 3},          // Kafka 3.9's
     ApiVersionRange{ApiKey::DESCRIBE_CONFIGS, 0, 4},     // Kafka 3.9's: v3 documentation and types
     ApiVersionRange{ApiKey::ALTER_CONFIGS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::DESCRIBE_LOG_DIRS, 0, 4},    // Kafka 3.9's

@@ -16,6 +16,9 @@
 #include "engine/client/producer_node.h"
 #include "engine/coord/zk_server.h"
 #include "engine/protocol/alter_user_scram_credentials.h"
+#include "engine/protocol/create_acls.h"
+#include "engine/protocol/delete_acls.h"
+#include "engine/protocol/describe_acls.h"
 #include "engine/protocol/protocol.h"
 #include "engine/record/batch_builder.h"
 #include "fuzz_broker_world.h"
@@ -43,7 +46,8 @@ using AllRequests =
                protocol::DeleteGroupsRequest, protocol::ElectLeadersRequest, protocol::OffsetDeleteRequest,
                protocol::DescribeClusterRequest, protocol::AlterPartitionReassignmentsRequest,
                protocol::ListPartitionReassignmentsRequest, protocol::SaslHandshakeRequest,
-               protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest>;
+               protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest,
+               protocol::DescribeAclsRequest, protocol::CreateAclsRequest, protocol::DeleteAclsRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>

@@ -51,6 +51,9 @@ const std::vector<Expected> kKafka39 = {
     {26, "EndTxn", 0, 4, 3, -1, -1},
     {27, "WriteTxnMarkers", 0, 1, 1, -1, -1},
     {28, "TxnOffsetCommit", 0, 4, 3, -1, -1},
+    {29, "DescribeAcls", 0, 3, 2, 0, 0},
+    {30, "CreateAcls", 0, 3, 2, 0, 0},
+    {31, "DeleteAcls", 0, 3, 2, 0, 0},
     {32, "DescribeConfigs", 0, 4, 4, 0, 0},
     {33, "AlterConfigs", 0, 2, 2, -1, -1},
     {35, "DescribeLogDirs", 0, 4, 2, 0, 0},
@@ -86,10 +89,10 @@ TEST_CASE("the specs carry Kafka 3.9's versions of every api they describe") {
     CHECK(s.deprecated_max_version == e.deprecated_max);
     CHECK(find_api_spec(s.api_key) == &s);
   }
-  CHECK(find_api_spec(ApiKey::DESCRIBE_ACLS) == nullptr);
+  CHECK(find_api_spec(ApiKey::CREATE_DELEGATION_TOKEN) == nullptr);
   CHECK(codec_supports(ApiKey::FETCH, 17));
   CHECK_FALSE(codec_supports(ApiKey::FETCH, 18));
-  CHECK_FALSE(codec_supports(ApiKey::DESCRIBE_ACLS, 0));
+  CHECK_FALSE(codec_supports(ApiKey::CREATE_DELEGATION_TOKEN, 0));
 }
 
 TEST_CASE("every generated message has its api's versions") {

@@ -84,6 +84,9 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::DESCRIBE_CLUSTER, codecs(describe_cluster_request, describe_cluster_response)},
       {ApiKey::SASL_HANDSHAKE, codecs(sasl_handshake_request, sasl_handshake_response)},
       {ApiKey::SASL_AUTHENTICATE, codecs(sasl_authenticate_request, sasl_authenticate_response)},
+      {ApiKey::DESCRIBE_ACLS, codecs(describe_acls_request, describe_acls_response)},
+      {ApiKey::CREATE_ACLS, codecs(create_acls_request, create_acls_response)},
+      {ApiKey::DELETE_ACLS, codecs(delete_acls_request, delete_acls_response)},
       {ApiKey::ALTER_USER_SCRAM_CREDENTIALS,
        codecs(alter_user_scram_credentials_request, alter_user_scram_credentials_response)},
   };

@@ -61,10 +61,10 @@ TEST_CASE("an unsupported version of any other api closes the connection") {
 }
 
 TEST_CASE("an api Gregor does not implement closes the connection") {
-  InboundRequest in = parse_request(as_view(unhex("001d 0000 00000001 ffff")));  // DescribeAcls v0
+  InboundRequest in = parse_request(as_view(unhex("0026 0000 00000001 ffff")));  // CreateDelegationToken v0
   CHECK(in.action == RequestAction::kCloseConnection);
-  CHECK(in.header.api_key == ApiKey::DESCRIBE_ACLS);
-  CHECK(in.error.find("DescribeAcls") != std::string::npos);
+  CHECK(in.header.api_key == ApiKey::CREATE_DELEGATION_TOKEN);
+  CHECK(in.error.find("CreateDelegationToken") != std::string::npos);
   CHECK(parse_request(as_view(unhex("7fff 0000 00000001 ffff"))).action == RequestAction::kCloseConnection);
 }
 

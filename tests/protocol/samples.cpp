@@ -819,5 +819,79 @@ AlterUserScramCredentialsResponse alter_user_scram_credentials_response(int16_t)
   m.results = {{"alice", ErrorCode::NONE, std::nullopt}, {"bob", ErrorCode::RESOURCE_NOT_FOUND, "no such credential"}};
   return m;
 }
+// The ACL APIs: v0 has no pattern type (it reads as LITERAL, 3); v1+ carries PREFIXED (4).
+DescribeAclsRequest describe_acls_request(int16_t v) {
+  DescribeAclsRequest m;
+  m.resource_type_filter = 2;
+  m.resource_name_filter = "orders";
+  m.pattern_type_filter = v >= 1 ? int8_t{2} : int8_t{3};
+  m.principal_filter = "User:bob";
+  m.host_filter = std::nullopt;
+  m.operation = 3;
+  m.permission_type = 3;
+  return m;
+}
+DescribeAclsResponse describe_acls_response(int16_t v) {
+  DescribeAclsResponse m;
+  m.throttle_time_ms = 1;
+  m.error_code = ErrorCode::NONE;
+  DescribeAclsResponse::DescribeAclsResource r;
+  r.resource_type = 2;
+  r.resource_name = "ord";
+  r.pattern_type = v >= 1 ? int8_t{4} : int8_t{3};
+  r.acls = {{"User:bob", "*", 3, 3}, {"User:eve", "10.0.0.1", 2, 2}};
+  m.resources = {r};
+  return m;
+}
+CreateAclsRequest create_acls_request(int16_t v) {
+  CreateAclsRequest m;
+  CreateAclsRequest::AclCreation c;
+  c.resource_type = 3;
+  c.resource_name = "g";
+  c.resource_pattern_type = v >= 1 ? int8_t{4} : int8_t{3};
+  c.principal = "User:bob";
+  c.host = "*";
+  c.operation = 3;
+  c.permission_type = 3;
+  m.creations = {c};
+  return m;
+}
+CreateAclsResponse create_acls_response(int16_t) {
+  CreateAclsResponse m;
+  m.throttle_time_ms = 2;
+  m.results = {{ErrorCode::NONE, std::nullopt}, {ErrorCode::INVALID_REQUEST, "Invalid empty resource name specified"}};
+  return m;
+}
+DeleteAclsRequest delete_acls_request(int16_t v) {
+  DeleteAclsRequest m;
+  DeleteAclsRequest::DeleteAclsFilter f;
+  f.resource_type_filter = 1;
+  f.resource_name_filter = std::nullopt;
+  f.pattern_type_filter = v >= 1 ? int8_t{1} : int8_t{3};
+  f.principal_filter = "User:bob";
+  f.host_filter = "*";
+  f.operation = 1;
+  f.permission_type = 1;
+  m.filters = {f};
+  return m;
+}
+DeleteAclsResponse delete_acls_response(int16_t v) {
+  DeleteAclsResponse m;
+  m.throttle_time_ms = 3;
+  DeleteAclsResponse::DeleteAclsFilterResult r;
+  r.error_code = ErrorCode::NONE;
+  DeleteAclsResponse::DeleteAclsMatchingAcl a;
+  a.error_code = ErrorCode::NONE;
+  a.resource_type = 2;
+  a.resource_name = "orders";
+  a.pattern_type = v >= 1 ? int8_t{4} : int8_t{3};
+  a.principal = "User:bob";
+  a.host = "*";
+  a.operation = 4;
+  a.permission_type = 3;
+  r.matching_acls = {a};
+  m.filter_results = {r, {ErrorCode::SECURITY_DISABLED, "No Authorizer is configured on the broker", {}}};
+  return m;
+}
 
 }  // namespace gregor::protocol::samples

@@ -7,6 +7,9 @@
 #include <cstdint>
 
 #include "engine/protocol/alter_user_scram_credentials.h"
+#include "engine/protocol/create_acls.h"
+#include "engine/protocol/delete_acls.h"
+#include "engine/protocol/describe_acls.h"
 #include "engine/protocol/protocol.h"
 
 namespace gregor::protocol::samples {
@@ -85,5 +88,11 @@ SaslAuthenticateRequest sasl_authenticate_request(int16_t v);
 SaslAuthenticateResponse sasl_authenticate_response(int16_t v);
 AlterUserScramCredentialsRequest alter_user_scram_credentials_request(int16_t v);
 AlterUserScramCredentialsResponse alter_user_scram_credentials_response(int16_t v);
+DescribeAclsRequest describe_acls_request(int16_t v);
+DescribeAclsResponse describe_acls_response(int16_t v);
+CreateAclsRequest create_acls_request(int16_t v);
+CreateAclsResponse create_acls_response(int16_t v);
+DeleteAclsRequest delete_acls_request(int16_t v);
+DeleteAclsResponse delete_acls_response(int16_t v);
 
 }  // namespace gregor::protocol::samples

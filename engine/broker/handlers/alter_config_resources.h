@@ -34,7 +34,16 @@ void alter_each(HandlerContext& ctx, const Request& req, const std::vector<Resou
   auto resp = std::make_shared<Response>();
   sequentially<Resource>(
       resources,
-      [resp, alter](const Resource& res, std::function<void()> next) {
+      [&ctx, req, resp, alter](const Resource& res, std::function<void()> next) {
+        // Kafka's rule: AlterConfigs on the cluster (a broker's configs) or on the topic.
+        const bool broker = res.resource_type == static_cast<int8_t>(protocol::ConfigResourceType::BROKER);
+        const bool allowed = broker ? authorize_cluster(ctx, req, AclOperation::kAlterConfigs)
+                                    : authorize(ctx, req, AclOperation::kAlterConfigs, AclResourceType::kTopic, res.resource_name);
+        if (!allowed) {
+          const ErrorCode e = broker ? ErrorCode::CLUSTER_AUTHORIZATION_FAILED : ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+          resp->responses.push_back({e, std::optional<std::string>("Authorization failed."), res.resource_type, res.resource_name});
+          return next();
+        }
         alter(res, [resp, type = res.resource_type, name = res.resource_name, next](ErrorCode e, std::string msg) {
           resp->responses.push_back({e, e == ErrorCode::NONE ? std::nullopt : std::optional<std::string>(msg), type, name});
           next();

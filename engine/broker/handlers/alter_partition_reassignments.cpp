@@ -28,6 +28,12 @@ void handle_alter_partition_reassignments(HandlerContext& ctx, const Request& re
   Controller::ReassignmentTargets targets;
   for (const auto& t : request.topics)
     for (const auto& p : t.partitions) targets[TopicPartition{t.name, p.partition_index}] = p.replicas;
+  if (!authorize_cluster(ctx, req, AclOperation::kAlter)) {  // Kafka's rule: Alter on the cluster
+    Response resp;
+    resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+    resp.error_message = "Cluster authorization failed.";
+    return ctx.channel.respond(req, resp);
+  }
   if (!ctx.controller.is_active()) {
     Response resp;
     resp.error_code = ErrorCode::NOT_CONTROLLER;

@@ -94,6 +94,9 @@ void handle_alter_user_scram_credentials(HandlerContext& ctx, const Request& req
     }
     p->changes.push_back({u.name, *m, scram::credential_from_salted(*m, salted, salt, u.iterations)});
   }
+  // Kafka's rule: Alter on the cluster, else every user's changes are refused.
+  if (!authorize_cluster(ctx, req, AclOperation::kAlter))
+    for (const auto& [user, index] : p->result_of) refuse(user, ErrorCode::CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
   // A user with any refused change gets none of its changes written, as Kafka does.
   for (const auto& [user, error] : errors) {
     Result& r = p->resp.results[p->result_of.at(user)];

@@ -37,9 +37,14 @@ void handle_create_partitions(HandlerContext& ctx, const Request& req, protocol:
   const int32_t timeout_ms = request.timeout_ms;
   sequentially<Topic>(
       request.topics,
-      [&ctx, resp, seen, validate_only, timeout_ms](const Topic& t, std::function<void()> next) {
+      [&ctx, req, resp, seen, validate_only, timeout_ms](const Topic& t, std::function<void()> next) {
         if (seen.at(t.name) > 1) {
           add_result(*resp, t.name, ErrorCode::INVALID_REQUEST, "Duplicate topic in request.");
+          return next();
+        }
+        // Kafka's rule: Alter on the topic.
+        if (!authorize(ctx, req, AclOperation::kAlter, AclResourceType::kTopic, t.name)) {
+          add_result(*resp, t.name, ErrorCode::TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
           return next();
         }
         if (!ctx.metadata.has_topic(t.name)) {

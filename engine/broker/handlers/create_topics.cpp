@@ -126,7 +126,15 @@ void handle_create_topics(HandlerContext& ctx, const Request& req, protocol::Cre
   auto planned = std::make_shared<int64_t>(0);  // partitions accepted by this request so far
   sequentially<CreatableTopic>(
       request.topics,
-      [&ctx, resp, validate_only, timeout_ms, planned](const CreatableTopic& t, std::function<void()> next) {
+      [&ctx, req, resp, validate_only, timeout_ms, planned](const CreatableTopic& t, std::function<void()> next) {
+        // Kafka's rule: Create on the cluster or on the topic.
+        if (!authorize(ctx, req, AclOperation::kCreate, AclResourceType::kCluster, kClusterResourceName, false) &&
+            !authorize(ctx, req, AclOperation::kCreate, AclResourceType::kTopic, t.name)) {
+          resp->topics.push_back({.name = t.name,
+                                  .error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED,
+                                  .error_message = std::string("Authorization failed.")});
+          return next();
+        }
         int32_t partitions = 0, rf = 0;
         std::map<std::string, std::string> configs;
         std::string message;

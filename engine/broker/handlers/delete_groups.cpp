@@ -6,8 +6,14 @@
 namespace gregor::broker {
 
 void handle_delete_groups(HandlerContext& ctx, const Request& req, protocol::DeleteGroupsRequest request) {
-  ctx.groups.delete_groups(request.groups_names, [&ctx, req](std::vector<std::pair<std::string, ErrorCode>> results) {
+  // Kafka's rule: Delete on each group; the others are answered GROUP_AUTHORIZATION_FAILED.
+  std::vector<std::string> allowed;
+  std::vector<std::string> denied;
+  for (const auto& g : request.groups_names)
+    (authorize(ctx, req, AclOperation::kDelete, AclResourceType::kGroup, g) ? allowed : denied).push_back(g);
+  ctx.groups.delete_groups(allowed, [&ctx, req, denied](std::vector<std::pair<std::string, ErrorCode>> results) {
     protocol::DeleteGroupsResponse resp;
+    for (const auto& g : denied) resp.results.push_back({g, ErrorCode::GROUP_AUTHORIZATION_FAILED});
     for (auto& [id, code] : results) resp.results.push_back({id, code});
     ctx.channel.respond(req, resp);
   });

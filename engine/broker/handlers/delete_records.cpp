@@ -97,7 +97,10 @@ void handle_delete_records(HandlerContext& ctx, const Request& req, protocol::De
       const auto& part = t.partitions[pi];
       const TopicPartition tp{t.name, part.partition_index};
       int64_t required = -1;
-      const ErrorCode code = delete_before(ctx, tp, part.offset, required);
+      // Kafka's rule: Delete on the topic.
+      const ErrorCode code = authorize(ctx, req, AclOperation::kDelete, AclResourceType::kTopic, t.name)
+                                 ? delete_before(ctx, tp, part.offset, required)
+                                 : ErrorCode::TOPIC_AUTHORIZATION_FAILED;
       op->response.topics.back().partitions.push_back({part.partition_index, -1, code});
       if (code == ErrorCode::NONE) op->waits.push_back({ti, pi, tp, required});
     }

@@ -35,7 +35,7 @@ void handle_delete_topics(HandlerContext& ctx, const Request& req, protocol::Del
   const int32_t timeout_ms = request.timeout_ms;
   sequentially<protocol::DeleteTopicsRequest::DeleteTopicState>(
       topics,
-      [&ctx, resp, answer, timeout_ms](const protocol::DeleteTopicsRequest::DeleteTopicState& t, std::function<void()> next) {
+      [&ctx, req, resp, answer, timeout_ms](const protocol::DeleteTopicsRequest::DeleteTopicState& t, std::function<void()> next) {
         std::optional<std::string> name = t.name;
         if (!t.topic_id.is_zero()) {
           auto known = ctx.metadata.topic_name(t.topic_id);
@@ -44,6 +44,11 @@ void handle_delete_topics(HandlerContext& ctx, const Request& req, protocol::Del
             return next();
           }
           name = known;
+        }
+        // Kafka's rule: Delete on the topic.
+        if (name && !authorize(ctx, req, AclOperation::kDelete, AclResourceType::kTopic, *name)) {
+          resp->responses.push_back(answer(name, t.topic_id, ErrorCode::TOPIC_AUTHORIZATION_FAILED));
+          return next();
         }
         if (!name || !ctx.metadata.has_topic(*name)) {
           resp->responses.push_back(answer(name, t.topic_id, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION));

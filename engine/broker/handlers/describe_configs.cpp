@@ -112,7 +112,7 @@ void handle_describe_configs(HandlerContext& ctx, const Request& req, protocol::
   const bool documentation = version >= 3 && request.include_documentation;
   sequentially<Resource>(
       request.resources,
-      [&ctx, resp, version, synonyms, documentation](const Resource& res, std::function<void()> next) {
+      [&ctx, req, resp, version, synonyms, documentation](const Resource& res, std::function<void()> next) {
         auto out = std::make_shared<Result>();
         out->resource_type = res.resource_type;
         out->resource_name = res.resource_name;
@@ -125,7 +125,14 @@ void handle_describe_configs(HandlerContext& ctx, const Request& req, protocol::
           resp->results.push_back(std::move(*out));
           next();
         };
-        if (res.resource_type == static_cast<int8_t>(ConfigResourceType::BROKER)) {
+        // Kafka's rule: DescribeConfigs on the cluster (a broker's configs) or on the topic.
+        const bool broker = res.resource_type == static_cast<int8_t>(ConfigResourceType::BROKER);
+        if (broker && !authorize_cluster(ctx, req, AclOperation::kDescribeConfigs))
+          return finish(ErrorCode::CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        if (res.resource_type == static_cast<int8_t>(ConfigResourceType::TOPIC) &&
+            !authorize(ctx, req, AclOperation::kDescribeConfigs, AclResourceType::kTopic, res.resource_name))
+          return finish(ErrorCode::TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
+        if (broker) {
           const std::string own = std::to_string(ctx.config.broker_id);
           if (!res.resource_name.empty() && res.resource_name != own)
             return finish(ErrorCode::INVALID_REQUEST,

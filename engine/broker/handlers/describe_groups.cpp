@@ -1,11 +1,20 @@
-// DescribeGroups: the groups' state, members and assignments.
+// DescribeGroups: the groups' state, members and assignments. With an authorizer: a group the
+// principal may not Describe is answered GROUP_AUTHORIZATION_FAILED and nothing else of it.
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/describe_groups.h"
 
 namespace gregor::broker {
 
 void handle_describe_groups(HandlerContext& ctx, const Request& req, protocol::DescribeGroupsRequest request) {
-  ctx.channel.respond(req, ctx.groups.describe_groups(request));
+  protocol::DescribeGroupsResponse resp = ctx.groups.describe_groups(request);
+  for (auto& g : resp.groups) {
+    if (authorize(ctx, req, AclOperation::kDescribe, AclResourceType::kGroup, g.group_id)) continue;
+    protocol::DescribeGroupsResponse::DescribedGroup denied;
+    denied.group_id = g.group_id;
+    denied.error_code = ErrorCode::GROUP_AUTHORIZATION_FAILED;
+    g = std::move(denied);
+  }
+  ctx.channel.respond(req, resp);
 }
 
 }  // namespace gregor::broker

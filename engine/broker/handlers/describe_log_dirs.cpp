@@ -13,6 +13,11 @@
 namespace gregor::broker {
 
 void handle_describe_log_dirs(HandlerContext& ctx, const Request& req, protocol::DescribeLogDirsRequest request) {
+  if (!authorize_cluster(ctx, req, AclOperation::kDescribe)) {  // Kafka's rule: Describe on the cluster
+    protocol::DescribeLogDirsResponse resp;
+    resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+    return ctx.channel.respond(req, resp);
+  }
   std::set<TopicPartition> asked;
   if (request.topics)
     for (const auto& t : *request.topics)

@@ -29,6 +29,13 @@ void handle_elect_leaders(HandlerContext& ctx, const Request& req, protocol::Ele
     for (const auto& t : *request.topic_partitions)
       for (int32_t p : t.partitions) tps->push_back(TopicPartition{t.topic, p});
   }
+  if (!authorize_cluster(ctx, req, AclOperation::kAlter)) {  // Kafka's rule: Alter on the cluster
+    Response resp;
+    resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+    if (tps)
+      for (const auto& tp : *tps) add_result(resp, tp, ErrorCode::CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+    return ctx.channel.respond(req, resp);
+  }
   if (request.election_type != kElectionPreferred && request.election_type != kElectionUnclean) {
     Response resp;
     resp.error_code = ErrorCode::INVALID_REQUEST;

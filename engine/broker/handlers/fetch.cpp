@@ -53,7 +53,9 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
   return ErrorCode::NONE;
 }
 
-FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version) {
+// denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED).
+FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
+                     const std::set<std::string>& denied) {
   FetchRead out;
   const bool from_follower = req.replica_id >= 0;
   std::set<int32_t> leaders;  // of partitions answered NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH
@@ -71,6 +73,8 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       Partition* p = unknown_id ? nullptr : ctx.replicas.partition(tp);
       if (unknown_id) {
         pd.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
+      } else if (denied.count(t.topic)) {
+        pd.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
       } else if (!p) {
         pd.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
       } else if (ctx.replicas.log_dir_offline()) {
@@ -123,13 +127,13 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
 // Would read_fetch now return records or an error? It has the same effects on the partitions (a
 // follower's progress, the ISR, the HW: every partition is visited, as read_fetch does) but reads
 // no log and builds no response.
-bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req) {
+bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const std::set<std::string>& denied) {
   const bool from_follower = req.replica_id >= 0;
   bool ready = false;
   for (const auto& t : req.topics) {
     for (const auto& fp : t.partitions) {
       Partition* p = ctx.replicas.partition(TopicPartition{t.topic, fp.partition});
-      if (!p || ctx.replicas.log_dir_offline()) {
+      if (!p || ctx.replicas.log_dir_offline() || denied.count(t.topic)) {
         ready = true;  // an error to answer with
         continue;
       }
@@ -148,15 +152,15 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req) {
 // A fetch waiting for fetch.min.bytes of data.
 class DelayedFetch final : public DelayedOperation {
  public:
-  DelayedFetch(HandlerContext& ctx, Request req, protocol::FetchRequest fetch)
-      : ctx_(ctx), req_(std::move(req)), fetch_(std::move(fetch)) {}
+  DelayedFetch(HandlerContext& ctx, Request req, protocol::FetchRequest fetch, std::set<std::string> denied)
+      : ctx_(ctx), req_(std::move(req)), fetch_(std::move(fetch)), denied_(std::move(denied)) {}
 
   bool try_complete(bool expired) override {
     // Most tries find nothing new. With fetch.min.bytes 1 any batch completes the fetch, so a try
     // first asks without reading; the log is read once, when the fetch completes. (The fetch_for_*
     // calls repeated at the same time change nothing more, so the read below is exact.)
-    if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_)) return false;
-    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version);
+    if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_)) return false;
+    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
     ctx_.channel.respond(req_, read.response);
     return true;
@@ -166,6 +170,7 @@ class DelayedFetch final : public DelayedOperation {
   HandlerContext& ctx_;
   Request req_;
   protocol::FetchRequest fetch_;
+  std::set<std::string> denied_;
 };
 
 }  // namespace
@@ -175,14 +180,22 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
   if (version >= kFetchVersionReplicaStateMin) fetch.replica_id = fetch.replica_state.replica_id;
   if (version >= kFetchVersionTopicIdMin)
     for (auto& t : fetch.topics) t.topic = ctx.metadata.topic_name(t.topic_id).value_or("");
-  FetchRead read = read_fetch(ctx, fetch, req.header.api_version);
+  // Kafka's rules: a follower needs ClusterAction on the cluster (else every partition is refused),
+  // a consumer Read on each topic.
+  std::set<std::string> denied;
+  const bool follower_allowed = fetch.replica_id < 0 || authorize_cluster(ctx, req, AclOperation::kClusterAction);
+  for (const auto& t : fetch.topics)
+    if (!t.topic.empty() && !denied.count(t.topic) &&
+        (!follower_allowed || (fetch.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
+      denied.insert(t.topic);
+  FetchRead read = read_fetch(ctx, fetch, req.header.api_version, denied);
   if (fetch.max_wait_ms <= 0 || read.bytes >= std::max(1, fetch.min_bytes) || read.has_error || fetch.topics.empty())
     return ctx.channel.respond(req, read.response);
   std::vector<TopicPartition> keys;
   for (const auto& t : fetch.topics)
     for (const auto& fp : t.partitions) keys.push_back(TopicPartition{t.topic, fp.partition});
   const Duration wait = Duration::millis(fetch.max_wait_ms);
-  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fetch)), std::move(keys), wait);
+  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fetch), std::move(denied)), std::move(keys), wait);
 }
 
 }  // namespace gregor::broker

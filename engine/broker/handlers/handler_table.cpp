@@ -9,11 +9,14 @@
 #include "engine/protocol/alter_user_scram_credentials.h"
 #include "engine/protocol/api_versions.h"
 #include "engine/protocol/controlled_shutdown.h"
+#include "engine/protocol/create_acls.h"
 #include "engine/protocol/create_partitions.h"
 #include "engine/protocol/create_topics.h"
+#include "engine/protocol/delete_acls.h"
 #include "engine/protocol/delete_groups.h"
 #include "engine/protocol/delete_records.h"
 #include "engine/protocol/delete_topics.h"
+#include "engine/protocol/describe_acls.h"
 #include "engine/protocol/describe_cluster.h"
 #include "engine/protocol/describe_configs.h"
 #include "engine/protocol/describe_groups.h"
@@ -64,6 +67,9 @@
   X(DELETE_TOPICS, DeleteTopicsRequest, delete_topics)                          \
   X(INIT_PRODUCER_ID, InitProducerIdRequest, init_producer_id)                  \
   X(OFFSET_FOR_LEADER_EPOCH, OffsetForLeaderEpochRequest, offset_for_leader_epoch) \
+  X(DESCRIBE_ACLS, DescribeAclsRequest, describe_acls)                          \
+  X(CREATE_ACLS, CreateAclsRequest, create_acls)                                \
+  X(DELETE_ACLS, DeleteAclsRequest, delete_acls)                                \
   X(DESCRIBE_CONFIGS, DescribeConfigsRequest, describe_configs)                 \
   X(ALTER_CONFIGS, AlterConfigsRequest, alter_configs)                          \
   X(INCREMENTAL_ALTER_CONFIGS, IncrementalAlterConfigsRequest, incremental_alter_configs) \

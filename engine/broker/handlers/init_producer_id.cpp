@@ -12,10 +12,27 @@ void handle_init_producer_id(HandlerContext& ctx, const Request& req, protocol::
     resp.error_code = ErrorCode::INVALID_REQUEST;
     return ctx.channel.respond(req, resp);
   }
+  if (request.transactional_id &&
+      !authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTransactionalId, *request.transactional_id)) {
+    protocol::InitProducerIdResponse resp;  // Kafka's rule: Write on the transactional id
+    resp.error_code = ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    return ctx.channel.respond(req, resp);
+  }
   if (request.transactional_id) {
     // Transactions are not modelled: there is no transaction coordinator to map the id.
     protocol::InitProducerIdResponse resp;
     resp.error_code = ErrorCode::COORDINATOR_NOT_AVAILABLE;
+    return ctx.channel.respond(req, resp);
+  }
+  // Kafka's rule for an idempotent producer (KIP-679): IdempotentWrite on the cluster, or Write on
+  // some topic.
+  if (ctx.authorizer.enabled() &&
+      !authorize(ctx, req, AclOperation::kIdempotentWrite, AclResourceType::kCluster, kClusterResourceName, false) &&
+      !ctx.authorizer.cache().authorize_by_resource_type(ctx.sasl.principal(req.from), ctx.rt.peer_host(req.from),
+                                                         AclOperation::kWrite, AclResourceType::kTopic)) {
+    authorize_cluster(ctx, req, AclOperation::kIdempotentWrite);  // traces the denial
+    protocol::InitProducerIdResponse resp;
+    resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
     return ctx.channel.respond(req, resp);
   }
   ctx.producer_ids.generate([&ctx, req](ErrorCode code, int64_t id) {

@@ -9,6 +9,13 @@ void handle_join_group(HandlerContext& ctx, const Request& req, protocol::JoinGr
   const std::string host = "/connection" + std::to_string(-req.from.value);
   const int16_t version = req.header.api_version;
   auto respond = ctx.channel.responder<protocol::JoinGroupResponse>(req);
+  if (!authorize(ctx, req, AclOperation::kRead, AclResourceType::kGroup, request.group_id)) {
+    protocol::JoinGroupResponse denied;
+    denied.error_code = ErrorCode::GROUP_AUTHORIZATION_FAILED;
+    denied.member_id = request.member_id;
+    if (version < 7) denied.protocol_name = std::string();
+    return respond(denied);
+  }
   ctx.groups.join_group(request, version, req.header.client_id.value_or(""), host,
                         [version, respond](const protocol::JoinGroupResponse& r) {
                           // v7+ says "no protocol" with null (an error answer); older versions with "".

@@ -30,12 +30,15 @@ void handle_list_offsets(HandlerContext& ctx, const Request& req, protocol::List
   for (const auto& t : request.topics) {
     protocol::ListOffsetsResponse::ListOffsetsTopicResponse tr;
     tr.name = t.name;
+    const bool allowed = authorize(ctx, req, AclOperation::kDescribe, AclResourceType::kTopic, t.name);  // Kafka's rule
     for (const auto& lp : t.partitions) {
       protocol::ListOffsetsResponse::ListOffsetsPartitionResponse pr;
       pr.partition_index = lp.partition_index;
       TopicPartition tp{t.name, lp.partition_index};
       Partition* p = ctx.replicas.partition(tp);
-      if (!p || !p->is_leader()) {
+      if (!allowed) {
+        pr.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+      } else if (!p || !p->is_leader()) {
         pr.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
       } else if (ctx.replicas.log_dir_offline()) {
         pr.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed

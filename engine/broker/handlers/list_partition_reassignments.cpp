@@ -10,6 +10,12 @@ namespace gregor::broker {
 void handle_list_partition_reassignments(HandlerContext& ctx, const Request& req,
                                          protocol::ListPartitionReassignmentsRequest request) {
   using Response = protocol::ListPartitionReassignmentsResponse;
+  if (!authorize_cluster(ctx, req, AclOperation::kDescribe)) {  // Kafka's rule: Describe on the cluster
+    Response resp;
+    resp.error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+    resp.error_message = "Cluster authorization failed.";
+    return ctx.channel.respond(req, resp);
+  }
   std::optional<std::vector<TopicPartition>> tps;
   if (request.topics) {
     tps.emplace();

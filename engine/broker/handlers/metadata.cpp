@@ -2,8 +2,10 @@
 // cache. A topic that does not exist is created when the client allows it and
 // auto.create.topics.enable is on (the answer is LEADER_NOT_AVAILABLE until it has leaders).
 // Versions 0-12 as Kafka 3.9: v0's empty list is every topic; v5+ offline replicas; v7+ leader
-// epochs; v8+ authorized operations (everything: there is no authorizer); v10+ topic ids, and
-// topics asked for by id.
+// epochs; v8+ authorized operations (KIP-430); v10+ topic ids, and topics asked for by id.
+// With an authorizer (Kafka's rules): a request for every topic lists those the principal may
+// Describe; a named topic it may not is answered TOPIC_AUTHORIZATION_FAILED; auto-creation needs
+// Create on the cluster or on the topic (else TOPIC_AUTHORIZATION_FAILED).
 #include <algorithm>
 #include <set>
 
@@ -22,6 +24,19 @@ constexpr int32_t kTopicAuthorizedOperations =
     (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
 constexpr int32_t kClusterAuthorizedOperations =
     (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+
+// Of the operations in `candidates` (bits of Kafka's AclOperation codes), those the principal may
+// do on the resource.
+int32_t authorized_operations(HandlerContext& ctx, const Request& req, AclResourceType type, const std::string& name,
+                              int32_t candidates) {
+  if (!ctx.authorizer.enabled()) return candidates;
+  int32_t out = 0;
+  for (int code = 0; code < 31; code++)
+    if ((candidates & (1 << code)) &&
+        authorize(ctx, req, static_cast<AclOperation>(code), type, name, /*trace_denial=*/false))
+      out |= 1 << code;
+  return out;
+}
 
 }  // namespace
 
@@ -52,12 +67,15 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
     resp.brokers.push_back({ctx.config.broker_id, host, port, std::nullopt});
   }
   if (version >= 8 && version <= 10 && request.include_cluster_authorized_operations)
-    resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+    resp.cluster_authorized_operations =
+        authorized_operations(ctx, req, AclResourceType::kCluster, kClusterResourceName, kClusterAuthorizedOperations);
   // v0: an empty list asks for every topic (v0 has no null list); v1+: null is every topic.
   const bool all_topics = !request.topics || (version == 0 && request.topics->empty());
   std::vector<std::string> names;
   if (all_topics) {
-    names = ctx.metadata.topics();
+    for (const auto& name : ctx.metadata.topics())
+      if (authorize(ctx, req, AclOperation::kDescribe, AclResourceType::kTopic, name, /*trace_denial=*/false))
+        names.push_back(name);
   } else {
     for (const auto& t : *request.topics) {
       if (!t.name && version >= 10) {
@@ -82,12 +100,25 @@ void handle_metadata(HandlerContext& ctx, const Request& req, protocol::Metadata
   for (const auto& name : names) {
     protocol::MetadataResponse::MetadataResponseTopic t;
     t.name = name;
+    if (!all_topics && !authorize(ctx, req, AclOperation::kDescribe, AclResourceType::kTopic, name)) {
+      t.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+      resp.topics.push_back(std::move(t));
+      continue;
+    }
     t.topic_id = ctx.metadata.topic_id(name);
     t.is_internal = name == "__consumer_offsets";
-    if (version >= 8 && request.include_topic_authorized_operations) t.topic_authorized_operations = kTopicAuthorizedOperations;
+    if (version >= 8 && request.include_topic_authorized_operations)
+      t.topic_authorized_operations =
+          authorized_operations(ctx, req, AclResourceType::kTopic, name, kTopicAuthorizedOperations);
     auto parts = ctx.metadata.topic_partitions(name);
     if (parts.empty()) {
-      if (may_create && valid_topic_name(name) && !ctx.admin.colliding_topic(name)) {
+      const bool create_allowed =
+          !may_create || !valid_topic_name(name) ||
+          authorize(ctx, req, AclOperation::kCreate, AclResourceType::kCluster, kClusterResourceName, false) ||
+          authorize(ctx, req, AclOperation::kCreate, AclResourceType::kTopic, name);
+      if (!create_allowed) {
+        t.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+      } else if (may_create && valid_topic_name(name) && !ctx.admin.colliding_topic(name)) {
         int32_t rf = std::min<int32_t>(ctx.config.default_replication_factor,
                                        std::max<int32_t>(1, static_cast<int32_t>(ctx.metadata.brokers().size())));
         ctx.admin.create_topic(name, ctx.config.num_partitions, rf, {}, [](ErrorCode, std::string) {});

@@ -59,7 +59,13 @@ ErrorCode missing_partition_error(HandlerContext& ctx, const TopicPartition& tp)
 void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRequest pr) {
   const int16_t acks = pr.acks;
   auto d = std::make_unique<DelayedProduce>(ctx, req);
+  // Kafka's rules: a transactional produce needs Write on its transactional id (else every
+  // partition is refused), and every produce Write on each topic.
+  const bool transaction_allowed =
+      !pr.transactional_id || authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTransactionalId, *pr.transactional_id);
   for (auto& t : pr.topic_data) {
+    const bool topic_allowed =
+        transaction_allowed && authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTopic, t.name);
     protocol::ProduceResponse::TopicProduceResponse tr;
     tr.name = t.name;
     for (auto& pd : t.partition_data) {
@@ -69,6 +75,10 @@ void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRe
       Partition* p = ctx.replicas.partition(tp);
       if (acks != 0 && acks != 1 && acks != -1) {
         resp.error_code = ErrorCode::INVALID_REQUIRED_ACKS;
+      } else if (!transaction_allowed) {
+        resp.error_code = ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+      } else if (!topic_allowed) {
+        resp.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
       } else if (!p) {
         resp.error_code = missing_partition_error(ctx, tp);
       } else if (ctx.replicas.log_dir_offline()) {

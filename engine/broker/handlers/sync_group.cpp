@@ -5,6 +5,11 @@
 namespace gregor::broker {
 
 void handle_sync_group(HandlerContext& ctx, const Request& req, protocol::SyncGroupRequest request) {
+  if (!authorize(ctx, req, AclOperation::kRead, AclResourceType::kGroup, request.group_id)) {
+    protocol::SyncGroupResponse denied;
+    denied.error_code = ErrorCode::GROUP_AUTHORIZATION_FAILED;
+    return ctx.channel.respond(req, denied);
+  }
   ctx.groups.sync_group(request, ctx.channel.responder<protocol::SyncGroupResponse>(req));
 }
 
