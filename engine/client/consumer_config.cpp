@@ -14,7 +14,7 @@ const ConfigDef<ConsumerConfig>& consumer_config_def() {
     d.define("check.crcs", &ConsumerConfig::check_crcs, "Check the CRC of every fetched batch.");
     auto security_key = [&d](const char* name, std::string protocol::ClientSecurityKeys::*field, const char* doc) {
       d.define_custom(
-          name, ConfigType::kString, "", doc, ConfigUpdate::kStatic,
+          name, ConfigType::kString, "any", doc, ConfigUpdate::kStatic,
           [field](ConsumerConfig& c, const std::string&, const std::string& value) {
             c.security.*field = value;
             return Status::ok();

@@ -23,7 +23,7 @@ const ConfigDef<ProducerConfig>& producer_config_def() {
              "A partition's batch is sent once it holds this many bytes of records.", kDynamic);
     auto security_key = [&d](const char* name, std::string protocol::ClientSecurityKeys::*field, const char* doc) {
       d.define_custom(
-          name, ConfigType::kString, "", doc, ConfigUpdate::kStatic,
+          name, ConfigType::kString, "any", doc, ConfigUpdate::kStatic,
           [field](ProducerConfig& c, const std::string&, const std::string& value) {
             c.security.*field = value;
             return Status::ok();
