@@ -43,10 +43,17 @@ namespace {
 
 constexpr Duration kCommandTimeout = Duration::seconds(30);
 
-std::unique_ptr<ClientSession> open_session(const std::string& command, const std::string& bootstrap) {
-  return ClientSession::open(command, bootstrap, [command](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-" + command);
-  });
+// nullptr (a message printed) for bad input, a bad --command-config among it.
+std::unique_ptr<ClientSession> open_session(const std::string& command, const std::string& bootstrap,
+                                            const ClientConfigFiles& files) {
+  std::optional<protocol::SaslCredentials> sasl;
+  if (!files.admin_sasl(command, sasl)) return nullptr;
+  return ClientSession::open(
+      command, bootstrap,
+      [command](ClientNode& n, const std::vector<NodeId>&) {
+        n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-" + command);
+      },
+      sasl);
 }
 
 // Sends `req` to the controller (found through Metadata) until one answers other than
@@ -92,6 +99,8 @@ int cmd_delete_records(const Args& args) {
   desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap),
                                                   "H:P[,H:P...] of brokers to ask first")(
       "offset-json-file", po::value<std::string>(&file), "the partitions and offsets (JSON)");
+  ClientConfigFiles files;
+  files.add_to(desc);
   po::variables_map vm;
   if (auto done = parse_command_line("delete-records", args, desc, vm)) return *done;
   if (bootstrap.empty() || file.empty()) {
@@ -119,7 +128,7 @@ int cmd_delete_records(const Args& args) {
     }
     wanted[tp] = p["offset"].as_int();
   }
-  auto session = open_session("delete-records", bootstrap);
+  auto session = open_session("delete-records", bootstrap, files);
   if (!session) return 2;
   std::vector<std::string> topics;
   for (const auto& [tp, o] : wanted)
@@ -184,6 +193,8 @@ int cmd_leader_election(const Args& args) {
                                                                               "the topic (with --partition)")(
       "partition", po::value<int32_t>(&partition), "the partition (with --topic)")(
       "all-topic-partitions", po::bool_switch(&all), "every partition of the cluster");
+  ClientConfigFiles files;
+  files.add_to(desc);
   po::variables_map vm;
   if (auto done = parse_command_line("leader-election", args, desc, vm)) return *done;
   for (auto& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -199,7 +210,7 @@ int cmd_leader_election(const Args& args) {
   req.election_type = type == "UNCLEAN" ? 1 : 0;
   req.timeout_ms = static_cast<int32_t>(kCommandTimeout.ms());
   if (!all) req.topic_partitions = std::vector<protocol::ElectLeadersRequest::TopicPartitions>{{.topic = topic, .partitions = {partition}}};
-  auto session = open_session("leader-election", bootstrap);
+  auto session = open_session("leader-election", bootstrap, files);
   if (!session) return 2;
   auto resp = call_controller<protocol::ElectLeadersResponse>(
       *session, req, 2, kCommandTimeout, [](const protocol::ElectLeadersResponse& r) {
@@ -373,6 +384,8 @@ int cmd_reassign_partitions(const Args& args) {
       "reassignment-json-file", po::value<std::string>(&file), "the partitions and their target replicas (JSON)")(
       "topics-to-move-json-file", po::value<std::string>(&topics_file), "the topics to move (JSON, --generate)")(
       "broker-list", po::value<std::string>(&broker_list), "the brokers to move them to (--generate)");
+  ClientConfigFiles files;
+  files.add_to(desc);
   po::variables_map vm;
   if (auto done = parse_command_line("reassign-partitions", args, desc, vm)) return *done;
   const int actions = int(generate) + int(execute) + int(verify) + int(cancel) + int(list);
@@ -429,7 +442,7 @@ int cmd_reassign_partitions(const Args& args) {
       return 2;
     }
   }
-  auto session = open_session("reassign-partitions", bootstrap);
+  auto session = open_session("reassign-partitions", bootstrap, files);
   if (!session) return 2;
 
   if (list) {

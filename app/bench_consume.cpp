@@ -42,11 +42,16 @@ double to_mb(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024
 // Consumer settings from k=v strings plus the ones the benchmark needs. nullopt (message printed)
 // for bad ones.
 std::optional<client::ConsumerConfig> consumer_config(const std::string& command, const std::vector<std::string>& properties,
-                                                      const std::string& reset, const std::string& group) {
+                                                      const std::string& reset, const std::string& group,
+                                                      const ClientConfigFiles& files) {
   client::ConsumerConfig cc;
   cc.client_id = "consumer-performance";
   std::map<std::string, std::string> settings;
   if (!parse_key_values(command, properties, settings)) return std::nullopt;
+  std::map<std::string, std::string> file_settings;
+  if (!files.read(command, file_settings, false, true)) return std::nullopt;
+  settings = merge_client_properties(command, std::move(file_settings), settings,
+                                     [](const std::string& k) { return client::consumer_config_def().find(k) != nullptr; });
   settings["auto.offset.reset"] = reset;
   settings["enable.auto.commit"] = "false";
   if (!group.empty()) settings["group.id"] = group;
@@ -78,6 +83,8 @@ int bench_consume(const Args& args) {
       "group", po::value<std::string>(&group), "consume as a member of this group")(
       "timeout-ms", po::value<int64_t>(&timeout_ms)->default_value(timeout_ms), "stop when no record came for this long")(
       "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
+  ClientConfigFiles files;
+  files.add_to(desc, false, true);
   po::variables_map vm;
   if (auto done = parse_command_line("bench consume", args, desc, vm)) return *done;
   if (bootstrap.empty() || topic.empty() || messages < 1 || messages > kRecordsMax || timeout_ms < 1) {
@@ -85,7 +92,7 @@ int bench_consume(const Args& args) {
               << " and a positive --timeout-ms\n";
     return 2;
   }
-  auto cc = consumer_config("bench consume", properties, "earliest", group);
+  auto cc = consumer_config("bench consume", properties, "earliest", group, files);
   if (!cc) return 2;
   auto session = ClientSession::open("bench consume", bootstrap, [&cc](ClientNode& n, const std::vector<NodeId>& ids) {
     cc->bootstrap_servers = ids;
@@ -156,6 +163,8 @@ int bench_latency(const Args& args) {
       "acks", po::value<std::string>(&acks)->default_value(acks), "0, 1 or all")(
       "producer-property", po::value<std::vector<std::string>>(&producer_properties)->composing(), "a producer config key=value")(
       "consumer-property", po::value<std::vector<std::string>>(&consumer_properties)->composing(), "a consumer config key=value");
+  ClientConfigFiles files;
+  files.add_to(desc, true, true);
   po::variables_map vm;
   if (auto done = parse_command_line("bench latency", args, desc, vm)) return *done;
   if (bootstrap.empty() || topic.empty() || records < 1 || records > kRecordsMax ||
@@ -168,12 +177,16 @@ int bench_latency(const Args& args) {
   pc.client_id = "end-to-end-latency";
   std::map<std::string, std::string> settings;
   if (!parse_key_values("bench latency", producer_properties, settings)) return 2;
+  std::map<std::string, std::string> file_settings;
+  if (!files.read("bench latency", file_settings, true, false)) return 2;
+  settings = merge_client_properties("bench latency", std::move(file_settings), settings,
+                                     [](const std::string& k) { return client::producer_config_def().find(k) != nullptr; });
   settings["acks"] = acks == "all" ? "-1" : acks;
   if (Status s = pc.apply(settings); !s) {
     std::cerr << "gregor bench latency: " << s.message() << "\n";
     return 2;
   }
-  auto cc = consumer_config("bench latency", consumer_properties, "latest", "");
+  auto cc = consumer_config("bench latency", consumer_properties, "latest", "", files);
   if (!cc) return 2;
   auto session = ClientSession::open("bench latency", bootstrap, [&pc](ClientNode& n, const std::vector<NodeId>& ids) {
     pc.bootstrap_servers = ids;

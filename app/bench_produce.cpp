@@ -57,6 +57,8 @@ int bench_produce(const Args& args) {
       "records per second at most; -1: as fast as possible")(
       "acks", po::value<std::string>(&acks)->default_value(acks), "0, 1 or all")(
       "producer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a producer config key=value");
+  ClientConfigFiles files;
+  files.add_to(desc, true, false);
   po::variables_map vm;
   if (auto done = parse_command_line("bench produce", args, desc, vm)) return *done;
   if (bootstrap.empty() || topic.empty() || records < 1 || records > kRecordsMax || record_size < 0 ||
@@ -69,6 +71,10 @@ int bench_produce(const Args& args) {
   pc.client_id = "producer-performance";
   std::map<std::string, std::string> settings;
   if (!parse_key_values("bench produce", properties, settings)) return 2;
+  std::map<std::string, std::string> file_settings;
+  if (!files.read("bench produce", file_settings)) return 2;
+  settings = merge_client_properties("bench produce", std::move(file_settings), settings,
+                                     [](const std::string& k) { return client::producer_config_def().find(k) != nullptr; });
   settings["acks"] = acks;  // the producer config reads all, -1, 0 and 1
   if (Status s = pc.apply(settings); !s) {
     std::cerr << "gregor bench produce: " << s.message() << "\n";

@@ -19,7 +19,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <random>
 #include <thread>
 
 #include "app/command_line.h"
@@ -146,7 +148,7 @@ int cmd_cluster(const Args& args) {
   po::options_description desc(
       "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n"
       "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]] [--separate-listeners]\n"
-      "                         [--sasl]\n\n"
+      "                         [--sasl [--sasl-inter-broker]]\n\n"
       "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
       "1..n on port-base..port-base+n-1, data under DIR. With --zookeeper-connect it starts only the\n"
       "brokers, on that existing ZooKeeper ensemble (Apache ZooKeeper or `gregor zk`). Prints the\n"
@@ -158,16 +160,21 @@ int cmd_cluster(const Args& args) {
       "refused. Without it each broker has one PLAINTEXT listener.\n"
       "--sasl is --separate-listeners with CLIENT a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256,\n"
       "SCRAM-SHA-512): give PLAIN users with --config sasl.plain.users=alice:secret,... and SCRAM users\n"
-      "with `gregor configs --entity-type users`. Brokers talk PLAINTEXT on REPLICATION.\n"
+      "with `gregor configs --entity-type users`. Brokers talk PLAINTEXT on REPLICATION, unless\n"
+      "--sasl-inter-broker makes REPLICATION SASL_PLAINTEXT too: the brokers then authenticate to each\n"
+      "other with PLAIN as user `broker` (a random password, added to sasl.plain.users and given to\n"
+      "them in listener.name.replication.plain.sasl.jaas.config); DIR/broker-client.properties holds\n"
+      "those credentials for tools (--command-config) on the REPLICATION listener.\n"
       "ACLs: --config authorizer.class.name=kafka.security.authorizer.AclAuthorizer\n"
-      "--config 'super.users=User:admin;User:ANONYMOUS' (brokers and PLAINTEXT clients are User:ANONYMOUS),\n"
-      "then `gregor acls` over a PLAINTEXT listener.\n\noptions");
+      "--config 'super.users=User:admin;User:ANONYMOUS' (brokers on a PLAINTEXT REPLICATION listener are\n"
+      "User:ANONYMOUS; with --sasl-inter-broker they are User:broker), then `gregor acls`.\n\noptions");
   std::string action, dir, host = "127.0.0.1", zookeeper_connect;
   int brokers = 3;
   int port_base = 19092;
   std::vector<std::string> configs;
   bool separate_listeners = false;
   bool sasl = false;
+  bool sasl_inter_broker = false;
   desc.add_options()("help,h", "show this help")("brokers", po::value<int>(&brokers)->default_value(brokers),
                                                   "number of brokers")(
       "port-base", po::value<int>(&port_base)->default_value(port_base), "broker 1's port")(
@@ -178,7 +185,9 @@ int cmd_cluster(const Args& args) {
       "run the brokers on this existing ZooKeeper ensemble instead of starting `gregor zk`")(
       "separate-listeners", po::bool_switch(&separate_listeners),
       "a CLIENT listener for clients and a REPLICATION listener (port-base+200+i-1) for brokers")(
-      "sasl", po::bool_switch(&sasl), "--separate-listeners with a SASL_PLAINTEXT CLIENT listener");
+      "sasl", po::bool_switch(&sasl), "--separate-listeners with a SASL_PLAINTEXT CLIENT listener")(
+      "sasl-inter-broker", po::bool_switch(&sasl_inter_broker),
+      "--sasl with a SASL_PLAINTEXT REPLICATION listener too (brokers authenticate to each other)");
   po::options_description hidden;
   hidden.add_options()("action", po::value<std::string>(&action));
   po::positional_options_description pos;
@@ -197,6 +206,7 @@ int cmd_cluster(const Args& args) {
     std::cerr << "gregor cluster: --port-base must be in 1..65435\n";
     return 2;
   }
+  if (sasl_inter_broker) sasl = true;
   if (sasl) separate_listeners = true;
   if (separate_listeners && port_base + 200 + brokers - 1 > 65535) {
     std::cerr << "gregor cluster: --separate-listeners needs port-base+200+brokers-1 <= 65535\n";
@@ -205,7 +215,8 @@ int cmd_cluster(const Args& args) {
   std::map<std::string, std::string> settings;
   if (!parse_key_values("cluster", configs, settings)) return 2;
   if (separate_listeners) {
-    for (const char* key : {"listeners", "advertised.listeners", "listener.security.protocol.map", "inter.broker.listener.name"})
+    for (const char* key : {"listeners", "advertised.listeners", "listener.security.protocol.map", "inter.broker.listener.name",
+                            "security.inter.broker.protocol"})
       if (settings.count(key)) {
         std::cerr << "gregor cluster: --separate-listeners sets " << key << ": do not give it with --config too\n";
         return 2;
@@ -226,6 +237,30 @@ int cmd_cluster(const Args& args) {
   if (ec) {
     std::cerr << "gregor cluster: cannot create " << dir << ": " << ec.message() << "\n";
     return 1;
+  }
+
+  // --sasl-inter-broker: the brokers' own PLAIN user, with a password drawn for this cluster.
+  std::optional<protocol::SaslCredentials> broker_credentials;
+  if (sasl_inter_broker) {
+    std::random_device random;
+    std::string password;
+    static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int i = 0; i < 24; i++) password += kAlphabet[random() % (sizeof(kAlphabet) - 1)];
+    broker_credentials = protocol::SaslCredentials{"PLAIN", "broker", password};
+    const std::string users = settings.count("sasl.plain.users") ? settings["sasl.plain.users"] + "," : "";
+    // After the user's own --config values, so these win (the broker takes the last of a key).
+    configs.push_back("sasl.plain.users=" + users + "broker:" + password);
+    const std::string jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"broker\" password=\"" +
+                             password + "\";";
+    configs.push_back("sasl.mechanism.inter.broker.protocol=PLAIN");
+    configs.push_back("listener.name.replication.plain.sasl.jaas.config=" + jaas);
+    std::ofstream out(dir + "/broker-client.properties", std::ios::trunc);
+    out << "# The brokers' own credentials (gregor cluster up --sasl-inter-broker), for tools on the REPLICATION listener.\n"
+        << "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=" << jaas << "\n";
+    if (!out) {
+      std::cerr << "gregor cluster: cannot write " << dir << "/broker-client.properties\n";
+      return 1;
+    }
   }
 
   const std::string exe = self_executable();
@@ -251,7 +286,8 @@ int cmd_cluster(const Args& args) {
       const std::string replication = host + ":" + std::to_string(port_base + 200 + i - 1);
       for (const std::string& kv : {"listeners=CLIENT://" + listen + ",REPLICATION://" + replication,
                                     std::string("listener.security.protocol.map=CLIENT:") +
-                                        (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT") + ",REPLICATION:PLAINTEXT",
+                                        (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT") + ",REPLICATION:" +
+                                        (sasl_inter_broker ? "SASL_PLAINTEXT" : "PLAINTEXT"),
                                     std::string("inter.broker.listener.name=REPLICATION")}) {
         c.argv.push_back("--config");
         c.argv.push_back(kv);
@@ -274,15 +310,21 @@ int cmd_cluster(const Args& args) {
     }
   }
   std::cout << "bootstrap.servers=" << bootstrap << "\n" << std::flush;
-  if (sasl) std::cout << "replication listeners (PLAINTEXT, brokers and admin): " << replication_bootstrap << "\n" << std::flush;
+  if (sasl_inter_broker)
+    std::cout << "replication listeners (SASL_PLAINTEXT as user broker, --command-config " << dir
+              << "/broker-client.properties): " << replication_bootstrap << "\n"
+              << std::flush;
+  else if (sasl)
+    std::cout << "replication listeners (PLAINTEXT, brokers and admin): " << replication_bootstrap << "\n" << std::flush;
 
   // Wait until every broker is registered and a controller is elected, as a client sees it.
   bool ready = false;
   {
     // A SASL client listener needs credentials: readiness is asked on the REPLICATION listener.
-    auto session = ClientSession::open("cluster", sasl ? replication_bootstrap : bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-      n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-cluster");
-    });
+    auto session = ClientSession::open(
+        "cluster", sasl ? replication_bootstrap : bootstrap,
+        [](ClientNode& n, const std::vector<NodeId>&) { n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-cluster"); },
+        broker_credentials);
     if (!session) {
       stop_all(children);
       return 2;

@@ -256,6 +256,8 @@ int cmd_configs(const Args& args) {
       "alter", po::bool_switch(&alter_flag), "change topic configs")(
       "add-config", po::value<std::string>(&add_config), "k=v[,k=v...] to set (a list value in brackets: k=[a,b])")(
       "delete-config", po::value<std::string>(&delete_config), "k[,k...] to remove (back to the broker's default)");
+  ClientConfigFiles files;
+  files.add_to(desc);
   po::variables_map vm;
   if (auto done = parse_command_line("configs", args, desc, vm, nullptr, nullptr,
                                      "topic configs (--add-config key=value):\n" + broker::topic_config_def().help()))
@@ -297,9 +299,12 @@ int cmd_configs(const Args& args) {
       return 2;
     }
   }
-  auto session = ClientSession::open("configs", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-configs");
-  });
+  std::optional<protocol::SaslCredentials> sasl;
+  if (!files.admin_sasl("configs", sasl)) return 2;
+  auto session = ClientSession::open(
+      "configs", bootstrap,
+      [](ClientNode& n, const std::vector<NodeId>&) { n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-configs"); },
+      sasl);
   if (!session) return 2;
   if (entity_type == "users") {
     if (!alter_flag) {

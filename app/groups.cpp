@@ -48,15 +48,20 @@ int cmd_groups(const Args& args) {
   bool describe_flag = false;
   desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap), "H:P[,H:P...]")(
       "describe", po::bool_switch(&describe_flag), "describe the group")("group", po::value<std::string>(&group), "the group");
+  ClientConfigFiles files;
+  files.add_to(desc);
   po::variables_map vm;
   if (auto done = parse_command_line("groups", args, desc, vm)) return *done;
   if (!describe_flag || group.empty() || bootstrap.empty()) {
     std::cerr << "gregor groups: needs --bootstrap-server, --describe and --group\n";
     return 2;
   }
-  auto session = ClientSession::open("groups", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-groups");
-  });
+  std::optional<protocol::SaslCredentials> sasl;
+  if (!files.admin_sasl("groups", sasl)) return 2;
+  auto session = ClientSession::open(
+      "groups", bootstrap,
+      [](ClientNode& n, const std::vector<NodeId>&) { n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-groups"); },
+      sasl);
   if (!session) return 2;
   auto md = session->metadata(std::nullopt, Duration::seconds(30));
   if (!md) {

@@ -121,6 +121,8 @@ int cmd_produce(const Args& args) {
       "key-separator", po::value<std::string>(&separator), "split each line into key and value at this string")(
       "producer-property", po::value<std::vector<std::string>>(&properties)->composing(),
       "a producer config key=value (linger.ms=0, enable.idempotence=true, ...)");
+  ClientConfigFiles files;
+  files.add_to(desc, true, false);
   po::variables_map vm;
   if (auto done = parse_command_line("produce", args, desc, vm, nullptr, nullptr,
                                      "producer configs (--producer-property key=value):\n" + client::producer_config_def().help()))
@@ -133,6 +135,10 @@ int cmd_produce(const Args& args) {
   pc.client_id = "console-producer";
   std::map<std::string, std::string> settings;
   if (!parse_key_values("produce", properties, settings)) return 2;
+  std::map<std::string, std::string> file_settings;
+  if (!files.read("produce", file_settings)) return 2;
+  settings = merge_client_properties("produce", std::move(file_settings), settings,
+                                     [](const std::string& k) { return client::producer_config_def().find(k) != nullptr; });
   settings["acks"] = acks;  // the producer config reads all, -1, 0 and 1
   if (Status s = pc.apply(settings); !s) {
     std::cerr << "gregor produce: " << s.message() << "\n";
@@ -172,8 +178,12 @@ int cmd_produce(const Args& args) {
   reader_ptr = &reader;
   reader.start();
   // Read until end of input, with no time limit (a terminal may type for hours), then flush.
-  while (!reader.eof() && !session->interrupted()) session->run_until([&] { return reader.eof(); }, Duration::seconds(3600));
-  session->run_until([&] { return acked + failed == sent; }, kFlushTimeout);
+  // A refused login ends the command: the same credentials would be refused again.
+  auto refused = [&] { return session->node().producer->network().authentication_failure().has_value(); };
+  while (!reader.eof() && !session->interrupted() && !refused())
+    session->run_until([&] { return reader.eof() || refused(); }, Duration::seconds(3600));
+  session->run_until([&] { return acked + failed == sent || refused(); }, kFlushTimeout);
+  if (report_authentication_failure("produce", session->node().producer->network())) return 1;
   if (acked + failed != sent) {
     std::cerr << "gregor produce: " << (sent - acked - failed) << " records were not acknowledged in time\n";
     return 1;
@@ -198,6 +208,8 @@ int cmd_consume(const Args& args) {
       "print-key", po::bool_switch(&print_key), "print key<TAB>value")(
       "print-offset", po::bool_switch(&print_offset), "print partition and offset first: P@OFFSET<TAB>...")(
       "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
+  ClientConfigFiles files;
+  files.add_to(desc, false, true);
   po::variables_map vm;
   if (auto done = parse_command_line("consume", args, desc, vm, nullptr, nullptr,
                                      "consumer configs (--consumer-property key=value):\n" + client::consumer_config_def().help()))
@@ -210,6 +222,10 @@ int cmd_consume(const Args& args) {
   cc.client_id = "console-consumer";
   std::map<std::string, std::string> settings;
   if (!parse_key_values("consume", properties, settings)) return 2;
+  std::map<std::string, std::string> file_settings;
+  if (!files.read("consume", file_settings)) return 2;
+  settings = merge_client_properties("consume", std::move(file_settings), settings,
+                                     [](const std::string& k) { return client::consumer_config_def().find(k) != nullptr; });
   if (!settings.count("auto.offset.reset")) settings["auto.offset.reset"] = from_beginning ? "earliest" : "latest";
   if (!group.empty()) settings["group.id"] = group;
   // What is committed is what was printed (below), not what a poll happened to return.
@@ -253,6 +269,7 @@ int cmd_consume(const Args& args) {
       last_record = session->rt().now();
     }
     std::cout << std::flush;
+    if (report_authentication_failure("consume", consumer.network())) return 1;
     if (max_messages >= 0 && printed >= max_messages) break;
     if (timeout_ms >= 0 && session->rt().now() - last_record >= Duration::millis(timeout_ms)) break;
     // poll hands out max.poll.records at a time, and no wake-up comes for records already

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "net/process_memory.h"
+#include "net/properties_file.h"
 #include "net/transport_config.h"
 
 namespace gregor::app {
@@ -45,8 +46,71 @@ bool parse_key_values(const std::string& command, const std::vector<std::string>
   return true;
 }
 
+bool report_authentication_failure(const std::string& command, const protocol::NetworkClient& net) {
+  const auto& failure = net.authentication_failure();
+  if (!failure) return false;
+  std::cerr << "gregor " << command << ": " << protocol::error_name(failure->error) << ": " << failure->message << "\n";
+  return true;
+}
+
+void ClientConfigFiles::add_to(boost::program_options::options_description& desc, bool producer, bool consumer) {
+  namespace po = boost::program_options;
+  desc.add_options()("command-config", po::value<std::string>(&command_config),
+                     "a client properties file (security.protocol, sasl.mechanism, sasl.jaas.config, ...)");
+  if (producer)
+    desc.add_options()("producer.config", po::value<std::string>(&producer_config), "a producer properties file");
+  if (consumer)
+    desc.add_options()("consumer.config", po::value<std::string>(&consumer_config), "a consumer properties file");
+}
+
+bool ClientConfigFiles::read(const std::string& command, std::map<std::string, std::string>& out, bool for_producer,
+                             bool for_consumer) const {
+  for (const std::string* path : {&command_config, &producer_config, &consumer_config}) {
+    if (path->empty() || (path == &producer_config && !for_producer) || (path == &consumer_config && !for_consumer)) continue;
+    auto properties = net::read_properties_file(*path);
+    if (!properties) {
+      std::cerr << "gregor " << command << ": " << properties.status().message() << "\n";
+      return false;
+    }
+    for (auto& [k, v] : *properties) out[k] = v;
+  }
+  return true;
+}
+
+bool ClientConfigFiles::admin_sasl(const std::string& command, std::optional<protocol::SaslCredentials>& out) const {
+  std::map<std::string, std::string> properties;
+  if (!read(command, properties)) return false;
+  protocol::ClientSecurityKeys keys;
+  keys.take_from(properties);
+  for (const auto& [k, v] : properties)
+    std::cerr << "gregor " << command << ": warning: the configuration '" << k << "' was supplied but isn't used\n";
+  auto credentials = protocol::sasl_credentials_from(keys);
+  if (!credentials) {
+    std::cerr << "gregor " << command << ": " << credentials.status().message() << "\n";
+    return false;
+  }
+  out = *credentials;
+  return true;
+}
+
+std::map<std::string, std::string> merge_client_properties(const std::string& command, std::map<std::string, std::string> file,
+                                                           const std::map<std::string, std::string>& settings,
+                                                           const std::function<bool(const std::string&)>& known) {
+  std::map<std::string, std::string> out;
+  for (auto& [k, v] : file) {
+    if (known(k)) {
+      out[k] = v;
+    } else {
+      std::cerr << "gregor " << command << ": warning: the configuration '" << k << "' was supplied but isn't used\n";
+    }
+  }
+  for (const auto& [k, v] : settings) out[k] = v;
+  return out;
+}
+
 std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, const std::string& bootstrap,
-                                                   std::function<void(ClientNode&, const std::vector<NodeId>&)> setup) {
+                                                   std::function<void(ClientNode&, const std::vector<NodeId>&)> setup,
+                                                   std::optional<protocol::SaslCredentials> sasl) {
   std::unique_ptr<ClientSession> s(new ClientSession());
   s->command_ = command;
   net::NodeConfig config;
@@ -92,9 +156,10 @@ std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, c
   s->world_ = std::make_unique<net::AsioWorld>(s->data_root_, seed);
   std::signal(SIGPIPE, SIG_IGN);
   net::keep_freed_memory();
-  s->world_->add_node(config, [setup, ids = s->bootstrap_](Runtime& rt) {
+  s->world_->add_node(config, [setup, ids = s->bootstrap_, sasl](Runtime& rt) {
     auto node = std::make_unique<ClientNode>(rt);
     setup(*node, ids);
+    if (node->net) node->net->set_sasl(sasl);
     return node;
   });
   s->world_->start(config.id);
@@ -149,12 +214,14 @@ bool assign_whole_topic(ClientSession& session, client::Consumer& consumer, cons
   consumer.metadata().add_topic(topic);
   consumer.metadata().request_update();
   const Time deadline = session.rt().now() + timeout;
-  while (!consumer.metadata().partitions(topic) && session.rt().now() < deadline && !session.interrupted()) {
+  while (!consumer.metadata().partitions(topic) && session.rt().now() < deadline && !session.interrupted() &&
+         !consumer.network().authentication_failure()) {
     session.run_until([&] { return consumer.metadata().partitions(topic) != nullptr; }, Duration::millis(500));
     if (!consumer.metadata().partitions(topic)) consumer.metadata().request_update();
   }
   const auto* parts = consumer.metadata().partitions(topic);
   if (!parts) {
+    if (report_authentication_failure(session.command(), consumer.network())) return false;
     std::cerr << "gregor " << session.command() << ": topic '" << topic << "' not found\n";
     return false;
   }
@@ -197,6 +264,8 @@ std::optional<protocol::MetadataResponse> ClientSession::metadata(std::optional<
       if (resp) state->result = std::move(*resp);
     });
     run_until([&] { return state->answered; }, deadline - rt().now());
+    // A refused login is not retried: the same credentials would be refused again.
+    if (!state->result && report_authentication_failure(command_, *node().net)) return std::nullopt;
     if (!state->result && rt().now() < deadline) {
       state->waited = false;
       rt().after(Duration::millis(200), [state] { state->waited = true; });

@@ -11,7 +11,9 @@
 // SIGTERM (interrupted() says so), so a consumer that waits for records ends cleanly on Ctrl-C.
 #pragma once
 
+#include <boost/program_options.hpp>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +24,7 @@
 #include "engine/client/producer.h"
 #include "engine/core/runtime.h"
 #include "engine/protocol/metadata.h"
+#include "engine/protocol/sasl_client.h"
 #include "net/asio_world.h"
 
 namespace gregor::app {
@@ -56,9 +59,12 @@ class ClientNode final : public Node {
 class ClientSession {
  public:
   // bootstrap: "host:port[,host:port...]". setup creates the node's client, given the bootstrap
-  // servers' ids. Returns nullptr with a message on stderr for bad input.
+  // servers' ids; a NetworkClient it creates (ClientNode::net) authenticates with `sasl` when set
+  // (a Producer or Consumer takes its own from its config). Returns nullptr with a message on
+  // stderr for bad input.
   static std::unique_ptr<ClientSession> open(const std::string& command, const std::string& bootstrap,
-                                             std::function<void(ClientNode&, const std::vector<NodeId>& bootstrap)> setup);
+                                             std::function<void(ClientNode&, const std::vector<NodeId>& bootstrap)> setup,
+                                             std::optional<protocol::SaslCredentials> sasl = std::nullopt);
   ~ClientSession();
 
   ClientNode& node();
@@ -78,7 +84,8 @@ class ClientSession {
   bool interrupted() const { return *interrupted_; }
 
   // Metadata (v4) for the given topics (nullopt: all), from any bootstrap server; retried until the
-  // timeout on transport errors. nullopt when no broker answered.
+  // timeout on transport errors. nullopt when no broker answered, or at once when authentication
+  // failed (printed: "gregor <command>: SASL_AUTHENTICATION_FAILED: <the server's message>").
   std::optional<protocol::MetadataResponse> metadata(std::optional<std::vector<std::string>> topics, Duration timeout);
 
  private:
@@ -119,6 +126,37 @@ std::optional<Response> call(ClientSession& session, NodeId to, const Request& r
 // Assigns every partition of `topic` to `consumer` by hand (no group), once Metadata names them.
 // False, with a message on stderr, when the topic is not found within the timeout.
 bool assign_whole_topic(ClientSession& session, client::Consumer& consumer, const std::string& topic, Duration timeout);
+
+// A client's failed SASL authentication, printed as "gregor <command>: <ERROR>: <message>"; false
+// when there was none.
+bool report_authentication_failure(const std::string& command, const protocol::NetworkClient& net);
+
+// Kafka's tools' client properties files: --command-config FILE (every command that connects to
+// brokers), and --producer.config / --consumer.config FILE where Kafka's console tools have them.
+// Read with a size bound; a malformed line is "gregor <command>: FILE:LINE: why" and exit 2.
+struct ClientConfigFiles {
+  std::string command_config;
+  std::string producer_config;  // only where added (produce, bench produce/latency)
+  std::string consumer_config;  // only where added (consume, bench consume/latency)
+  // Adds --command-config, plus --producer.config / --consumer.config when asked.
+  void add_to(boost::program_options::options_description& desc, bool producer = false, bool consumer = false);
+  // The properties of --command-config then --producer.config / --consumer.config (a later file
+  // wins); false with a message for an unreadable or malformed file.
+  // for_producer / for_consumer false leave out --producer.config / --consumer.config (bench
+  // latency runs one of each).
+  bool read(const std::string& command, std::map<std::string, std::string>& out, bool for_producer = true,
+            bool for_consumer = true) const;
+  // For the admin tools, which use only the security keys (security.protocol, sasl.*): the
+  // credentials (nullopt for PLAINTEXT); false with a message for a bad file or key. Other keys
+  // are ignored, as Kafka's AdminClient ignores (and warns about) keys it does not know.
+  bool admin_sasl(const std::string& command, std::optional<protocol::SaslCredentials>& out) const;
+};
+// Keeps the file properties a client config declares (`known`), warning on stderr about the rest
+// (bootstrap.servers and the like, which Gregor's command line gives), then lays the command's
+// own key=value settings over them.
+std::map<std::string, std::string> merge_client_properties(const std::string& command, std::map<std::string, std::string> file,
+                                                           const std::map<std::string, std::string>& settings,
+                                                           const std::function<bool(const std::string&)>& known);
 
 // "k=v" strings (--config / --property) into a map; false with a message for a malformed one.
 bool parse_key_values(const std::string& command, const std::vector<std::string>& items,

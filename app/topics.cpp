@@ -249,6 +249,8 @@ int cmd_topics(const Args& args) {
       "replicas per partition (--create)")(
       "config", po::value<std::vector<std::string>>(&configs)->composing(), "a topic config key=value (--create)")(
       "if-not-exists", po::bool_switch(&if_not_exists), "no error when the topic exists (--create)");
+  ClientConfigFiles files;
+  files.add_to(desc);
   po::variables_map vm;
   if (auto done = parse_command_line("topics", args, desc, vm, nullptr, nullptr,
                                      "topic configs (--config key=value):\n" + broker::topic_config_def().help()))
@@ -275,9 +277,12 @@ int cmd_topics(const Args& args) {
   }
   std::map<std::string, std::string> config_map;
   if (!parse_key_values("topics", configs, config_map)) return 2;
-  auto session = ClientSession::open("topics", bootstrap, [](ClientNode& n, const std::vector<NodeId>&) {
-    n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-topics");
-  });
+  std::optional<protocol::SaslCredentials> sasl;
+  if (!files.admin_sasl("topics", sasl)) return 2;
+  auto session = ClientSession::open(
+      "topics", bootstrap,
+      [](ClientNode& n, const std::vector<NodeId>&) { n.net = std::make_unique<protocol::NetworkClient>(n.rt(), "gregor-topics"); },
+      sasl);
   if (!session) return 2;
   if (alter_flag) return alter_partitions(*session, topic, partitions);
   if (delete_flag) return delete_topic(*session, topic);

@@ -80,6 +80,12 @@ class SimRuntime final : public Runtime {
     sim_.network_.break_connection(id_, other);
   }
 
+  std::string listener_name(NodeId peer) const override {
+    auto it = sim_.listener_names_.find(id_.value);
+    if (it == sim_.listener_names_.end() || !is_inbound_connection(peer) || -peer.value == id_.value) return {};
+    return it->second;
+  }
+
   Disk& disk() override {
     if (!alive()) return dead_disk_;
     return *sim_.slot(id_).disk;

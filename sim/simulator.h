@@ -108,6 +108,11 @@ class Simulator final : private SimNetwork::Nodes {
   // Latency of one direction for frames sent from now on; with from and to both kWorld, the default
   // of every link that has no latency of its own. Frames never overtake earlier ones.
   void set_latency(NodeId from, NodeId to, LinkLatency latency);
+  // The listener name (Runtime::listener_name) of every connection other nodes open to `id`: the
+  // simulator's one connection per pair of nodes comes in on this listener, so a broker whose only
+  // listener is SASL_PLAINTEXT can be tested here. Its loopback connection has no name. Empty (the
+  // default): no listener names, as before.
+  void set_listener_name(NodeId id, std::string name) { listener_names_[id.value] = std::move(name); }
   // Message faults: every frame the network accepts passes through `i` (nullptr: none). Frames
   // an intercept holds are released by a heal of their link (heal, heal_all).
   void set_frame_interceptor(FrameInterceptor* i) { network_.set_interceptor(i); }
@@ -144,6 +149,7 @@ class Simulator final : private SimNetwork::Nodes {
 
  private:
   friend class SimRuntime;
+  std::map<int32_t, std::string> listener_names_;
   struct Slot {
     NodeId id;
     std::string name;

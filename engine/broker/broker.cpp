@@ -43,6 +43,11 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       authorizer_(rt, config_, zk_),
       handlers_{rt,     config_,      channel_, replicas_,          metadata_, controller_,
                 admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_, authorizer_} {
+  // Broker-to-broker requests authenticate when the inter-broker listener is SASL_PLAINTEXT. A
+  // config that came through apply() has been checked; a default-constructed one is PLAINTEXT.
+  auto inter_broker_sasl = config_.inter_broker_sasl();
+  GREGOR_ASSERT_MSG(inter_broker_sasl.is_ok(), inter_broker_sasl.status().message());
+  net_.set_sasl(*inter_broker_sasl);
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
   });

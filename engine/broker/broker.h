@@ -85,6 +85,7 @@ class Broker final : public Node {
   bool registered() const { return registered_; }
   // The cluster id from /cluster/id (Kafka's Uuid string); empty until read.
   const std::string& cluster_id() const { return cluster_id_; }
+  const SaslAuthenticator& sasl() const { return sasl_; }
   coord::ZkClient& zk() { return zk_; }
   const Authorizer& authorizer() const { return authorizer_; }
   group::GroupCoordinator& group_coordinator() { return group_coordinator_; }

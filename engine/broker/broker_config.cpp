@@ -95,6 +95,14 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
              "The smallest session.timeout.ms a consumer may ask for.");
     d.define("inter.broker.listener.name", &BrokerConfig::inter_broker_listener_name, {},
              "The listener brokers replicate over and the controller reaches brokers on (default: PLAINTEXT).");
+    d.define("security.inter.broker.protocol", &BrokerConfig::security_inter_broker_protocol, {},
+             "PLAINTEXT or SASL_PLAINTEXT: the inter-broker listener by protocol (the listener of that name); not with "
+             "inter.broker.listener.name. Unset: PLAINTEXT.");
+    d.define("sasl.mechanism.inter.broker.protocol", &BrokerConfig::sasl_mechanism_inter_broker_protocol,
+             {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
+             "The SASL mechanism brokers authenticate to each other with on a SASL_PLAINTEXT inter-broker listener "
+             "(Kafka's default GSSAPI is not implemented); the credentials come from "
+             "listener.name.<listener>.<mechanism>.sasl.jaas.config.");
     d.define("control.plane.listener.name", &BrokerConfig::control_plane_listener_name, {},
              "A listener that serves controller requests only (none by default).");
     d.define("listeners", &BrokerConfig::listeners, {},
@@ -170,6 +178,15 @@ Status BrokerConfig::apply(const std::map<std::string, std::string>& settings) {
       topic_keys[topic_key] = value;
       continue;
     }
+    // Kafka's per-listener JAAS keys: listener.name.<listener>.<mechanism>.sasl.jaas.config.
+    const std::string prefix = "listener.name.", suffix = ".sasl.jaas.config";
+    if (name.size() > prefix.size() + suffix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      auto jaas = protocol::parse_jaas_config(value);
+      if (!jaas) return Status::error(StatusCode::kInvalidArgument, name + ": " + jaas.status().message());
+      listener_jaas_configs[name] = value;
+      continue;
+    }
     const auto* key = broker_config_def().find(name);
     if (!key) return broker_config_def().unknown(name);
     GREGOR_RETURN_IF_ERROR(key->parse(*this, value));
@@ -221,15 +238,15 @@ Status BrokerConfig::validate_listeners() const {
     if (it == map->end())
       return bad("listener.security.protocol.map", "has no protocol for listener " + e.name + " (add " + e.name + ":PLAINTEXT)");
     // SSL and SASL_SSL need TLS, which Gregor does not serve: refusing them here is better than a
-    // listener that accepts what it cannot check. Brokers talk to each other without SASL, so the
-    // inter-broker and control-plane listeners must be PLAINTEXT.
+    // listener that accepts what it cannot check. The controller reaches brokers on their
+    // inter-broker listener (which may be SASL_PLAINTEXT), so a control-plane listener would see no
+    // controller connection to authenticate: it must be PLAINTEXT.
     if (it->second != "PLAINTEXT" && it->second != "SASL_PLAINTEXT")
       return bad("listener.security.protocol.map", "listener " + e.name + " is " + it->second +
                                                        ": only PLAINTEXT and SASL_PLAINTEXT listeners are served (SSL is not implemented)");
-    if (it->second == "SASL_PLAINTEXT" && (e.name == inter_broker_listener() || e.name == control_plane_listener_name))
+    if (it->second == "SASL_PLAINTEXT" && e.name == control_plane_listener_name)
       return bad("listener.security.protocol.map",
-                 "listener " + e.name + " is SASL_PLAINTEXT, but brokers talk to each other on it and do not authenticate "
-                 "(make it PLAINTEXT, or use another listener for inter.broker.listener.name)");
+                 "listener " + e.name + " is SASL_PLAINTEXT, but the control-plane listener must be PLAINTEXT");
     names.insert(e.name);
   }
   if (!advertised_listeners.empty()) {
@@ -258,7 +275,49 @@ Status BrokerConfig::validate_listeners() const {
     if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
       return bad("sasl.plain.users", "an entry is not user:password");
   }
+  if (!security_inter_broker_protocol.empty() && security_inter_broker_protocol != "PLAINTEXT" &&
+      security_inter_broker_protocol != "SASL_PLAINTEXT")
+    return bad("security.inter.broker.protocol", "expected PLAINTEXT or SASL_PLAINTEXT (SSL is not implemented), got '" +
+                                                     security_inter_broker_protocol + "'");
+  if (!security_inter_broker_protocol.empty() && !inter_broker_listener_name.empty())
+    return bad("security.inter.broker.protocol", "only one of security.inter.broker.protocol and inter.broker.listener.name may be set");
+  auto credentials = inter_broker_sasl();
+  if (!credentials) return credentials.status();
+  if (*credentials) {
+    bool enabled = false;
+    for (const std::string& m : split_commas(sasl_enabled_mechanisms)) enabled = enabled || m == (*credentials)->mechanism;
+    if (!enabled)
+      return bad("sasl.mechanism.inter.broker.protocol", "'" + (*credentials)->mechanism + "' is not in sasl.enabled.mechanisms");
+  }
   return Status::ok();
+}
+
+Result<std::optional<protocol::SaslCredentials>> BrokerConfig::inter_broker_sasl() const {
+  std::string protocol = "PLAINTEXT";
+  const std::string listener = inter_broker_listener();
+  auto map = parse_security_protocol_map(listener_security_protocol_map);
+  if (map) {
+    auto it = map->find(listener);
+    if (it != map->end()) protocol = it->second;
+  }
+  if (protocol != "SASL_PLAINTEXT") return std::optional<protocol::SaslCredentials>{};
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string key =
+      "listener.name." + lower(listener) + "." + lower(sasl_mechanism_inter_broker_protocol) + ".sasl.jaas.config";
+  auto it = listener_jaas_configs.find(key);
+  if (it == listener_jaas_configs.end())
+    return bad(key, "the inter-broker listener " + listener + " is SASL_PLAINTEXT: set the broker's own username and "
+                    "password here (a " + sasl_mechanism_inter_broker_protocol + " login module)");
+  protocol::ClientSecurityKeys keys;
+  keys.security_protocol = "SASL_PLAINTEXT";
+  keys.sasl_mechanism = sasl_mechanism_inter_broker_protocol;
+  keys.sasl_jaas_config = it->second;
+  auto credentials = protocol::sasl_credentials_from(keys);
+  if (!credentials) return Status::error(StatusCode::kInvalidArgument, key + ": " + credentials.status().message());
+  return credentials;
 }
 
 std::map<std::string, std::string> BrokerConfig::to_map() const {

@@ -28,6 +28,7 @@
 #include "engine/core/status.h"
 #include "engine/core/types.h"
 #include "engine/group/group_config.h"
+#include "engine/protocol/sasl_client.h"
 
 namespace gregor::broker {
 
@@ -75,6 +76,19 @@ struct BrokerConfig : group::GroupConfig {
   std::string listener_security_protocol_map = "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL";
   std::string inter_broker_listener_name;
   std::string control_plane_listener_name;
+  // security.inter.broker.protocol: Kafka's older way to pick the inter-broker listener (the one
+  // named after the protocol, PLAINTEXT or SASL_PLAINTEXT); not together with
+  // inter.broker.listener.name. Unset: PLAINTEXT.
+  std::string security_inter_broker_protocol;
+  // Inter-broker SASL, when the inter-broker listener is SASL_PLAINTEXT: the mechanism
+  // (sasl.mechanism.inter.broker.protocol; Kafka's default GSSAPI is not implemented, Gregor's is
+  // PLAIN) and the broker's own credentials, from Kafka's per-listener JAAS key
+  // listener.name.<listener>.<mechanism>.sasl.jaas.config (both names lower-case), e.g.
+  // listener.name.replication.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.
+  // PlainLoginModule required username="broker" password="pw"; . Every broker-to-broker client
+  // (replica fetchers, the controller's channel, ControlledShutdown) authenticates with them.
+  std::string sasl_mechanism_inter_broker_protocol = "PLAIN";
+  std::map<std::string, std::string> listener_jaas_configs;  // by full key. Sensitive: never described
 
   TopicConfig topic_defaults;  // log.* / broker-level defaults of topic configs
   int32_t num_partitions = 1;
@@ -125,8 +139,12 @@ struct BrokerConfig : group::GroupConfig {
   std::vector<ListenerEndpoint> advertised_endpoints() const;
   // The name of the listener brokers talk to each other on.
   std::string inter_broker_listener() const {
-    return inter_broker_listener_name.empty() ? "PLAINTEXT" : inter_broker_listener_name;
+    if (!inter_broker_listener_name.empty()) return inter_broker_listener_name;
+    return security_inter_broker_protocol.empty() ? "PLAINTEXT" : security_inter_broker_protocol;
   }
+  // The credentials this broker authenticates with to other brokers: nullopt when the inter-broker
+  // listener is PLAINTEXT; an error naming the key when they are missing or malformed.
+  Result<std::optional<protocol::SaslCredentials>> inter_broker_sasl() const;
   // Whether controller requests may arrive on `listener` ("": a runtime without listener names,
   // the simulator: always).
   bool serves_controller_requests(const std::string& listener) const {

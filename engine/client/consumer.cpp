@@ -42,6 +42,7 @@ Consumer::Consumer(Runtime& rt, ConsumerConfig config)
                        [this](const std::vector<TopicPartition>& tps) { on_assigned(tps); },
                        [this](const std::vector<TopicPartition>& tps) { on_revoked(tps, true); },
                        [this] { wakeup(); }}) {
+  net_.set_sasl(config_.sasl());  // SASL_PLAINTEXT: every connection authenticates first
   metadata_.set_allow_auto_topic_creation(false);  // consumers never create topics (Java's default)
 }
 

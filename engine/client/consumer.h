@@ -61,6 +61,8 @@ class Consumer {
   // The owning node forwards frames and disconnects of outbound connections (positive ids).
   void on_message(NodeId from, const Bytes& frame) { net_.on_message(from, frame); }
   void on_disconnect(NodeId peer) { net_.on_disconnect(peer); }
+  // Its connections (the CLI reads authentication_failure() from it).
+  const NetworkClient& network() const { return net_; }
 
   // Group management. REQUIRES: group.id is set.
   void subscribe(std::vector<std::string> topics, RebalanceListener listener = {});

@@ -12,6 +12,23 @@ const ConfigDef<ConsumerConfig>& consumer_config_def() {
     d.define("auto.offset.reset", &ConsumerConfig::auto_offset_reset, {"earliest", "latest", "none"},
              "Where to start a partition that has no committed offset (none: fail).");
     d.define("check.crcs", &ConsumerConfig::check_crcs, "Check the CRC of every fetched batch.");
+    auto security_key = [&d](const char* name, std::string protocol::ClientSecurityKeys::*field, const char* doc) {
+      d.define_custom(
+          name, ConfigType::kString, "any", doc, ConfigUpdate::kStatic,
+          [field](ConsumerConfig& c, const std::string&, const std::string& value) {
+            c.security.*field = value;
+            return Status::ok();
+          },
+          [field](const ConsumerConfig& c) { return c.security.*field; });
+    };
+    security_key("security.protocol", &protocol::ClientSecurityKeys::security_protocol,
+                 "PLAINTEXT (default) or SASL_PLAINTEXT: whether connections authenticate with SASL.");
+    security_key("sasl.mechanism", &protocol::ClientSecurityKeys::sasl_mechanism,
+                 "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (Kafka's default GSSAPI is not implemented).");
+    security_key("sasl.jaas.config", &protocol::ClientSecurityKeys::sasl_jaas_config,
+                 "The login module with username=\"...\" password=\"...\" (Kafka's PlainLoginModule or ScramLoginModule). Sensitive.");
+    security_key("sasl.username", &protocol::ClientSecurityKeys::sasl_username, "librdkafka's SASL user name (instead of sasl.jaas.config).");
+    security_key("sasl.password", &protocol::ClientSecurityKeys::sasl_password, "librdkafka's SASL password. Sensitive.");
     d.define("client.id", &ConsumerConfig::client_id, {}, "The consumer's name in requests and traces.");
     d.define("default.api.timeout.ms", &ConsumerConfig::default_api_timeout_ms, at_least(1),
              "How long a commit keeps retrying.");
@@ -61,7 +78,13 @@ Status ConsumerConfig::apply(const std::map<std::string, std::string>& settings)
   GREGOR_RETURN_IF_ERROR(consumer_config_def().apply(*this, settings));
   if (heartbeat_interval_ms >= session_timeout_ms)
     return Status::error(StatusCode::kInvalidArgument, "heartbeat.interval.ms must be lower than session.timeout.ms");
-  return Status::ok();
+  return protocol::sasl_credentials_from(security).status();
+}
+
+std::optional<protocol::SaslCredentials> ConsumerConfig::sasl() const {
+  auto credentials = protocol::sasl_credentials_from(security);
+  GREGOR_ASSERT_MSG(credentials.is_ok(), credentials.status().message());
+  return *credentials;
 }
 
 }  // namespace gregor::client

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/core/config_def.h"
 #include "engine/core/status.h"
 #include "engine/core/types.h"
+#include "engine/protocol/sasl_client.h"
 
 namespace gregor::client {
 
@@ -35,6 +37,13 @@ struct ConsumerConfig {
   bool check_crcs = true;
   // In preference order; the coordinator picks one every member supports.
   std::vector<std::string> partition_assignment_strategy = {"range", "cooperative-sticky"};
+
+  // Kafka's client security keys (engine/protocol/sasl_client.h): security.protocol,
+  // sasl.mechanism, sasl.jaas.config (sensitive), and librdkafka's sasl.username / sasl.password.
+  protocol::ClientSecurityKeys security;
+  // The credentials every connection authenticates with; nullopt for PLAINTEXT. REQUIRES: apply
+  // succeeded (or the keys were never set).
+  std::optional<protocol::SaslCredentials> sasl() const;
 
   // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it, and
   // heartbeat.interval.ms must stay below session.timeout.ms.

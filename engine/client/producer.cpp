@@ -53,6 +53,7 @@ Producer::Producer(Runtime& rt, ProducerConfig config)
       net_(rt, config_.client_id),
       metadata_(rt, net_, config_.bootstrap_servers, Duration::millis(config_.request_timeout_ms),
                 Duration::millis(config_.metadata_max_age_ms)) {
+  net_.set_sasl(config_.sasl());  // SASL_PLAINTEXT: every connection authenticates first
   metadata_.set_listener([this] { place_waiting(); });
   if (config_.enable_idempotence) {
     // As Kafka's producer does for enable.idempotence: acks=all, retries, at most 5 in flight.

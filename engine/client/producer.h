@@ -66,6 +66,8 @@ class Producer {
   // The owning node forwards frames and disconnects of outbound connections (positive ids).
   void on_message(NodeId from, const Bytes& frame) { net_.on_message(from, frame); }
   void on_disconnect(NodeId peer) { net_.on_disconnect(peer); }
+  // Its connections (the CLI reads authentication_failure() from it).
+  const NetworkClient& network() const { return net_; }
 
   void send(ProducerRecord record, Callback cb);
   // Records accepted and not yet completed.

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/core/config_def.h"
 #include "engine/core/status.h"
 #include "engine/core/types.h"
+#include "engine/protocol/sasl_client.h"
 
 namespace gregor::client {
 
@@ -28,6 +30,13 @@ struct ProducerConfig {
   bool enable_idempotence = false;
   std::string compression_type = "none";  // none, gzip, snappy, lz4 or zstd
   int64_t metadata_max_age_ms = 300000;
+
+  // Kafka's client security keys (engine/protocol/sasl_client.h): security.protocol,
+  // sasl.mechanism, sasl.jaas.config (sensitive), and librdkafka's sasl.username / sasl.password.
+  protocol::ClientSecurityKeys security;
+  // The credentials every connection authenticates with; nullopt for PLAINTEXT. REQUIRES: apply
+  // succeeded (or the keys were never set).
+  std::optional<protocol::SaslCredentials> sasl() const;
 
   // Applies k=v pairs with Kafka's keys; an unknown key or bad value is an error naming it.
   Status apply(const std::map<std::string, std::string>& settings);

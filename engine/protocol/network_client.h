@@ -9,6 +9,16 @@
 //
 // Limits: a bounded number of requests in flight per peer (max.in.flight.requests.per.connection
 // is the caller's business; this caps the total at kMaxInFlightPerPeer as a safety net).
+//
+// SASL (set_sasl; engine/protocol/sasl_client.h): every connection to another node authenticates
+// before its first request, as Kafka's SaslClientAuthenticator does: ApiVersions, SaslHandshake v1,
+// SaslAuthenticate. Requests sent meanwhile wait (their timeouts running) and go out in order once
+// it succeeded. When it fails, the waiting requests fail with the error (SASL_AUTHENTICATION_FAILED,
+// UNSUPPORTED_SASL_MECHANISM, ...), authentication_failure() keeps the server's message, the
+// connection is closed, and further requests to that peer fail at once with the same error for
+// kAuthenticationRetryBackoff (Kafka's reconnect backoff after an AuthenticationException): a bad
+// password is not retried in a tight loop. A connection to this node itself (loopback) does not
+// authenticate.
 #pragma once
 
 #include <functional>
@@ -19,6 +29,7 @@
 #include "engine/core/runtime.h"
 #include "engine/protocol/errors.h"
 #include "engine/protocol/header.h"
+#include "engine/protocol/sasl_client.h"
 
 namespace gregor::protocol {
 
@@ -29,8 +40,22 @@ class NetworkClient {
   // NONE with the response body, or a transport error with nullptr.
   using Callback = std::function<void(ErrorCode transport_error, ByteReader* body)>;
 
+  static constexpr Duration kAuthenticationRetryBackoff = Duration::seconds(1);
+  static constexpr Duration kAuthenticationTimeout = Duration::seconds(30);
   NetworkClient(Runtime& rt, std::string client_id) : rt_(rt), client_id_(std::move(client_id)) {}
   ~NetworkClient();
+
+  // Authenticate every connection with these credentials (nullopt: PLAINTEXT, the default).
+  // REQUIRES: called before the first send.
+  void set_sasl(std::optional<SaslCredentials> credentials);
+  bool uses_sasl() const { return sasl_.has_value(); }
+  struct AuthenticationFailure {
+    NodeId peer;
+    ErrorCode error = ErrorCode::NONE;
+    std::string message;
+  };
+  // The last failed authentication, if any (the CLI prints it and exits).
+  const std::optional<AuthenticationFailure>& authentication_failure() const { return authentication_failure_; }
 
   // Encodes and sends `request` (a protocol struct with kApiKey and encode(w, version)). With
   // expect_response false (Produce with acks=0) the callback runs at once with NONE and nullptr.
@@ -58,13 +83,40 @@ class NetworkClient {
     int16_t version;
     TimerId timer;
     Callback cb;
+    // A request waiting for its connection's authentication: not yet written.
+    bool waiting = false;
+    bool expect_response = true;
+    Bytes body;
+  };
+  // One connection's SASL state (only with set_sasl).
+  struct Connection {
+    enum class State { kNew, kAuthenticating, kReady, kFailed } state = State::kNew;
+    std::unique_ptr<SaslSession> session;
+    ErrorCode error = ErrorCode::NONE;  // kFailed: why
+    Time retry_at{0};                   // kFailed: sends fail at once until then
   };
   void complete(int32_t correlation_id, ErrorCode error, ByteReader* body);
+  // Writes one request frame; false when the runtime refused it.
+  bool write_request(NodeId to, int32_t correlation_id, ApiKey key, int16_t version, Bytes body);
+  int32_t next_correlation_id();
+  // Runs cb with `error` on a later turn (a caller never re-enters itself from inside send).
+  void fail_later(Callback cb, ErrorCode error);
+  // SASL.
+  void start_authentication(NodeId to);
+  void send_authentication_request(NodeId to, ApiKey key, int16_t version, Bytes body,
+                                   std::function<void(ErrorCode, ByteReader*)> on_answer);
+  void on_authentication_step(NodeId to, SaslSession::Outcome outcome);
+  void send_authenticate_token(NodeId to, Bytes token);
+  void authentication_done(NodeId to);
+  void authentication_failed(NodeId to, ErrorCode error, const std::string& message);
 
   Runtime& rt_;
   std::string client_id_;
   int32_t next_correlation_id_ = 1;
   std::map<int32_t, Pending> pending_;  // by correlation id
+  std::optional<SaslCredentials> sasl_;
+  std::map<int32_t, Connection> connections_;  // by peer id, with SASL only
+  std::optional<AuthenticationFailure> authentication_failure_;
 };
 
 }  // namespace gregor::protocol

@@ -160,9 +160,13 @@ TEST_CASE("listeners: keys parsed and checked together, registration JSON as Kaf
   refused({{"listeners", "CLIENT:9092"}}, "NAME://HOST:PORT");
   refused({{"listeners", "PLAINTEXT://h:1,S://h:2"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,S:SASL_SSL"}},
           "only PLAINTEXT and SASL_PLAINTEXT listeners");
-  // Brokers do not authenticate to each other: their listener must stay PLAINTEXT.
+  // A SASL_PLAINTEXT inter-broker listener needs the broker's own credentials (its JAAS key).
   refused({{"listeners", "S://h:1"}, {"listener.security.protocol.map", "S:SASL_PLAINTEXT"}, {"inter.broker.listener.name", "S"}},
-          "brokers talk to each other on it");
+          "listener.name.s.plain.sasl.jaas.config");
+  // The controller reaches brokers on the inter-broker listener: a control-plane one stays PLAINTEXT.
+  refused({{"listeners", "PLAINTEXT://h:1,C://h:2"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,C:SASL_PLAINTEXT"},
+           {"control.plane.listener.name", "C"}},
+          "the control-plane listener must be PLAINTEXT");
   refused({{"sasl.enabled.mechanisms", "PLAIN,GSSAPI"}}, "'GSSAPI' is not served");
   refused({{"sasl.plain.users", "alice"}}, "not user:password");
   {
