@@ -86,6 +86,8 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::SASL_AUTHENTICATE, codecs(sasl_authenticate_request, sasl_authenticate_response)},
       {ApiKey::ALTER_USER_SCRAM_CREDENTIALS,
        codecs(alter_user_scram_credentials_request, alter_user_scram_credentials_response)},
+      {ApiKey::WRITE_TXN_MARKERS, codecs(write_txn_markers_request, write_txn_markers_response)},
+      {ApiKey::DESCRIBE_PRODUCERS, codecs(describe_producers_request, describe_producers_response)},
   };
   return catalog;
 }

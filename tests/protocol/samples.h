@@ -7,6 +7,8 @@
 #include <cstdint>
 
 #include "engine/protocol/alter_user_scram_credentials.h"
+#include "engine/protocol/describe_producers.h"
+#include "engine/protocol/write_txn_markers.h"
 #include "engine/protocol/protocol.h"
 
 namespace gregor::protocol::samples {
@@ -85,5 +87,10 @@ SaslAuthenticateRequest sasl_authenticate_request(int16_t v);
 SaslAuthenticateResponse sasl_authenticate_response(int16_t v);
 AlterUserScramCredentialsRequest alter_user_scram_credentials_request(int16_t v);
 AlterUserScramCredentialsResponse alter_user_scram_credentials_response(int16_t v);
+// Transactions, the partition side (issue 19a).
+WriteTxnMarkersRequest write_txn_markers_request(int16_t v);
+WriteTxnMarkersResponse write_txn_markers_response(int16_t v);
+DescribeProducersRequest describe_producers_request(int16_t v);
+DescribeProducersResponse describe_producers_response(int16_t v);
 
 }  // namespace gregor::protocol::samples
