@@ -308,19 +308,22 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
   out.log_start = log_->log_start_offset();
   out.leo = leo;
   out.high_watermark = hw_;
+  // The LSO needs the producer state, rebuilt from the log: a read_uncommitted fetch does not
+  // depend on it, so a log that cannot be scanned (a corrupt batch somewhere) fails only
+  // read_committed fetches; the others are told the HW.
   auto lso = last_stable_offset();
-  if (!lso) {
-    out.error = ErrorCode::KAFKA_STORAGE_ERROR;
+  if (!lso && isolation == IsolationLevel::kReadCommitted) {
+    out.error = error_for(lso.status());
     return out;
   }
-  out.last_stable_offset = *lso;
+  out.last_stable_offset = lso ? *lso : hw_;
   if (fetch_offset > leo || fetch_offset < out.log_start) {
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return out;
   }
   // read_uncommitted reads what is committed (below the HW); read_committed only what no open
   // transaction may still abort (below the LSO).
-  const Offset upto = isolation == IsolationLevel::kReadCommitted ? *lso : hw_;
+  const Offset upto = isolation == IsolationLevel::kReadCommitted ? out.last_stable_offset : hw_;
   if (fetch_offset >= upto) return out;  // nothing to serve yet
   if (!read_log) {
     out.records_available = true;  // the batch holding fetch_offset starts below the bound
