@@ -124,6 +124,7 @@ void Consumer::set_position(const TopicPartition& tp, int64_t offset, const char
   PartitionState& st = parts_[tp];
   st.position = offset;
   st.buffered.clear();
+  st.skip_to.reset();
   rt_.emit(ev::ConsumerPosition{.group = config_.group_id,
                                 .member = coordinator_.member_id(),
                                 .generation = coordinator_.generation(),
@@ -140,6 +141,7 @@ void Consumer::pause(const std::vector<TopicPartition>& partitions) {
     if (it == parts_.end()) continue;
     it->second.paused = true;
     it->second.buffered.clear();  // what was fetched is fetched again on resume
+    it->second.skip_to.reset();
   }
 }
 
@@ -181,6 +183,10 @@ std::vector<ConsumerRecord> Consumer::poll() {
         GREGOR_ASSERT_MSG(r.offset == *st.position || r.offset > *st.position, "records go forward");
         st.position = r.offset + 1;
         out.push_back(std::move(r));
+      }
+      if (st.buffered.empty() && st.skip_to) {
+        if (*st.skip_to > *st.position) st.position = *st.skip_to;
+        st.skip_to.reset();
       }
     }
   }
@@ -414,7 +420,9 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
       if (config_.read_committed() && pd.aborted_transactions)
         for (const auto& a : *pd.aborted_transactions) aborted.emplace(a.first_offset, a.producer_id);
       std::set<int64_t> aborted_producers;
+      bool full = false;
       for (const auto& b : split->batches) {
+        if (full) break;
         if (b.header.next_offset() <= next) continue;
         if (config_.read_committed() && b.header.producer_id >= 0) {
           while (!aborted.empty() && aborted.begin()->first <= b.header.last_offset()) {
@@ -426,13 +434,15 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
             if (marker && marker->type == record::ControlType::kAbort) aborted_producers.erase(b.header.producer_id);
           } else if (b.header.is_transactional() && aborted_producers.count(b.header.producer_id)) {
             next = b.header.next_offset();
-            st.position = next;  // an aborted transaction's records: step over them
+            // an aborted transaction's records: step over them (once what is buffered is polled)
+            if (st.buffered.empty()) st.position = next; else st.skip_to = next;
             continue;
           }
         }
         if (b.header.is_control()) {
           next = b.header.next_offset();
-          st.position = next;  // nothing to hand out; step over it
+          // nothing to hand out: step over it (once what is buffered is polled)
+          if (st.buffered.empty()) st.position = next; else st.skip_to = next;
           continue;
         }
         auto recs = record::decode_records(b.bytes);
@@ -442,7 +452,11 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
           break;
         }
         for (auto& r : *recs) {
-          if (r.offset < next || st.buffered.size() >= kBufferedRecordsPerPartitionMax) continue;
+          if (r.offset < next) continue;
+          if (st.buffered.size() >= kBufferedRecordsPerPartitionMax) {
+            full = true;  // fetched again later: nothing after it may be stepped over
+            continue;
+          }
           ConsumerRecord cr;
           cr.topic = tp.topic;
           cr.partition = tp.partition;
