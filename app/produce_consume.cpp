@@ -8,7 +8,8 @@
 // consume prints one line per record (the value, or key<TAB>value with --print-key), from the
 // group's committed offsets (--group) or from the partitions' ends (earliest with
 // --from-beginning), and exits after --max-messages records, after --timeout-ms without one, or on
-// Ctrl-C; in a group it commits what it printed and leaves the group.
+// Ctrl-C; in a group it commits what it printed and leaves the group. --isolation-level
+// read_committed reads only committed transactions (as kafka-console-consumer's option).
 #include <boost/program_options.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -193,9 +194,10 @@ int cmd_produce(const Args& args) {
 
 int cmd_consume(const Args& args) {
   po::options_description desc(
-      "usage: gregor consume --bootstrap-server H:P --topic T [--group G] [--from-beginning] [--max-messages N]\n\n"
+      "usage: gregor consume --bootstrap-server H:P --topic T [--group G] [--from-beginning] [--max-messages N]\n"
+      "                      [--isolation-level read_uncommitted|read_committed]\n\n"
       "Prints the records of a topic, one per line (kafka-console-consumer).\n\noptions");
-  std::string bootstrap, topic, group;
+  std::string bootstrap, topic, group, isolation_level;
   bool from_beginning = false, print_key = false, print_offset = false;
   int64_t max_messages = -1, timeout_ms = -1;
   std::vector<std::string> properties;
@@ -206,6 +208,8 @@ int cmd_consume(const Args& args) {
       "max-messages", po::value<int64_t>(&max_messages), "exit after this many records")(
       "timeout-ms", po::value<int64_t>(&timeout_ms), "exit when no record came for this long")(
       "print-key", po::bool_switch(&print_key), "print key<TAB>value")(
+      "isolation-level", po::value<std::string>(&isolation_level),
+      "read_committed: only committed transactions' records; read_uncommitted (default): all")(
       "print-offset", po::bool_switch(&print_offset), "print partition and offset first: P@OFFSET<TAB>...")(
       "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
   ClientConfigFiles files;
@@ -228,6 +232,7 @@ int cmd_consume(const Args& args) {
                                      [](const std::string& k) { return client::consumer_config_def().find(k) != nullptr; });
   if (!settings.count("auto.offset.reset")) settings["auto.offset.reset"] = from_beginning ? "earliest" : "latest";
   if (!group.empty()) settings["group.id"] = group;
+  if (!isolation_level.empty()) settings["isolation.level"] = isolation_level;
   // What is committed is what was printed (below), not what a poll happened to return.
   settings["enable.auto.commit"] = "false";
   if (Status s = cc.apply(settings); !s) {

@@ -59,6 +59,9 @@ class Broker final : public Node {
   // retries (the session is closed all the same). The process may stop when done runs.
   void controlled_shutdown(std::function<void(bool)> done);
 
+  // The replicas (tests, and the group coordinator's transaction marker listener).
+  ReplicaManager& replica_manager() { return replicas_; }
+
   // Topic administration (engine/broker/admin_manager.h), as any broker may do it.
   AdminManager& admin() { return admin_; }
   void alter_topic_config(const std::string& topic, const std::map<std::string, std::optional<std::string>>& changes,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/record/control_record.h"
 #include "engine/record/record_batch.h"
 
 namespace gregor::broker {
@@ -299,7 +300,7 @@ Offset Partition::low_watermark(const std::function<bool(NodeId)>& is_live) cons
 }
 
 LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
-                                         bool read_log) {
+                                         bool read_log, IsolationLevel isolation) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -307,16 +308,88 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
   out.log_start = log_->log_start_offset();
   out.leo = leo;
   out.high_watermark = hw_;
+  // The LSO needs the producer state, rebuilt from the log: a read_uncommitted fetch does not
+  // depend on it, so a log that cannot be scanned (a corrupt batch somewhere) fails only
+  // read_committed fetches; the others are told the HW.
+  auto lso = last_stable_offset();
+  if (!lso && isolation == IsolationLevel::kReadCommitted) {
+    out.error = error_for(lso.status());
+    return out;
+  }
+  out.last_stable_offset = lso ? *lso : hw_;
   if (fetch_offset > leo || fetch_offset < out.log_start) {
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return out;
   }
-  if (fetch_offset >= hw_) return out;  // nothing committed to serve yet
+  // read_uncommitted reads what is committed (below the HW); read_committed only what no open
+  // transaction may still abort (below the LSO).
+  const Offset upto = isolation == IsolationLevel::kReadCommitted ? out.last_stable_offset : hw_;
+  if (fetch_offset >= upto) return out;  // nothing to serve yet
   if (!read_log) {
-    out.records_available = true;  // the batch holding fetch_offset starts below the HW
+    out.records_available = true;  // the batch holding fetch_offset starts below the bound
     return out;
   }
-  read_records(*log_, fetch_offset, max_bytes, hw_, out);
+  read_records(*log_, fetch_offset, max_bytes, upto, out);
+  if (isolation == IsolationLevel::kReadCommitted && out.error == ErrorCode::NONE)
+    out.aborted_transactions = producer_state_.aborted_transactions(fetch_offset.value, upto.value);
+  return out;
+}
+
+Result<Offset> Partition::last_stable_offset() {
+  GREGOR_RETURN_IF_ERROR(producer_state_.catch_up_for_read(*log_));
+  const std::optional<int64_t> first_unstable = producer_state_.first_unstable_offset();
+  if (first_unstable && *first_unstable < hw_.value) return Offset{*first_unstable};
+  return hw_;
+}
+
+ErrorCode Partition::refresh_producer_state() {
+  return producer_state_.catch_up_for_read(*log_).is_ok() ? ErrorCode::NONE : ErrorCode::KAFKA_STORAGE_ERROR;
+}
+
+MarkerAppend Partition::append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
+                                          int32_t coordinator_epoch, Time now) {
+  MarkerAppend out;
+  if (role_ != Role::kLeader) {
+    out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    return out;
+  }
+  // Markers are appended with acks=all (Kafka's TransactionMarkerRequestCompletionHandler retries this).
+  if (static_cast<int32_t>(isr_.size()) < config_.min_insync_replicas) {
+    out.error = ErrorCode::NOT_ENOUGH_REPLICAS;
+    return out;
+  }
+  out.error = producer_state_.check_marker(*log_, producer_id, producer_epoch, coordinator_epoch);
+  if (out.error != ErrorCode::NONE) return out;
+  const record::EndTxnMarker marker{commit ? record::ControlType::kCommit : record::ControlType::kAbort,
+                                    coordinator_epoch};
+  Bytes bytes = record::build_end_txn_marker_batch(producer_id, producer_epoch, marker, rt_.wall_time_ms());
+  auto header = record::parse_batch_header(as_view(bytes), true);
+  GREGOR_ASSERT(header.is_ok());
+  const record::BatchHeader h = *header;
+  auto info = log_->append_validated(log::ValidatedBatch{std::move(bytes), h}, leader_epoch_, now);
+  if (!info) {
+    out.error = ErrorCode::KAFKA_STORAGE_ERROR;
+    return out;
+  }
+  producer_state_.on_leader_append(h, info->first_offset.value, marker);
+  out.offset = info->first_offset;
+  rt_.emit(ev::LogAppend{.topic = tp_.topic,
+                         .partition = tp_.partition,
+                         .base_offset = info->first_offset.value,
+                         .last_offset = info->last_offset.value,
+                         .epoch = leader_epoch_.value,
+                         .crc = static_cast<int64_t>(h.crc),
+                         .role = "leader"});
+  auto lso = last_stable_offset();
+  rt_.emit(ev::TxnMarkerAppend{.topic = tp_.topic,
+                               .partition = tp_.partition,
+                               .producer_id = producer_id,
+                               .producer_epoch = producer_epoch,
+                               .result = commit ? "commit" : "abort",
+                               .offset = info->first_offset.value,
+                               .lso = lso ? lso->value : -1});
+  maybe_increment_hw(now);
+  owner_.on_partition_progress(*this);
   return out;
 }
 

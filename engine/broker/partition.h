@@ -106,6 +106,19 @@ struct LeaderRead {
   Offset leo{-1};
   // Set when the follower's log diverged (its last fetched epoch ends earlier on the leader).
   std::optional<EpochEndOffset> diverging_epoch;
+  // A consumer's fetch: the last stable offset, and (read_committed) the aborted transactions of
+  // the range read.
+  Offset last_stable_offset{-1};
+  std::vector<AbortedTxn> aborted_transactions;
+};
+
+// A consumer fetch's isolation.level (Fetch and ListOffsets isolation_level: 0 and 1).
+enum class IsolationLevel : int8_t { kReadUncommitted = 0, kReadCommitted = 1 };
+
+// A transaction marker's append (WriteTxnMarkers).
+struct MarkerAppend {
+  ErrorCode error = ErrorCode::NONE;
+  Offset offset{-1};  // the marker's
 };
 
 class Partition {
@@ -164,9 +177,21 @@ class Partition {
   // Kafka's Partition.lowWatermarkIfLeader: the smallest log start offset of this leader and of
   // every follower on a live broker (-1 while a live follower has not reported one).
   Offset low_watermark(const std::function<bool(NodeId)>& is_live) const;
-  // A consumer's fetch: up to the HW (read_log as above).
+  // A consumer's fetch: up to the HW, or under read_committed up to the last stable offset with
+  // the aborted transactions of the range (read_log as above).
   LeaderRead fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
-                                bool read_log = true);
+                                bool read_log = true, IsolationLevel isolation = IsolationLevel::kReadUncommitted);
+  // The last stable offset (KIP-98): min(first offset of the earliest open transaction, HW).
+  // Errors: a read of the log while the producer state catches up (KAFKA_STORAGE_ERROR).
+  Result<Offset> last_stable_offset();
+  // Appends a COMMIT or ABORT marker for a producer's transaction as leader (a control batch,
+  // engine/record/control_record.h). NOT_LEADER_OR_FOLLOWER, INVALID_PRODUCER_EPOCH (an epoch older
+  // than the producer's), TRANSACTION_COORDINATOR_FENCED (a coordinator epoch older than the last
+  // marker's), KAFKA_STORAGE_ERROR. The caller waits for the HW to pass the marker before answering.
+  MarkerAppend append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit, int32_t coordinator_epoch,
+                                 Time now);
+  // The producer state brought up to the log's end (DescribeProducers). KAFKA_STORAGE_ERROR.
+  ErrorCode refresh_producer_state();
   // OffsetForLeaderEpoch (as leader, and a follower's own answer for KIP-101/279 truncation).
   EpochEndOffset end_offset_for_epoch(LeaderEpoch epoch) const;
   // Periodic: drop followers that fell behind for longer than replica.lag.time.max.ms.

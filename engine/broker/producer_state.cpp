@@ -1,5 +1,7 @@
 #include "engine/broker/producer_state.h"
 
+#include <algorithm>
+
 #include "engine/record/batch_split.h"
 
 namespace gregor::broker {
@@ -47,16 +49,58 @@ Status ProducerStateManager::catch_up(log::Log& log) {
     if (split->batches.empty()) break;
     for (const auto& b : split->batches) {
       if (b.header.next_offset() <= from) continue;
-      if (b.header.producer_id >= 0 && !b.header.is_control()) apply(b.header, b.header.base_offset);
+      if (b.header.producer_id >= 0) {
+        if (!b.header.is_control()) {
+          apply(b.header, b.header.base_offset, std::nullopt);
+        } else if (auto marker = record::parse_end_txn_marker(b.bytes); marker.is_ok()) {
+          apply(b.header, b.header.base_offset, *marker);
+        }
+        // A control batch of an unknown type changes nothing (Kafka skips it too).
+      }
       from = b.header.next_offset();
       last_scanned_ = std::make_pair(b.header.base_offset, b.header.crc);
     }
   }
   scanned_to_ = std::max(from, end);
+  // Aborted transactions wholly below the log start are of no use to any fetch.
+  while (!aborted_.empty() && aborted_.front().last_offset < start) aborted_.erase(aborted_.begin());
   return Status::ok();
 }
 
-void ProducerStateManager::apply(const record::BatchHeader& h, int64_t first_offset) {
+Status ProducerStateManager::catch_up_for_read(log::Log& log) {
+  // The leader keeps the state current as it appends (on_leader_append); when nothing was appended
+  // since, there is nothing to read. A truncation resets the state (on_truncate).
+  if (last_scanned_ && scanned_to_ == log.log_end_offset().value) return Status::ok();
+  return catch_up(log);
+}
+
+std::optional<int64_t> ProducerStateManager::first_unstable_offset() const {
+  if (ongoing_.empty()) return std::nullopt;
+  return ongoing_.begin()->first;
+}
+
+std::vector<AbortedTxn> ProducerStateManager::aborted_transactions(int64_t from, int64_t upto) const {
+  std::vector<AbortedTxn> out;
+  // By marker offset: skip those that ended before `from`.
+  auto it = std::lower_bound(aborted_.begin(), aborted_.end(), from,
+                             [](const AbortedTxn& a, int64_t offset) { return a.last_offset < offset; });
+  for (; it != aborted_.end(); ++it)
+    if (it->first_offset < upto) out.push_back(*it);
+  return out;
+}
+
+ErrorCode ProducerStateManager::check_marker(log::Log& log, int64_t producer_id, int16_t producer_epoch,
+                                             int32_t coordinator_epoch) {
+  if (!catch_up(log).is_ok()) return ErrorCode::KAFKA_STORAGE_ERROR;
+  auto it = producers_.find(producer_id);
+  if (it == producers_.end()) return ErrorCode::NONE;
+  if (producer_epoch < it->second.epoch) return ErrorCode::INVALID_PRODUCER_EPOCH;
+  if (coordinator_epoch < it->second.coordinator_epoch) return ErrorCode::TRANSACTION_COORDINATOR_FENCED;
+  return ErrorCode::NONE;
+}
+
+std::optional<CompletedTxn> ProducerStateManager::apply(const record::BatchHeader& h, int64_t first_offset,
+                                                        const std::optional<record::EndTxnMarker>& marker) {
   if (producers_.size() >= kProducersPerPartitionMax && !producers_.count(h.producer_id)) {
     // Forget the smallest producer id to make room (Kafka expires idle producers instead).
     producers_.erase(producers_.begin());
@@ -66,6 +110,29 @@ void ProducerStateManager::apply(const record::BatchHeader& h, int64_t first_off
     e.epoch = h.producer_epoch;
     e.batches.clear();
   }
+  e.last_timestamp = h.max_timestamp;
+  if (h.is_control()) {
+    GREGOR_ASSERT(marker.has_value());
+    CompletedTxn done{h.producer_id, -1, first_offset, marker->type == record::ControlType::kCommit};
+    e.coordinator_epoch = marker->coordinator_epoch;
+    if (e.current_txn_first_offset) {
+      done.first_offset = *e.current_txn_first_offset;
+      ongoing_.erase(*e.current_txn_first_offset);
+      e.current_txn_first_offset.reset();
+      if (!done.committed) {
+        // Kafka's lastStableOffset(completedTxn): the first offset of the earliest transaction still
+        // open, else just after the marker.
+        const int64_t lso = ongoing_.empty() ? first_offset + 1 : ongoing_.begin()->first;
+        if (aborted_.size() >= kAbortedTxnsPerPartitionMax) aborted_.erase(aborted_.begin());
+        aborted_.push_back(AbortedTxn{h.producer_id, done.first_offset, first_offset, lso});
+      }
+    }
+    return done;
+  }
+  if (h.is_transactional() && !e.current_txn_first_offset) {
+    e.current_txn_first_offset = first_offset;
+    ongoing_[first_offset] = h.producer_id;
+  }
   ProducerBatch b;
   b.first_sequence = h.base_sequence;
   b.last_sequence = last_sequence_of(h);
@@ -73,6 +140,7 @@ void ProducerStateManager::apply(const record::BatchHeader& h, int64_t first_off
   b.last_offset = first_offset + h.last_offset_delta;
   e.batches.push_back(b);
   while (e.batches.size() > kProducerBatchesRetained) e.batches.pop_front();
+  return std::nullopt;
 }
 
 ProducerCheck ProducerStateManager::check_leader_append(log::Log& log, const record::BatchHeader& h) {
@@ -96,16 +164,25 @@ ProducerCheck ProducerStateManager::check_leader_append(log::Log& log, const rec
     out.error = ErrorCode::INVALID_PRODUCER_EPOCH;
   } else if (h.producer_epoch > e.epoch) {
     if (h.base_sequence != 0) out.error = ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
-  } else if (!e.batches.empty() && !in_sequence(e.batches.back().last_sequence, h.base_sequence)) {
+  } else if (e.batches.empty()) {
+    // Only a marker leaves an epoch without batches: it bumped the epoch, so sequences restart at 0.
+    if (h.base_sequence != 0) out.error = ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
+  } else if (!in_sequence(e.batches.back().last_sequence, h.base_sequence)) {
     out.error = ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
   }
+  // A plain batch from a producer whose transaction is open (ProducerAppendInfo: "Expected
+  // transactional write from producer").
+  if (out.error == ErrorCode::NONE && !h.is_transactional() && e.current_txn_first_offset)
+    out.error = ErrorCode::INVALID_TXN_STATE;
   return out;
 }
 
-void ProducerStateManager::on_leader_append(const record::BatchHeader& h, int64_t first_offset) {
+void ProducerStateManager::on_leader_append(const record::BatchHeader& h, int64_t first_offset,
+                                            const std::optional<record::EndTxnMarker>& marker) {
+  last_completed_.reset();
   // Only when the state is current up to this append; otherwise the next check scans it.
   if (scanned_to_ != first_offset) return;
-  if (h.producer_id >= 0) apply(h, first_offset);
+  if (h.producer_id >= 0 && (!h.is_control() || marker)) last_completed_ = apply(h, first_offset, marker);
   scanned_to_ = first_offset + h.last_offset_delta + 1;
   last_scanned_ = std::make_pair(first_offset, h.crc);
 }

@@ -20,15 +20,30 @@
 // it a truncated batch stays "appended": a replica that loses its tail and leads again would
 // acknowledge a retry of a batch it no longer has as a duplicate (a lost acks=all write, found by
 // the swarm). catch_up also starts over when the last batch it scanned is gone, as a second line.
+//
+// Transactions (KIP-98; Kafka's ProducerAppendInfo.append and appendEndTxnMarker): a transactional
+// batch (attributes bit 4) opens the producer's transaction at its first offset unless one is open;
+// a control batch (a COMMIT or ABORT marker, engine/record/control_record.h) closes it. While it is
+// open, a non-transactional batch of that producer is INVALID_TXN_STATE. A marker with an epoch
+// older than the producer's is INVALID_PRODUCER_EPOCH (Kafka 2.7+ answers so, not PRODUCER_FENCED),
+// one with a coordinator epoch older than the last marker's is TRANSACTION_COORDINATOR_FENCED; a
+// marker's newer epoch becomes the producer's (the coordinator bumped it), and the producer starts
+// again at sequence 0. The open transactions give the last stable offset (LSO): the first offset of
+// the earliest open transaction, or the high watermark when it is lower. Every aborted transaction
+// is kept (producer id, first offset, marker offset, the LSO right after it: Kafka's
+// AbortedTxn), for read_committed fetches. Like the rest, all of it is rebuilt from the log, so a
+// follower that becomes leader, or a broker that restarts, knows the open and aborted transactions.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "engine/log/log.h"
 #include "engine/protocol/errors.h"
+#include "engine/record/control_record.h"
 #include "engine/record/record_batch.h"
 
 namespace gregor::broker {
@@ -46,6 +61,25 @@ struct ProducerBatch {
 struct ProducerEntry {
   int16_t epoch = -1;
   std::deque<ProducerBatch> batches;  // oldest first, at most kProducerBatchesRetained
+  int32_t coordinator_epoch = -1;      // of the last marker (-1: none yet)
+  int64_t last_timestamp = -1;         // the max timestamp of its last batch or marker
+  std::optional<int64_t> current_txn_first_offset;  // its open transaction
+};
+
+// An aborted transaction (Kafka's AbortedTxn, what a .txnindex entry holds).
+struct AbortedTxn {
+  int64_t producer_id = 0;
+  int64_t first_offset = 0;
+  int64_t last_offset = 0;         // the ABORT marker's offset
+  int64_t last_stable_offset = 0;  // the LSO once it was aborted
+};
+
+// A transaction a marker closed.
+struct CompletedTxn {
+  int64_t producer_id = 0;
+  int64_t first_offset = 0;  // -1: the producer had no open transaction here
+  int64_t marker_offset = 0;
+  bool committed = false;
 };
 
 struct ProducerCheck {
@@ -58,27 +92,51 @@ class ProducerStateManager {
   // Brings the state up to the log's end, then checks `header` (a batch about to be appended by the
   // leader). A scan failure (a read error) is KAFKA_STORAGE_ERROR.
   ProducerCheck check_leader_append(log::Log& log, const record::BatchHeader& header);
-  // Records a batch the leader just appended at `first_offset`.
-  void on_leader_append(const record::BatchHeader& header, int64_t first_offset);
+  // Checks a transaction marker about to be appended by the leader (WriteTxnMarkers).
+  protocol::ErrorCode check_marker(log::Log& log, int64_t producer_id, int16_t producer_epoch,
+                                   int32_t coordinator_epoch);
+  // Records a batch the leader just appended at `first_offset` (`marker`: what a control batch holds).
+  void on_leader_append(const record::BatchHeader& header, int64_t first_offset,
+                        const std::optional<record::EndTxnMarker>& marker = std::nullopt);
+  // Brings the state up to the log's end (a read-committed fetch, ListOffsets, DescribeProducers).
+  Status catch_up_for_read(log::Log& log);
+  // The first offset of the earliest open transaction (after catch_up_for_read).
+  std::optional<int64_t> first_unstable_offset() const;
+  // The aborted transactions a fetch of [from, upto) must list: those with marker offset >= from
+  // and first offset < upto, in marker order.
+  std::vector<AbortedTxn> aborted_transactions(int64_t from, int64_t upto) const;
+  const std::vector<AbortedTxn>& all_aborted_transactions() const { return aborted_; }
   // The log was truncated (or emptied): forget everything; the next check rebuilds from the log.
   void on_truncate() { reset(); }
 
   const std::map<int64_t, ProducerEntry>& producers() const { return producers_; }
+  // The transaction the last marker recorded by on_leader_append closed, if it was a marker.
+  const std::optional<CompletedTxn>& last_completed() const { return last_completed_; }
   int64_t scanned_to() const { return scanned_to_; }
 
  private:
   Status catch_up(log::Log& log);
-  void apply(const record::BatchHeader& header, int64_t first_offset);
+  std::optional<CompletedTxn> apply(const record::BatchHeader& header, int64_t first_offset,
+                                    const std::optional<record::EndTxnMarker>& marker);
   void reset() {
     producers_.clear();
+    ongoing_.clear();
+    aborted_.clear();
     scanned_to_ = -1;
     last_scanned_.reset();
   }
 
   std::map<int64_t, ProducerEntry> producers_;
+  std::map<int64_t, int64_t> ongoing_;  // first offset of each open transaction -> producer id
+  std::vector<AbortedTxn> aborted_;     // by marker offset
   int64_t scanned_to_ = -1;  // the log below this offset is reflected; -1: nothing yet
   // The last batch reflected (base offset, CRC): if the log no longer holds it, it was truncated.
   std::optional<std::pair<int64_t, uint32_t>> last_scanned_;
+  std::optional<CompletedTxn> last_completed_;
 };
+
+// Aborted transactions kept per partition: beyond this the oldest are forgotten (a read_committed
+// consumer then sees records of very old aborted transactions that it fetches again).
+inline constexpr size_t kAbortedTxnsPerPartitionMax = 100000;
 
 }  // namespace gregor::broker

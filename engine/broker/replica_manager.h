@@ -61,6 +61,15 @@ class ReplicaManager final : public PartitionOwner {
 
   ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net);
   void set_progress_listener(ProgressListener l) { progress_listener_ = std::move(l); }
+  // A transaction marker this leader appended is committed (replicated to the ISR): called once per
+  // partition of a WriteTxnMarkers marker that succeeded, before it is answered. The group
+  // coordinator listens, to make a transaction's pending offset commits visible (or drop them).
+  using TxnMarkerListener = std::function<void(const TopicPartition&, int64_t producer_id,
+                                               int16_t producer_epoch, bool committed)>;
+  void set_txn_marker_listener(TxnMarkerListener l) { txn_marker_listener_ = std::move(l); }
+  void on_txn_marker_committed(const TopicPartition& tp, int64_t producer_id, int16_t producer_epoch, bool committed) {
+    if (txn_marker_listener_) txn_marker_listener_(tp, producer_id, producer_epoch, committed);
+  }
 
   // Reads the high watermark checkpoint (before any partition opens), and removes the directories
   // of deleted partitions that a crash left behind (`*-delete`, as Kafka's LogManager does at start).
@@ -153,6 +162,7 @@ class ReplicaManager final : public PartitionOwner {
   Purgatory delete_records_purgatory_;
   bool waiting_check_scheduled_ = false;
   ProgressListener progress_listener_;
+  TxnMarkerListener txn_marker_listener_;
   std::set<TopicPartition> damaged_;
   // Damage found after this broker registered (a log opened at its first LeaderAndIsr, corrupted
   // after the startup check): the registration is rewritten to report it, and until a controller

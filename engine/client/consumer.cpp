@@ -1,10 +1,13 @@
 #include "engine/client/consumer.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/list_offsets.h"
 #include "engine/record/batch_split.h"
+#include "engine/record/control_record.h"
 #include "engine/record/record.h"
 
 namespace gregor::client {
@@ -122,6 +125,7 @@ void Consumer::set_position(const TopicPartition& tp, int64_t offset, const char
   PartitionState& st = parts_[tp];
   st.position = offset;
   st.buffered.clear();
+  st.skip_to.reset();
   rt_.emit(ev::ConsumerPosition{.group = config_.group_id,
                                 .member = coordinator_.member_id(),
                                 .generation = coordinator_.generation(),
@@ -138,6 +142,7 @@ void Consumer::pause(const std::vector<TopicPartition>& partitions) {
     if (it == parts_.end()) continue;
     it->second.paused = true;
     it->second.buffered.clear();  // what was fetched is fetched again on resume
+    it->second.skip_to.reset();
   }
 }
 
@@ -179,6 +184,10 @@ std::vector<ConsumerRecord> Consumer::poll() {
         GREGOR_ASSERT_MSG(r.offset == *st.position || r.offset > *st.position, "records go forward");
         st.position = r.offset + 1;
         out.push_back(std::move(r));
+      }
+      if (st.buffered.empty() && st.skip_to) {
+        if (*st.skip_to > *st.position) st.position = *st.skip_to;
+        st.skip_to.reset();
       }
     }
   }
@@ -269,6 +278,7 @@ void Consumer::reset_positions(const std::vector<TopicPartition>& tps) {
   for (const auto& [leader, list] : by_leader) {
     protocol::ListOffsetsRequest req;
     req.replica_id = -1;
+    req.isolation_level = config_.read_committed() ? 1 : 0;  // latest = the last stable offset
     for (const auto& tp : list) {
       parts_[tp].resetting = true;
       if (req.topics.empty() || req.topics.back().name != tp.topic) req.topics.push_back({tp.topic, {}});
@@ -332,7 +342,7 @@ void Consumer::send_fetches() {
     req.max_wait_ms = static_cast<int32_t>(config_.fetch_max_wait_ms);
     req.min_bytes = config_.fetch_min_bytes;
     req.max_bytes = config_.fetch_max_bytes;
-    req.isolation_level = 0;  // read_uncommitted, the Java client's default
+    req.isolation_level = config_.read_committed() ? 1 : 0;  // isolation.level (read_uncommitted by default)
     req.session_id = 0;
     req.session_epoch = -1;
     for (const auto& [tp, offset] : fetched) {
@@ -404,11 +414,36 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
         continue;
       }
       int64_t next = *st.position;
+      // read_committed (Kafka's CompletedFetch): the aborted transactions the broker listed, by first
+      // offset; a producer's transactional batches are dropped from its aborted transaction's first
+      // offset up to its ABORT marker.
+      std::multimap<int64_t, int64_t> aborted;  // first offset -> producer id
+      if (config_.read_committed() && pd.aborted_transactions)
+        for (const auto& a : *pd.aborted_transactions) aborted.emplace(a.first_offset, a.producer_id);
+      std::set<int64_t> aborted_producers;
+      bool full = false;
       for (const auto& b : split->batches) {
+        if (full) break;
         if (b.header.next_offset() <= next) continue;
+        if (config_.read_committed() && b.header.producer_id >= 0) {
+          while (!aborted.empty() && aborted.begin()->first <= b.header.last_offset()) {
+            aborted_producers.insert(aborted.begin()->second);
+            aborted.erase(aborted.begin());
+          }
+          if (b.header.is_control()) {
+            auto marker = record::parse_end_txn_marker(b.bytes);
+            if (marker && marker->type == record::ControlType::kAbort) aborted_producers.erase(b.header.producer_id);
+          } else if (b.header.is_transactional() && aborted_producers.count(b.header.producer_id)) {
+            next = b.header.next_offset();
+            // an aborted transaction's records: step over them (once what is buffered is polled)
+            if (st.buffered.empty()) st.position = next; else st.skip_to = next;
+            continue;
+          }
+        }
         if (b.header.is_control()) {
           next = b.header.next_offset();
-          st.position = next;  // nothing to hand out; step over it
+          // nothing to hand out: step over it (once what is buffered is polled)
+          if (st.buffered.empty()) st.position = next; else st.skip_to = next;
           continue;
         }
         auto recs = record::decode_records(b.bytes);
@@ -418,7 +453,11 @@ void Consumer::on_fetch_response(int32_t leader, const std::map<TopicPartition, 
           break;
         }
         for (auto& r : *recs) {
-          if (r.offset < next || st.buffered.size() >= kBufferedRecordsPerPartitionMax) continue;
+          if (r.offset < next) continue;
+          if (st.buffered.size() >= kBufferedRecordsPerPartitionMax) {
+            full = true;  // fetched again later: nothing after it may be stepped over
+            continue;
+          }
           ConsumerRecord cr;
           cr.topic = tp.topic;
           cr.partition = tp.partition;

@@ -106,6 +106,9 @@ class Consumer {
     bool resetting = false;
     bool no_offset = false;  // auto.offset.reset=none found nothing: stays without a position
     std::deque<ConsumerRecord> buffered;
+    // Batches fetched after the buffered records but with nothing to hand out (control batches,
+    // aborted transactions): the position moves here once the buffered records are polled.
+    std::optional<int64_t> skip_to;
     int64_t high_watermark = -1;
     Time retry_at{0};
   };

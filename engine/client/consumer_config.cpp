@@ -42,6 +42,8 @@ const ConfigDef<ConsumerConfig>& consumer_config_def() {
     d.define("group.id", &ConsumerConfig::group_id, {}, "The consumer group to join (empty: assign() only, no commits).");
     d.define("heartbeat.interval.ms", &ConsumerConfig::heartbeat_interval_ms, at_least(1),
              "How often a member heartbeats to the group coordinator; below session.timeout.ms.");
+    d.define("isolation.level", &ConsumerConfig::isolation_level, {"read_committed", "read_uncommitted"},
+             "read_committed: read only below the last stable offset and drop aborted transactions' records.");
     d.define("max.partition.fetch.bytes", &ConsumerConfig::max_partition_fetch_bytes, at_least(1),
              "The most bytes fetched of one partition per request.");
     d.define("max.poll.interval.ms", &ConsumerConfig::max_poll_interval_ms, at_least(1),

@@ -35,6 +35,10 @@ struct ConsumerConfig {
   int64_t retry_backoff_ms = 100;
   int64_t metadata_max_age_ms = 300000;
   bool check_crcs = true;
+  // read_uncommitted (Kafka's default): everything below the high watermark. read_committed: only
+  // below the last stable offset, without the records of aborted transactions (KIP-98).
+  std::string isolation_level = "read_uncommitted";
+  bool read_committed() const { return isolation_level == "read_committed"; }
   // In preference order; the coordinator picks one every member supports.
   std::vector<std::string> partition_assignment_strategy = {"range", "cooperative-sticky"};
 

@@ -546,6 +546,19 @@ struct ProduceDuplicate {
   int64_t base_offset = 0;
   GREGOR_TRACE_FIELDS(topic, partition, producer_id, base_sequence, base_offset)
 };
+// A transaction marker (a control batch: COMMIT or ABORT) was appended by this leader for a
+// WriteTxnMarkers request (KIP-98); lso is the partition's last stable offset after it.
+struct TxnMarkerAppend {
+  GREGOR_TRACE_EVENT(TxnMarkerAppend, "txn_marker_append");
+  std::string topic;
+  int32_t partition = 0;
+  int64_t producer_id = 0;
+  int32_t producer_epoch = 0;
+  std::string result;  // commit, abort
+  int64_t offset = 0;
+  int64_t lso = 0;
+  GREGOR_TRACE_FIELDS(topic, partition, producer_id, producer_epoch, result, offset, lso)
+};
 
 // ---- Brokers: the group coordinator (engine/group) ---------------------------------------------
 
@@ -1035,6 +1048,7 @@ using TraceBody = std::variant<
     ev::ReplicaDamageCleared, ev::DamagedLeaderRefused, ev::LogAppend, ev::BatchRewritten, ev::LogTruncate,
     ev::LogRetention, ev::BecomeLeader, ev::BecomeFollower, ev::PartitionDeleted, ev::DeleteRecords, ev::StaleTopicIncarnation, ev::HwAdvance,
     ev::IsrChangeProposed, ev::IsrChange, ev::IsrChangeFailed, ev::ProduceRejected, ev::ProduceDuplicate,
+    ev::TxnMarkerAppend,
     // group coordinator
     ev::OffsetsTopicCreate, ev::MemberJoin, ev::MemberLeave, ev::GroupRebalance, ev::GroupEmpty,
     ev::GroupJoinComplete, ev::GroupStable, ev::GroupStoreFailed, ev::GroupDeleted, ev::OffsetCommit, ev::OffsetsLoadStart,

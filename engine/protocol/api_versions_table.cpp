@@ -35,6 +35,7 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::DESCRIBE_ACLS, 0, 3},        // Kafka 3.9's: v1 pattern types, v3 User resources
     ApiVersionRange{ApiKey::CREATE_ACLS, 0, 3},          // Kafka 3.9's
     ApiVersionRange{ApiKey::DELETE_ACLS, 0, 3},          // Kafka 3.9's
+    ApiVersionRange{ApiKey::WRITE_TXN_MARKERS, 0, 1},    // Kafka 3.9's: inter-broker, transaction markers (KIP-98)
     ApiVersionRange{ApiKey::DESCRIBE_CONFIGS, 0, 4},     // Kafka 3.9's: v3 documentation and types
     ApiVersionRange{ApiKey::ALTER_CONFIGS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::DESCRIBE_LOG_DIRS, 0, 4},    // Kafka 3.9's
@@ -48,6 +49,7 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::OFFSET_DELETE, 0, 0},        // Kafka 3.9's (never flexible)
     ApiVersionRange{ApiKey::ALTER_USER_SCRAM_CREDENTIALS, 0, 0},  // Kafka 3.9's (KIP-554)
     ApiVersionRange{ApiKey::DESCRIBE_CLUSTER, 0, 1},     // Kafka 3.9's
+    ApiVersionRange{ApiKey::DESCRIBE_PRODUCERS, 0, 0},   // Kafka 3.9's (KIP-664)
 };
 
 }  // namespace

@@ -47,7 +47,8 @@ using AllRequests =
                protocol::DescribeClusterRequest, protocol::AlterPartitionReassignmentsRequest,
                protocol::ListPartitionReassignmentsRequest, protocol::SaslHandshakeRequest,
                protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest,
-               protocol::DescribeAclsRequest, protocol::CreateAclsRequest, protocol::DeleteAclsRequest>;
+               protocol::DescribeAclsRequest, protocol::CreateAclsRequest, protocol::DeleteAclsRequest,
+               protocol::WriteTxnMarkersRequest, protocol::DescribeProducersRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>

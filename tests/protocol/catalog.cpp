@@ -89,6 +89,8 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::DELETE_ACLS, codecs(delete_acls_request, delete_acls_response)},
       {ApiKey::ALTER_USER_SCRAM_CREDENTIALS,
        codecs(alter_user_scram_credentials_request, alter_user_scram_credentials_response)},
+      {ApiKey::WRITE_TXN_MARKERS, codecs(write_txn_markers_request, write_txn_markers_response)},
+      {ApiKey::DESCRIBE_PRODUCERS, codecs(describe_producers_request, describe_producers_response)},
   };
   return catalog;
 }

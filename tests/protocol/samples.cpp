@@ -891,6 +891,63 @@ DeleteAclsResponse delete_acls_response(int16_t v) {
   a.permission_type = 3;
   r.matching_acls = {a};
   m.filter_results = {r, {ErrorCode::SECURITY_DISABLED, "No Authorizer is configured on the broker", {}}};
+// Transactions, the partition side (issue 19a).
+WriteTxnMarkersRequest write_txn_markers_request(int16_t) {
+  WriteTxnMarkersRequest m;
+  WriteTxnMarkersRequest::WritableTxnMarker commit;
+  commit.producer_id = 4000;
+  commit.producer_epoch = 3;
+  commit.transaction_result = true;
+  commit.topics.push_back({.name = "orders", .partition_indexes = {0, 2}});
+  commit.topics.push_back({.name = "__consumer_offsets", .partition_indexes = {17}});
+  commit.coordinator_epoch = 5;
+  WriteTxnMarkersRequest::WritableTxnMarker abort;
+  abort.producer_id = 4001;
+  abort.producer_epoch = 0;
+  abort.transaction_result = false;
+  abort.topics.push_back({.name = "orders", .partition_indexes = {1}});
+  abort.coordinator_epoch = 5;
+  m.markers = {commit, abort};
+  return m;
+}
+WriteTxnMarkersResponse write_txn_markers_response(int16_t) {
+  WriteTxnMarkersResponse m;
+  WriteTxnMarkersResponse::WritableTxnMarkerResult r;
+  r.producer_id = 4000;
+  WriteTxnMarkersResponse::WritableTxnMarkerTopicResult t;
+  t.name = "orders";
+  t.partitions.push_back({.partition_index = 0, .error_code = ErrorCode::NONE});
+  t.partitions.push_back({.partition_index = 2, .error_code = ErrorCode::TRANSACTION_COORDINATOR_FENCED});
+  r.topics.push_back(t);
+  m.markers = {r};
+  return m;
+}
+DescribeProducersRequest describe_producers_request(int16_t) {
+  DescribeProducersRequest m;
+  m.topics.push_back({.name = "orders", .partition_indexes = {0, 1}});
+  return m;
+}
+DescribeProducersResponse describe_producers_response(int16_t) {
+  DescribeProducersResponse m;
+  m.throttle_time_ms = 1;
+  DescribeProducersResponse::TopicResponse t;
+  t.name = "orders";
+  DescribeProducersResponse::PartitionResponse ok;
+  ok.partition_index = 0;
+  DescribeProducersResponse::ProducerState ps;
+  ps.producer_id = 4000;
+  ps.producer_epoch = 3;
+  ps.last_sequence = 41;
+  ps.last_timestamp = 1700000000000;
+  ps.coordinator_epoch = 5;
+  ps.current_txn_start_offset = 120;
+  ok.active_producers = {ps};
+  DescribeProducersResponse::PartitionResponse bad;
+  bad.partition_index = 1;
+  bad.error_code = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+  bad.error_message = "NOT_LEADER_OR_FOLLOWER";
+  t.partitions = {ok, bad};
+  m.topics = {t};
   return m;
 }
 

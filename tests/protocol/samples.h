@@ -10,6 +10,8 @@
 #include "engine/protocol/create_acls.h"
 #include "engine/protocol/delete_acls.h"
 #include "engine/protocol/describe_acls.h"
+#include "engine/protocol/describe_producers.h"
+#include "engine/protocol/write_txn_markers.h"
 #include "engine/protocol/protocol.h"
 
 namespace gregor::protocol::samples {
@@ -94,5 +96,10 @@ CreateAclsRequest create_acls_request(int16_t v);
 CreateAclsResponse create_acls_response(int16_t v);
 DeleteAclsRequest delete_acls_request(int16_t v);
 DeleteAclsResponse delete_acls_response(int16_t v);
+// Transactions, the partition side (issue 19a).
+WriteTxnMarkersRequest write_txn_markers_request(int16_t v);
+WriteTxnMarkersResponse write_txn_markers_response(int16_t v);
+DescribeProducersRequest describe_producers_request(int16_t v);
+DescribeProducersResponse describe_producers_response(int16_t v);
 
 }  // namespace gregor::protocol::samples

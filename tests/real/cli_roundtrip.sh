@@ -44,6 +44,12 @@ seq 1 200 | sed 's/.*/key-&:value-&/' >"$TMP/sent.txt"
 timeout 60 "$G" consume --bootstrap-server "$BOOTSTRAP" --topic orders --from-beginning --max-messages 200 \
   --print-key >"$TMP/got.txt" || fail "consume failed"
 diff <(sed 's/:/\t/' "$TMP/sent.txt" | sort) <(sort "$TMP/got.txt") || fail "consumed records differ from produced ones"
+# read_committed (Fetch and ListOffsets isolation_level 1): without transactions, the same records.
+timeout 60 "$G" consume --bootstrap-server "$BOOTSTRAP" --topic orders --from-beginning --max-messages 200 \
+  --print-key --isolation-level read_committed >"$TMP/got-committed.txt" || fail "read_committed consume failed"
+diff <(sort "$TMP/got.txt") <(sort "$TMP/got-committed.txt") || fail "read_committed consume differs"
+"$G" consume --bootstrap-server "$BOOTSTRAP" --topic orders --isolation-level bogus --max-messages 1 2>/dev/null &&
+  fail "consume took --isolation-level bogus"
 
 # A group: reads 120 now, the other 80 in a second run that resumes from the committed offsets.
 timeout 60 "$G" consume --bootstrap-server "$BOOTSTRAP" --topic orders --group g1 --from-beginning \

@@ -55,6 +55,8 @@ for b in 1 2 3; do
   expect_answer 31 "StopReplica (a stale epoch) on broker $b's CLIENT listener" "$client" stop-replica victims 3 0
   expect_answer 31 "UpdateMetadata on broker $b's CLIENT listener" "$client" update-metadata -1
   expect_answer 31 "ControlledShutdown on broker $b's CLIENT listener" "$client" controlled-shutdown "$b" -1
+  # WriteTxnMarkers is inter-broker too (a transaction coordinator's): refused per partition.
+  expect_answer 31 "WriteTxnMarkers on broker $b's CLIENT listener" "$client" write-txn-markers victims
   # Metadata answers with the addresses of the listener it came on.
   $FORGE "$client" metadata >"$TMP/md-client-$b"
   $FORGE "$replication" metadata >"$TMP/md-replication-$b"

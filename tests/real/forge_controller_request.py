@@ -8,6 +8,8 @@ Usage: forge_controller_request.py PORT KIND [args]
   PORT update-metadata BROKER_EPOCH                  UpdateMetadata v5: controller epoch INT32_MAX,
                                                      no brokers, no partitions
   PORT controlled-shutdown BROKER_ID BROKER_EPOCH    ControlledShutdown v2
+  PORT write-txn-markers TOPIC                       WriteTxnMarkers v0: an ABORT marker for
+                                                     producer 1 on TOPIC-0 (prints its error)
   PORT metadata                                      Metadata v1 (an honest one): prints
                                                      "ID HOST:PORT" per broker it lists
 BROKER_EPOCH -1 is "unknown" (a request without one, as before KIP-380).
@@ -63,6 +65,10 @@ def main():
     elif kind == "controlled-shutdown":
         broker, epoch = int(args[0]), int(args[1])
         request = frame(7, 2, struct.pack(">iq", broker, epoch))
+    elif kind == "write-txn-markers":
+        body = struct.pack(">iqhb", 1, 1, 0, 0) + struct.pack(">i", 1) + string(args[0])
+        body += struct.pack(">ii", 1, 0) + struct.pack(">i", 0)
+        request = frame(27, 0, body)
     elif kind == "metadata":
         request = frame(3, 1, struct.pack(">i", -1))
     else:
@@ -86,6 +92,15 @@ def main():
             (rack,) = struct.unpack(">h", answer[at:at + 2])
             at += 2 + max(rack, 0)
             print(f"{node} {host}:{port}")
+        return
+    if kind == "write-txn-markers":
+        # correlation, [markers: producer id, [topics: name, [partitions: index, error]]]
+        (n,) = struct.unpack(">h", answer[20:22])
+        at = 22 + n + 4 + 4
+        (correlation,) = struct.unpack(">i", answer[:4])
+        (error,) = struct.unpack(">h", answer[at:at + 2])
+        assert correlation == 4242, correlation
+        print(error)
         return
     (correlation, error) = struct.unpack(">ih", answer[:6])
     assert correlation == 4242, correlation

@@ -1,5 +1,7 @@
 // Fetch: from followers (replica_id >= 0: up to the log end, recording their progress) and from
-// consumers (up to the high watermark). A fetch with max_wait_ms waits in the fetch purgatory
+// consumers (up to the high watermark; with isolation_level 1, read_committed, up to the last
+// stable offset, listing the aborted transactions of the range read: KIP-98). Every answer carries
+// the last stable offset (v4+). Control batches are served as they are; clients skip them. A fetch with max_wait_ms waits in the fetch purgatory
 // until min_bytes are there, an error shows, or max_wait_ms passes.
 #include <algorithm>
 #include <set>
@@ -53,6 +55,12 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
   return ErrorCode::NONE;
 }
 
+// Fetch v4+ carries isolation_level; below it a consumer reads uncommitted.
+IsolationLevel isolation_of(const protocol::FetchRequest& req) {
+  return req.isolation_level == static_cast<int8_t>(IsolationLevel::kReadCommitted) ? IsolationLevel::kReadCommitted
+                                                                                    : IsolationLevel::kReadUncommitted;
+}
+
 // denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED).
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
                      const std::set<std::string>& denied) {
@@ -85,13 +93,17 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
                                                     LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
                                                     fp.partition_max_bytes, ctx.rt.now())
                             : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
-                                                    fp.partition_max_bytes);
+                                                    fp.partition_max_bytes, true, isolation_of(req));
         if (from_follower && lr.error == ErrorCode::NONE &&
             p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
           ctx.replicas.on_low_watermark_change(tp);
         pd.error_code = lr.error;
         pd.high_watermark = lr.high_watermark.value;
-        pd.last_stable_offset = lr.high_watermark.value;
+        // A follower's answer carries the HW there: followers do not use it, and they rebuild
+        // transactions from the log they fetch.
+        pd.last_stable_offset = from_follower ? lr.high_watermark.value : lr.last_stable_offset.value;
+        for (const AbortedTxn& a : lr.aborted_transactions)
+          pd.aborted_transactions->push_back({.producer_id = a.producer_id, .first_offset = a.first_offset});
         pd.log_start_offset = lr.log_start.value;
         if (!from_follower && lr.error == ErrorCode::NONE) {
           pd.error_code = convert_for_version(*p, version, fp.fetch_offset, lr.records);
@@ -142,7 +154,7 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const s
                                                         LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
                                                         fp.partition_max_bytes, ctx.rt.now(), false)
                                 : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
-                                                        fp.partition_max_bytes, false);
+                                                        fp.partition_max_bytes, false, isolation_of(req));
       if (lr.error != ErrorCode::NONE || lr.records_available) ready = true;
     }
   }

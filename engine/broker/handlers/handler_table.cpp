@@ -21,6 +21,7 @@
 #include "engine/protocol/describe_configs.h"
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/describe_log_dirs.h"
+#include "engine/protocol/describe_producers.h"
 #include "engine/protocol/dispatch.h"
 #include "engine/protocol/elect_leaders.h"
 #include "engine/protocol/fetch.h"
@@ -43,6 +44,7 @@
 #include "engine/protocol/stop_replica.h"
 #include "engine/protocol/sync_group.h"
 #include "engine/protocol/update_metadata.h"
+#include "engine/protocol/write_txn_markers.h"
 
 #define GREGOR_BROKER_HANDLERS(X)                                               \
   X(PRODUCE, ProduceRequest, produce)                                           \
@@ -84,7 +86,9 @@
   X(DESCRIBE_CLUSTER, DescribeClusterRequest, describe_cluster)                \
   X(SASL_HANDSHAKE, SaslHandshakeRequest, sasl_handshake)                      \
   X(SASL_AUTHENTICATE, SaslAuthenticateRequest, sasl_authenticate)             \
-  X(ALTER_USER_SCRAM_CREDENTIALS, AlterUserScramCredentialsRequest, alter_user_scram_credentials)
+  X(ALTER_USER_SCRAM_CREDENTIALS, AlterUserScramCredentialsRequest, alter_user_scram_credentials) \
+  X(WRITE_TXN_MARKERS, WriteTxnMarkersRequest, write_txn_markers)              \
+  X(DESCRIBE_PRODUCERS, DescribeProducersRequest, describe_producers)
 
 namespace gregor::broker {
 

@@ -1,5 +1,5 @@
-// ListOffsets: the earliest offset, the latest (the high watermark for consumers, the log end for
-// replicas), the first committed record at or after a timestamp (through the log's time index and
+// ListOffsets: the earliest offset, the latest (the high watermark for consumers, the last stable
+// offset for read_committed consumers (isolation_level 1, v2+), the log end for replicas), the first committed record at or after a timestamp (through the log's time index and
 // the records of the batch, engine/log/log.h), or the record with the largest timestamp (-3).
 #include <algorithm>
 
@@ -22,6 +22,14 @@ void answer_found(protocol::ListOffsetsResponse::ListOffsetsPartitionResponse& p
     pr.offset = -1;
     pr.timestamp = -1;
   }
+}
+
+// How far the requester may read: a replica the whole log, a consumer up to the high watermark, a
+// read_committed one up to the last stable offset (Kafka's lastFetchableOffset).
+Result<Offset> fetchable_limit(Partition& p, const protocol::ListOffsetsRequest& request) {
+  if (request.replica_id >= 0) return p.log_end_offset();
+  if (request.isolation_level == static_cast<int8_t>(IsolationLevel::kReadCommitted)) return p.last_stable_offset();
+  return p.high_watermark();
 }
 }  // namespace
 
@@ -50,18 +58,17 @@ void handle_list_offsets(HandlerContext& ctx, const Request& req, protocol::List
                  lp.timestamp == protocol::kListOffsetsEarliestLocalTimestamp) {
         // Without tiered storage the earliest local offset is the log start offset.
         pr.offset = p->log_start_offset().value;
-      } else if (lp.timestamp == protocol::kListOffsetsLatestTimestamp) {
-        // A consumer sees the end of what is committed; a replica the end of the log.
-        pr.offset = request.replica_id >= 0 ? p->log_end_offset().value : p->high_watermark().value;
       } else if (lp.timestamp == protocol::kListOffsetsLatestTieredTimestamp) {
         pr.offset = -1;  // nothing is tiered
+      } else if (auto limit = fetchable_limit(*p, request); !limit) {
+        pr.error_code = ErrorCode::KAFKA_STORAGE_ERROR;
+      } else if (lp.timestamp == protocol::kListOffsetsLatestTimestamp) {
+        pr.offset = limit->value;
       } else {
-        // A consumer finds only committed records; a replica anything in the log.
-        const Offset limit = request.replica_id >= 0 ? p->log_end_offset() : p->high_watermark();
         if (lp.timestamp == protocol::kListOffsetsMaxTimestamp)
-          answer_found(pr, p->log().offset_of_max_timestamp(limit));
+          answer_found(pr, p->log().offset_of_max_timestamp(*limit));
         else
-          answer_found(pr, p->log().offset_for_timestamp(lp.timestamp, limit));
+          answer_found(pr, p->log().offset_for_timestamp(lp.timestamp, *limit));
       }
       // v0 answers with a list of offsets (at most max_num_offsets of them; Gregor gives the one).
       if (req.header.api_version == 0 && pr.error_code == ErrorCode::NONE && pr.offset >= 0 && lp.max_num_offsets > 0)
