@@ -38,12 +38,16 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       producer_ids_(rt, config_.broker_id, zk_),
       group_host_(rt, metadata_, replicas_, admin_),
       group_coordinator_(rt, config_, group_host_),
+      txn_host_(rt, config_, group_host_, replicas_, admin_, producer_ids_, net_),
+      txn_coordinator_(rt, config_, txn_host_),
       channel_(rt, [this](NodeId from, Bytes frame) { dispatch_request(handlers_, from, std::move(frame)); }),
       sasl_(rt, config_, channel_, zk_),
       handlers_{rt,     config_,      channel_, replicas_,          metadata_, controller_,
-                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_} {
+                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_,
+                txn_coordinator_} {
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
+    txn_coordinator_.on_partition_progress(tp);    // so do transaction state writes
   });
   replicas_.log_dir().set_listener([this](const Status& status, const std::string& operation, const std::string& path) {
     on_log_dir_failure(status, operation, path);
@@ -67,6 +71,7 @@ void Broker::start() {
   zk_.set_watch_listener([this](const coord::WatchEvent& e) { on_watch(e); });
   zk_.start();
   replicas_.start_ticks();
+  txn_coordinator_.start();
   rt_.emit(ev::BrokerStart{.broker = config_.broker_id});
 }
 

@@ -34,6 +34,7 @@
 #include "engine/broker/replica_manager.h"
 #include "engine/broker/request_channel.h"
 #include "engine/broker/request_handler.h"
+#include "engine/broker/txn_host.h"
 #include "engine/coord/zk_client.h"
 #include "engine/group/group_coordinator.h"
 #include "engine/protocol/network_client.h"
@@ -87,6 +88,8 @@ class Broker final : public Node {
   coord::ZkClient& zk() { return zk_; }
   group::GroupCoordinator& group_coordinator() { return group_coordinator_; }
   const group::GroupCoordinator& group_coordinator() const { return group_coordinator_; }
+  txn::TransactionCoordinator& txn_coordinator() { return txn_coordinator_; }
+  const txn::TransactionCoordinator& txn_coordinator() const { return txn_coordinator_; }
 
  private:
   // Startup and zk.
@@ -119,6 +122,8 @@ class Broker final : public Node {
   ProducerIdManager producer_ids_;
   GroupHost group_host_;
   group::GroupCoordinator group_coordinator_;
+  TxnHostImpl txn_host_;
+  txn::TransactionCoordinator txn_coordinator_;
   std::string cluster_id_;
   RequestChannel channel_;
   SaslAuthenticator sasl_;

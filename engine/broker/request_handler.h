@@ -20,6 +20,7 @@
 #include "engine/broker/request_channel.h"
 #include "engine/broker/sasl_authenticator.h"
 #include "engine/group/group_coordinator.h"
+#include "engine/txn/transaction_coordinator.h"
 
 namespace gregor::broker {
 
@@ -35,6 +36,7 @@ struct HandlerContext {
   ProducerIdManager& producer_ids;
   const std::string& cluster_id;  // /cluster/id; empty until read
   SaslAuthenticator& sasl;        // authentication on SASL listeners; each connection's principal
+  txn::TransactionCoordinator& txns;  // the transaction coordinator (engine/txn)
 };
 
 // A controller request naming an older registration of this broker was refused (KIP-380).
