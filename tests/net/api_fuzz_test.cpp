@@ -43,7 +43,10 @@ using AllRequests =
                protocol::DeleteGroupsRequest, protocol::ElectLeadersRequest, protocol::OffsetDeleteRequest,
                protocol::DescribeClusterRequest, protocol::AlterPartitionReassignmentsRequest,
                protocol::ListPartitionReassignmentsRequest, protocol::SaslHandshakeRequest,
-               protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest>;
+               protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest,
+               protocol::AddPartitionsToTxnRequest, protocol::AddOffsetsToTxnRequest, protocol::EndTxnRequest,
+               protocol::TxnOffsetCommitRequest, protocol::DescribeTransactionsRequest,
+               protocol::ListTransactionsRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>

@@ -86,6 +86,12 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
       {ApiKey::SASL_AUTHENTICATE, codecs(sasl_authenticate_request, sasl_authenticate_response)},
       {ApiKey::ALTER_USER_SCRAM_CREDENTIALS,
        codecs(alter_user_scram_credentials_request, alter_user_scram_credentials_response)},
+      {ApiKey::ADD_PARTITIONS_TO_TXN, codecs(add_partitions_to_txn_request, add_partitions_to_txn_response)},
+      {ApiKey::ADD_OFFSETS_TO_TXN, codecs(add_offsets_to_txn_request, add_offsets_to_txn_response)},
+      {ApiKey::END_TXN, codecs(end_txn_request, end_txn_response)},
+      {ApiKey::TXN_OFFSET_COMMIT, codecs(txn_offset_commit_request, txn_offset_commit_response)},
+      {ApiKey::DESCRIBE_TRANSACTIONS, codecs(describe_transactions_request, describe_transactions_response)},
+      {ApiKey::LIST_TRANSACTIONS, codecs(list_transactions_request, list_transactions_response)},
   };
   return catalog;
 }

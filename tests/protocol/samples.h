@@ -85,5 +85,17 @@ SaslAuthenticateRequest sasl_authenticate_request(int16_t v);
 SaslAuthenticateResponse sasl_authenticate_response(int16_t v);
 AlterUserScramCredentialsRequest alter_user_scram_credentials_request(int16_t v);
 AlterUserScramCredentialsResponse alter_user_scram_credentials_response(int16_t v);
+AddPartitionsToTxnRequest add_partitions_to_txn_request(int16_t v);
+AddPartitionsToTxnResponse add_partitions_to_txn_response(int16_t v);
+AddOffsetsToTxnRequest add_offsets_to_txn_request(int16_t v);
+AddOffsetsToTxnResponse add_offsets_to_txn_response(int16_t v);
+EndTxnRequest end_txn_request(int16_t v);
+EndTxnResponse end_txn_response(int16_t v);
+TxnOffsetCommitRequest txn_offset_commit_request(int16_t v);
+TxnOffsetCommitResponse txn_offset_commit_response(int16_t v);
+DescribeTransactionsRequest describe_transactions_request(int16_t v);
+DescribeTransactionsResponse describe_transactions_response(int16_t v);
+ListTransactionsRequest list_transactions_request(int16_t v);
+ListTransactionsResponse list_transactions_response(int16_t v);
 
 }  // namespace gregor::protocol::samples
