@@ -121,7 +121,8 @@ TEST_CASE("txn coordinator: a second InitProducerId fences the first instance an
   CHECK(f.add("t1", 4242, 2, {tp("orders", 1)}) == ErrorCode::INVALID_PRODUCER_ID_MAPPING);
   // KIP-360: naming an old id and epoch is fenced as well.
   CHECK(f.init("t1", 60000, std::make_pair(first.producer_id, int16_t{0})).error == ErrorCode::PRODUCER_FENCED);
-  CHECK(std::count(f.transitions("t1").begin(), f.transitions("t1").end(), "Ongoing->PrepareEpochFence") == 1);
+  const auto transitions = f.transitions("t1");
+  CHECK(std::count(transitions.begin(), transitions.end(), "Ongoing->PrepareEpochFence") == 1);
 }
 
 TEST_CASE("txn coordinator: request checks answer Kafka's errors") {

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "engine/record/batch_split.h"
+#include "engine/record/record.h"
 #include "engine/txn/transaction_coordinator.h"
 #include "sim/simulator.h"
 
