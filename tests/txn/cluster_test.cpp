@@ -364,3 +364,67 @@ TEST_CASE("txn cluster: TxnOffsetCommit offsets stay pending until complete_txn_
   after = f.call<protocol::OffsetFetchRequest, protocol::OffsetFetchResponse>(gc, fetch, 7);
   CHECK(after->topics[0].partitions[0].committed_offset == 60);
 }
+
+TEST_CASE("txn cluster: pending transactional offsets survive a group coordinator failover") {
+  ClusterFixture f(37, txn_config());
+  f.create_topic("orders", 1, 3);
+  int32_t gc = -1;
+  REQUIRE(f.run_until([&] {
+    protocol::FindCoordinatorRequest req;
+    req.key = "g";
+    auto r = f.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(1, req, 3);
+    if (r && r->error_code == ErrorCode::NONE) {
+      gc = r->node_id;
+      return true;
+    }
+    f.sim.run_for(Duration::millis(200));
+    return false;
+  }));
+  protocol::TxnOffsetCommitRequest commit;
+  commit.transactional_id = "tx";
+  commit.group_id = "g";
+  commit.producer_id = 6000;
+  commit.producer_epoch = 0;
+  commit.topics.push_back({"orders", {{.partition_index = 0, .committed_offset = 7, .committed_metadata = std::nullopt}}});
+  std::optional<protocol::TxnOffsetCommitResponse> cr;
+  REQUIRE(f.run_until([&] {
+    cr = f.call<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse>(gc, commit, 3);
+    if (cr && cr->topics[0].partitions[0].error_code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS) {
+      f.sim.run_for(Duration::millis(100));
+      return false;
+    }
+    return true;
+  }));
+  REQUIRE(cr->topics[0].partitions[0].error_code == ErrorCode::NONE);
+  f.sim.run_for(Duration::millis(500));  // replicated to the followers
+
+  f.sim.crash(NodeId{gc});
+  const int32_t op = group::partition_for_group("g", 4);
+  int32_t next = -1;
+  REQUIRE(f.run_until(
+      [&] {
+        auto l = f.cluster.leader({group::kOffsetsTopic, op});
+        if (!l || *l < 0 || *l == gc) return false;
+        next = *l;
+        return f.cluster.broker(next)->group_coordinator().group("g") != nullptr &&
+               !f.cluster.broker(next)->group_coordinator().is_loading(op);
+      },
+      Duration::seconds(60)));
+  protocol::OffsetFetchRequest fetch;
+  fetch.group_id = "g";
+  fetch.require_stable = true;
+  fetch.topics = std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopic>{{"orders", {0}}};
+  auto stable = f.call<protocol::OffsetFetchRequest, protocol::OffsetFetchResponse>(next, fetch, 7);
+  REQUIRE(stable);
+  CHECK(stable->topics[0].partitions[0].error_code == ErrorCode::UNSTABLE_OFFSET_COMMIT);
+  // The same producer commits again: its sequence in the partition continues (read by the loader).
+  commit.topics[0].partitions[0].committed_offset = 8;
+  cr = f.call<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse>(next, commit, 3);
+  REQUIRE(cr);
+  CHECK(cr->topics[0].partitions[0].error_code == ErrorCode::NONE);
+  f.cluster.broker(next)->group_coordinator().complete_txn_offsets(op, 6000, 0, true);
+  auto after = f.call<protocol::OffsetFetchRequest, protocol::OffsetFetchResponse>(next, fetch, 7);
+  REQUIRE(after);
+  CHECK(after->topics[0].partitions[0].error_code == ErrorCode::NONE);
+  CHECK(after->topics[0].partitions[0].committed_offset == 8);
+}
