@@ -11,8 +11,8 @@
 //
 // Its parts, each a class of its own: the replicas and their purgatories (ReplicaManager), the
 // controller (when this broker wins /controller), the metadata cache, topic administration through
-// zk (AdminManager), dynamic topic configs (ConfigChangeListener), the group coordinator and the
-// producer id manager.
+// zk (AdminManager), dynamic topic configs (ConfigChangeListener), the group coordinator, the
+// transaction coordinator (engine/txn, hosted through TxnHostImpl) and the producer id manager.
 //
 // Files on its Disk: one directory per partition ("orders-0"; see engine/log) and
 // replication-offset-checkpoint (the high watermarks).

@@ -23,6 +23,11 @@
 // rebalance REBALANCE_IN_PROGRESS; OffsetCommit is accepted in PreparingRebalance from members of
 // the current generation (Kafka's validateOffsetCommit) and refused in CompletingRebalance.
 //
+// Transactional offsets (group_txn_offsets.cpp): TxnOffsetCommit stores offsets as a transactional
+// batch of the producer; they stay pending (OffsetFetch v7+ require_stable: UNSTABLE_OFFSET_COMMIT)
+// until complete_txn_offsets reports the producer's marker in that partition, and the loader keeps
+// them pending until it reads the marker (a control batch) after them.
+//
 // Trace events (node = this broker): offsets_load, offsets_unload, member_join, member_leave,
 // group_rebalance, group_join_complete, group_stable, group_empty, offset_commit,
 // group_store_failed. docs/trace-events.md lists their fields; docs/groups.md explains the design.
