@@ -22,6 +22,7 @@ const std::vector<Command>& commands() {
       {"configs", "describe and change topic configs of a real-socket cluster (kafka-configs)", cmd_configs},
       {"acls", "add, remove and list ACLs of a real-socket cluster with an authorizer (kafka-acls)", cmd_acls},
       {"groups", "describe a consumer group's offsets and lag (kafka-consumer-groups)", cmd_groups},
+      {"transactions", "list and describe transactions (kafka-transactions)", cmd_transactions},
       {"delete-records", "delete a partition's records below an offset (kafka-delete-records)", cmd_delete_records},
       {"leader-election", "preferred or unclean leader election (kafka-leader-election)", cmd_leader_election},
       {"reassign-partitions", "move partitions' replicas to other brokers (kafka-reassign-partitions)", cmd_reassign_partitions},

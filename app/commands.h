@@ -34,6 +34,7 @@ int cmd_topics(const Args& args);
 int cmd_produce(const Args& args);
 int cmd_consume(const Args& args);
 int cmd_groups(const Args& args);
+int cmd_transactions(const Args& args);  // app/transactions.cpp
 int cmd_configs(const Args& args);
 // kafka-acls (app/acls.cpp).
 int cmd_acls(const Args& args);

@@ -3,7 +3,7 @@
 #  1. engine/ reaches the outside world only through Runtime and Disk: no sockets, threads, clocks,
 #     files, SQLite or GUI headers, and nothing of sim/, net/, gui/, app/ or trace/.
 #  2. engine's folders form one direction (engine/CMakeLists.txt): core -> record -> log -> protocol
-#     -> coord -> group, client; broker may use group. No folder includes one after it or beside it.
+#     -> coord -> group, client; txn may use group; broker may use txn and group. No folder includes one after it or beside it.
 set -u
 root="$1"
 status=0
@@ -26,7 +26,8 @@ allowed() {
     coord) echo "coord protocol log record core" ;;
     group) echo "group coord protocol log record core" ;;
     client) echo "client coord protocol log record core" ;;
-    broker) echo "broker group coord protocol log record core" ;;
+    txn) echo "txn group coord protocol log record core" ;;
+    broker) echo "broker txn group coord protocol log record core" ;;
     *) echo "" ;;
   esac
 }

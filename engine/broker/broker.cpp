@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/group/offsets_topic.h"
 #include "engine/protocol/api_versions_table.h"
 #include "engine/protocol/controlled_shutdown.h"
 
@@ -38,18 +39,29 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
       producer_ids_(rt, config_.broker_id, zk_),
       group_host_(rt, metadata_, replicas_, admin_),
       group_coordinator_(rt, config_, group_host_),
+      txn_host_(rt, config_, group_host_, replicas_, admin_, producer_ids_, net_),
+      txn_coordinator_(rt, config_, txn_host_),
       channel_(rt, [this](NodeId from, Bytes frame) { dispatch_request(handlers_, from, std::move(frame)); }),
       sasl_(rt, config_, channel_, zk_),
       authorizer_(rt, config_, zk_),
       handlers_{rt,     config_,      channel_, replicas_,          metadata_, controller_,
-                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_, authorizer_} {
+                admin_, group_coordinator_, producer_ids_, cluster_id_, sasl_, authorizer_,
+                txn_coordinator_} {
   // Broker-to-broker requests authenticate when the inter-broker listener is SASL_PLAINTEXT. A
   // config that came through apply() has been checked; a default-constructed one is PLAINTEXT.
   auto inter_broker_sasl = config_.inter_broker_sasl();
   GREGOR_ASSERT_MSG(inter_broker_sasl.is_ok(), inter_broker_sasl.status().message());
   net_.set_sasl(*inter_broker_sasl);
+  // A transaction marker committed in __consumer_offsets makes the producer's pending transactional
+  // offsets visible (commit) or drops them (abort), as Kafka's GroupCoordinator.scheduleHandleTxnCompletion.
+  replicas_.set_txn_marker_listener(
+      [this](const TopicPartition& tp, int64_t producer_id, int16_t producer_epoch, bool committed) {
+        if (tp.topic == group::kOffsetsTopic)
+          group_coordinator_.complete_txn_offsets(tp.partition, producer_id, producer_epoch, committed);
+      });
   replicas_.set_progress_listener([this](const TopicPartition& tp) {
     group_coordinator_.on_partition_progress(tp);  // offset commits wait for the HW too
+    txn_coordinator_.on_partition_progress(tp);    // so do transaction state writes
   });
   replicas_.log_dir().set_listener([this](const Status& status, const std::string& operation, const std::string& path) {
     on_log_dir_failure(status, operation, path);
@@ -73,6 +85,7 @@ void Broker::start() {
   zk_.set_watch_listener([this](const coord::WatchEvent& e) { on_watch(e); });
   zk_.start();
   replicas_.start_ticks();
+  txn_coordinator_.start();
   rt_.emit(ev::BrokerStart{.broker = config_.broker_id});
 }
 

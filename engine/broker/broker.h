@@ -11,8 +11,8 @@
 //
 // Its parts, each a class of its own: the replicas and their purgatories (ReplicaManager), the
 // controller (when this broker wins /controller), the metadata cache, topic administration through
-// zk (AdminManager), dynamic topic configs (ConfigChangeListener), the group coordinator and the
-// producer id manager.
+// zk (AdminManager), dynamic topic configs (ConfigChangeListener), the group coordinator, the
+// transaction coordinator (engine/txn, hosted through TxnHostImpl) and the producer id manager.
 //
 // Files on its Disk: one directory per partition ("orders-0"; see engine/log) and
 // replication-offset-checkpoint (the high watermarks).
@@ -35,6 +35,7 @@
 #include "engine/broker/replica_manager.h"
 #include "engine/broker/request_channel.h"
 #include "engine/broker/request_handler.h"
+#include "engine/broker/txn_host.h"
 #include "engine/coord/zk_client.h"
 #include "engine/group/group_coordinator.h"
 #include "engine/protocol/network_client.h"
@@ -93,6 +94,8 @@ class Broker final : public Node {
   const Authorizer& authorizer() const { return authorizer_; }
   group::GroupCoordinator& group_coordinator() { return group_coordinator_; }
   const group::GroupCoordinator& group_coordinator() const { return group_coordinator_; }
+  txn::TransactionCoordinator& txn_coordinator() { return txn_coordinator_; }
+  const txn::TransactionCoordinator& txn_coordinator() const { return txn_coordinator_; }
 
  private:
   // Startup and zk.
@@ -125,6 +128,8 @@ class Broker final : public Node {
   ProducerIdManager producer_ids_;
   GroupHost group_host_;
   group::GroupCoordinator group_coordinator_;
+  TxnHostImpl txn_host_;
+  txn::TransactionCoordinator txn_coordinator_;
   std::string cluster_id_;
   RequestChannel channel_;
   SaslAuthenticator sasl_;

@@ -122,6 +122,27 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
              "The number of partitions of __consumer_offsets.");
     d.define("offsets.topic.replication.factor", &BrokerConfig::offsets_topic_replication_factor, at_least(1),
              "The replication factor of __consumer_offsets (created once this many brokers are alive).");
+    d.define("transaction.state.log.num.partitions", &BrokerConfig::transaction_state_log_num_partitions, at_least(1),
+             "The number of partitions of __transaction_state.");
+    d.define("transaction.state.log.replication.factor", &BrokerConfig::transaction_state_log_replication_factor,
+             at_least(1), "The replication factor of __transaction_state (created once this many brokers are alive).");
+    d.define("transaction.state.log.min.isr", &BrokerConfig::transaction_state_log_min_isr, at_least(1),
+             "min.insync.replicas of __transaction_state.");
+    d.define("transaction.state.log.segment.bytes", &BrokerConfig::transaction_state_log_segment_bytes, at_least(1),
+             "segment.bytes of __transaction_state.");
+    d.define("transaction.max.timeout.ms", &BrokerConfig::transaction_max_timeout_ms, at_least(1),
+             "The largest transaction.timeout.ms a transactional producer may ask for.");
+    d.define("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+             &BrokerConfig::transaction_abort_timed_out_transaction_cleanup_interval_ms, at_least(1),
+             "How often the transaction coordinator aborts transactions open longer than their timeout.");
+    d.define("transactional.id.expiration.ms", &BrokerConfig::transactional_id_expiration_ms, at_least(1),
+             "How long an idle transactional id (no transaction open) is kept.");
+    d.define("transaction.remove.expired.transaction.cleanup.interval.ms",
+             &BrokerConfig::transaction_remove_expired_transaction_cleanup_interval_ms, at_least(1),
+             "How often the transaction coordinator removes expired transactional ids.");
+    d.define("transaction.version", &BrokerConfig::transaction_version, between(1, 2),
+             "Gregor's teaching switch: 1 = a producer's epoch changes only at InitProducerId (Kafka 3.9); "
+             "2 = every EndTxn bumps it (KIP-890 part 2), so a stale EndTxn cannot end the next transaction.");
     d.define("replica.fetch.backoff.ms", &BrokerConfig::replica_fetch_backoff_ms, at_least(0),
              "How long a follower waits after a failed fetch before it fetches that partition again.");
     d.define("replica.fetch.max.bytes", &BrokerConfig::replica_fetch_max_bytes, at_least(1),

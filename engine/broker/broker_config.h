@@ -29,6 +29,7 @@
 #include "engine/core/types.h"
 #include "engine/group/group_config.h"
 #include "engine/protocol/sasl_client.h"
+#include "engine/txn/txn_config.h"
 
 namespace gregor::broker {
 
@@ -53,7 +54,8 @@ enum class TruncationMode { kLeaderEpoch, kLeaderEpochKip101, kHighWatermark };
 
 // The group coordinator's settings (offsets.topic.*, group.*) are broker configs too: they live in
 // group::GroupConfig so that engine/group reads them without knowing the broker.
-struct BrokerConfig : group::GroupConfig {
+// So are the transaction coordinator's (transaction.*, transactional.id.*), in txn::TxnConfig.
+struct BrokerConfig : group::GroupConfig, txn::TxnConfig {
   int32_t broker_id = 1;
   std::vector<NodeId> zookeeper_servers;  // zk server node ids (zookeeper.connect's host:port list)
   std::string zookeeper_chroot;           // zookeeper.connect's chroot suffix ("/kafka"), or 

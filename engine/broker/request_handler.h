@@ -21,6 +21,7 @@
 #include "engine/broker/request_channel.h"
 #include "engine/broker/sasl_authenticator.h"
 #include "engine/group/group_coordinator.h"
+#include "engine/txn/transaction_coordinator.h"
 
 namespace gregor::broker {
 
@@ -37,6 +38,7 @@ struct HandlerContext {
   const std::string& cluster_id;  // /cluster/id; empty until read
   SaslAuthenticator& sasl;        // authentication on SASL listeners; each connection's principal
   Authorizer& authorizer;         // ACLs (authorizer.class.name); allows everything when off
+  txn::TransactionCoordinator& txns;  // the transaction coordinator (engine/txn)
 };
 
 // Whether the request's principal (its connection's: User:<name> or User:ANONYMOUS), from its

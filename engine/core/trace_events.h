@@ -679,6 +679,58 @@ struct OffsetsUnload {
   GREGOR_TRACE_FIELDS(topic, partition, groups)
 };
 
+// ---- Transaction coordinator (engine/txn) ------------------------------------------------------
+
+struct TxnTopicCreate {
+  GREGOR_TRACE_EVENT(TxnTopicCreate, "txn_topic_create");
+  int32_t partitions = 0;
+  int32_t replication_factor = 0;
+  GREGOR_TRACE_FIELDS(partitions, replication_factor)
+};
+struct TxnLoad {
+  GREGOR_TRACE_EVENT(TxnLoad, "txn_load");
+  int32_t partition = 0;
+  int32_t leader_epoch = 0;
+  int64_t records = 0;
+  int64_t transactions = 0;
+  GREGOR_TRACE_FIELDS(partition, leader_epoch, records, transactions)
+};
+struct TxnUnload {
+  GREGOR_TRACE_EVENT(TxnUnload, "txn_unload");
+  int32_t partition = 0;
+  int64_t transactions = 0;
+  GREGOR_TRACE_FIELDS(partition, transactions)
+};
+struct TxnStateChange {
+  GREGOR_TRACE_EVENT(TxnStateChange, "txn_state_change");
+  std::string transactional_id;
+  int64_t producer_id = -1;
+  int32_t producer_epoch = -1;
+  std::string from;
+  std::string to;
+  std::string partitions;
+  GREGOR_TRACE_FIELDS(transactional_id, producer_id, producer_epoch, from, to, partitions)
+};
+struct TxnMarkerSend {
+  GREGOR_TRACE_EVENT(TxnMarkerSend, "txn_marker_send");
+  std::string transactional_id;
+  int64_t producer_id = -1;
+  int32_t producer_epoch = -1;
+  bool committed = false;
+  int32_t broker = -1;
+  std::string partitions;
+  GREGOR_TRACE_FIELDS(transactional_id, producer_id, producer_epoch, committed, broker, partitions)
+};
+struct TxnMarkerError {
+  GREGOR_TRACE_EVENT(TxnMarkerError, "txn_marker_error");
+  std::string transactional_id;
+  int64_t producer_id = -1;
+  int32_t broker = -1;
+  std::string partition;
+  std::string error;
+  GREGOR_TRACE_FIELDS(transactional_id, producer_id, broker, partition, error)
+};
+
 // ---- Producers (engine/client) -----------------------------------------------------------------
 
 struct ProduceAck {
@@ -1053,6 +1105,8 @@ using TraceBody = std::variant<
     ev::OffsetsTopicCreate, ev::MemberJoin, ev::MemberLeave, ev::GroupRebalance, ev::GroupEmpty,
     ev::GroupJoinComplete, ev::GroupStable, ev::GroupStoreFailed, ev::GroupDeleted, ev::OffsetCommit, ev::OffsetsLoadStart,
     ev::OffsetsLoadFailed, ev::OffsetsLoad, ev::OffsetsUnload,
+    // transaction coordinator
+    ev::TxnTopicCreate, ev::TxnLoad, ev::TxnUnload, ev::TxnStateChange, ev::TxnMarkerSend, ev::TxnMarkerError,
     // producers
     ev::ProduceAck, ev::ProduceError, ev::ProducerConfigChange, ev::ProducerInit, ev::ProducerInitError,
     ev::ProducerReset,

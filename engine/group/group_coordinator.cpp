@@ -210,13 +210,34 @@ protocol::ListGroupsResponse GroupCoordinator::list_groups(const protocol::ListG
 void GroupCoordinator::append_records(int32_t partition, const std::vector<record::Record>& records,
                                       std::function<void(ErrorCode)> done) {
   GREGOR_ASSERT(!records.empty());
+  append_batch(partition, record::build_batch(record::BatchBuildOptions{}, records), std::move(done));
+}
+
+void GroupCoordinator::append_txn_records(int32_t partition, int64_t producer_id, int16_t producer_epoch,
+                                          const std::vector<record::Record>& records, std::function<void(ErrorCode)> done) {
+  GREGOR_ASSERT(!records.empty());
+  auto& seq = txn_sequences_[{partition, producer_id}];
+  if (seq.first != producer_epoch) seq = {producer_epoch, 0};  // a new epoch starts at sequence 0
+  record::BatchBuildOptions options;
+  options.attributes = record::kTransactionalFlagMask;
+  options.producer_id = producer_id;
+  options.producer_epoch = producer_epoch;
+  options.base_sequence = seq.second;
+  const auto n = static_cast<int32_t>(records.size());
+  seq.second += n;
+  if (!append_batch(partition, record::build_batch(options, records), std::move(done))) seq.second -= n;
+}
+
+bool GroupCoordinator::append_batch(int32_t partition, Bytes batch, std::function<void(ErrorCode)> done) {
   auto later = [this](std::function<void(ErrorCode)> cb, ErrorCode code) {
     rt_.after(Duration{0}, [cb = std::move(cb), code] { cb(code); });
   };
   const TopicPartition tp{kOffsetsTopic, partition};
-  record::BatchBuildOptions options;
-  OffsetsAppend a = host_.append_as_leader(tp, record::build_batch(options, records));
-  if (a.error != ErrorCode::NONE) return later(std::move(done), a.error);
+  OffsetsAppend a = host_.append_as_leader(tp, std::move(batch));
+  if (a.error != ErrorCode::NONE) {
+    later(std::move(done), a.error);
+    return false;
+  }
   const uint64_t id = next_store_id_++;
   TimerId timer = rt_.after(Duration::millis(kOffsetCommitTimeoutMs), [this, id] {
     auto it = pending_stores_.find(id);
@@ -227,6 +248,7 @@ void GroupCoordinator::append_records(int32_t partition, const std::vector<recor
   });
   pending_stores_[id] = PendingStore{tp, a.last_offset + 1, timer, std::move(done)};
   schedule_store_check();
+  return true;
 }
 
 void GroupCoordinator::on_partition_progress(const TopicPartition& tp) {

@@ -23,6 +23,11 @@
 // rebalance REBALANCE_IN_PROGRESS; OffsetCommit is accepted in PreparingRebalance from members of
 // the current generation (Kafka's validateOffsetCommit) and refused in CompletingRebalance.
 //
+// Transactional offsets (group_txn_offsets.cpp): TxnOffsetCommit stores offsets as a transactional
+// batch of the producer; they stay pending (OffsetFetch v7+ require_stable: UNSTABLE_OFFSET_COMMIT)
+// until complete_txn_offsets reports the producer's marker in that partition, and the loader keeps
+// them pending until it reads the marker (a control batch) after them.
+//
 // Trace events (node = this broker): offsets_load, offsets_unload, member_join, member_leave,
 // group_rebalance, group_join_complete, group_stable, group_empty, offset_commit,
 // group_store_failed. docs/trace-events.md lists their fields; docs/groups.md explains the design.
@@ -47,6 +52,7 @@
 #include "engine/protocol/offset_commit.h"
 #include "engine/protocol/offset_delete.h"
 #include "engine/protocol/offset_fetch.h"
+#include "engine/protocol/txn_offset_commit.h"
 #include "engine/record/record.h"
 
 namespace gregor::group {
@@ -83,6 +89,14 @@ class GroupCoordinator {
   void offset_commit(const protocol::OffsetCommitRequest& req,
                      std::function<void(const protocol::OffsetCommitResponse&)> respond);
   protocol::OffsetFetchResponse offset_fetch(const protocol::OffsetFetchRequest& req, int16_t version);
+  // TxnOffsetCommit (group_txn_offsets.cpp): the offsets are stored as a transactional batch of the
+  // producer and stay pending (OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT for
+  // them) until complete_txn_offsets.
+  void txn_offset_commit(const protocol::TxnOffsetCommitRequest& req, int16_t version,
+                         std::function<void(const protocol::TxnOffsetCommitResponse&)> respond);
+  // The transaction marker of a producer reached an offsets partition: its pending offsets in the
+  // groups of that partition become committed offsets (committed) or are dropped (aborted).
+  void complete_txn_offsets(int32_t offsets_partition, int64_t producer_id, int16_t producer_epoch, bool committed);
   protocol::DescribeGroupsResponse describe_groups(const protocol::DescribeGroupsRequest& req);
   protocol::ListGroupsResponse list_groups(const protocol::ListGroupsRequest& req);
   // DeleteGroups: each group's result (group_deletion.cpp): NONE once its tombstones are stored,
@@ -137,7 +151,8 @@ class GroupCoordinator {
     protocol::ErrorCode error = protocol::ErrorCode::NONE;
     std::vector<std::pair<std::string, std::vector<PartitionOffset>>> topics;
   };
-  GroupOffsets fetch_group_offsets(const std::string& group_id, const std::optional<std::vector<TopicRequest>>& topics) const;
+  GroupOffsets fetch_group_offsets(const std::string& group_id, const std::optional<std::vector<TopicRequest>>& topics,
+                                   bool require_stable = false) const;
   // Validation shared by the group APIs: NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS or NONE.
   protocol::ErrorCode coordinator_status(const std::string& group_id) const;
   GroupMetadata* find(const std::string& group_id);
@@ -179,6 +194,12 @@ class GroupCoordinator {
                    std::function<void(protocol::ErrorCode)> done);
   void append_records(int32_t partition, const std::vector<record::Record>& records,
                       std::function<void(protocol::ErrorCode)> done);
+  // A transactional batch of a producer (TxnOffsetCommit): its sequence continues the producer's
+  // last batch in that partition (txn_sequences_).
+  void append_txn_records(int32_t partition, int64_t producer_id, int16_t producer_epoch,
+                          const std::vector<record::Record>& records, std::function<void(protocol::ErrorCode)> done);
+  // false when the partition refused the batch at once (done then runs later with the error).
+  bool append_batch(int32_t partition, Bytes batch, std::function<void(protocol::ErrorCode)> done);
   void schedule_store_check();
   void check_stores();
   void fail_stores(int32_t partition, protocol::ErrorCode error);
@@ -197,6 +218,8 @@ class GroupCoordinator {
   uint64_t next_store_id_ = 1;
   bool store_check_scheduled_ = false;
   bool creating_offsets_topic_ = false;
+  // (offsets partition, producer id) -> (epoch, next sequence) of transactional offset batches.
+  std::map<std::pair<int32_t, int64_t>, std::pair<int16_t, int32_t>> txn_sequences_;
 };
 
 }  // namespace gregor::group

@@ -67,6 +67,15 @@ struct GroupMetadata {
   std::map<std::string, TimerId> pending_members;  // KIP-394: ids handed out, not yet joined
   std::map<std::string, std::string> static_members;  // KIP-345: group.instance.id -> its member id
   std::map<TopicPartition, CommittedOffset> offsets;
+  // TxnOffsetCommit: offsets stored in __consumer_offsets by a transaction that has not ended yet,
+  // by producer id; invisible to OffsetFetch until the commit marker (Kafka's
+  // pendingTransactionalOffsetCommits).
+  std::map<int64_t, std::map<TopicPartition, CommittedOffset>> pending_txn_offsets;
+  bool has_pending_txn_offset(const TopicPartition& tp) const {
+    for (const auto& [pid, offsets_of] : pending_txn_offsets)
+      if (offsets_of.count(tp)) return true;
+    return false;
+  }
   // The rebalance in preparation: its timer, and whether it is the initial delay of an empty group
   // (group.initial.rebalance.delay.ms), which waits out its delay even when everyone has joined.
   TimerId join_timer;

@@ -113,7 +113,8 @@ void GroupCoordinator::offset_commit(const protocol::OffsetCommitRequest& req,
 // OffsetFetch.
 
 GroupCoordinator::GroupOffsets GroupCoordinator::fetch_group_offsets(const std::string& group_id,
-                                                                    const std::optional<std::vector<TopicRequest>>& topics) const {
+                                                                    const std::optional<std::vector<TopicRequest>>& topics,
+                                                                    bool require_stable) const {
   GroupOffsets out;
   out.error = coordinator_status(group_id);
   const GroupMetadata* g = out.error == ErrorCode::NONE ? group(group_id) : nullptr;
@@ -125,6 +126,11 @@ GroupCoordinator::GroupOffsets GroupCoordinator::fetch_group_offsets(const std::
         if (g) {
           auto it = g->offsets.find(TopicPartition{name, p});
           if (it != g->offsets.end()) po.committed = it->second;
+          // v7+ require_stable (KIP-447): an offset a transaction has not ended yet is unstable.
+          if (require_stable && g->has_pending_txn_offset(TopicPartition{name, p})) {
+            po.error = ErrorCode::UNSTABLE_OFFSET_COMMIT;
+            po.committed = CommittedOffset{};
+          }
         }
         out.topics.back().second.push_back(po);
       }
@@ -133,7 +139,10 @@ GroupCoordinator::GroupOffsets GroupCoordinator::fetch_group_offsets(const std::
     // Null topics (v2+): every partition the group has committed.
     for (const auto& [tp, c] : g->offsets) {
       if (out.topics.empty() || out.topics.back().first != tp.topic) out.topics.push_back({tp.topic, {}});
-      out.topics.back().second.push_back({.partition = tp.partition, .error = ErrorCode::NONE, .committed = c});
+      const bool unstable = require_stable && g->has_pending_txn_offset(tp);
+      out.topics.back().second.push_back({.partition = tp.partition,
+                                          .error = unstable ? ErrorCode::UNSTABLE_OFFSET_COMMIT : ErrorCode::NONE,
+                                          .committed = unstable ? CommittedOffset{} : c});
     }
   }
   return out;
@@ -150,7 +159,7 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
         topics.emplace();
         for (const auto& t : *rg.topics) topics->push_back({t.name, t.partition_indexes});
       }
-      GroupOffsets found = fetch_group_offsets(rg.group_id, topics);
+      GroupOffsets found = fetch_group_offsets(rg.group_id, topics, req.require_stable);
       protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
       out.group_id = rg.group_id;
       out.error_code = found.error;
@@ -163,7 +172,7 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
                                      .committed_offset = po.committed.offset,
                                      .committed_leader_epoch = po.committed.leader_epoch,
                                      .metadata = po.committed.metadata,
-                                     .error_code = ErrorCode::NONE});
+                                     .error_code = po.error == ErrorCode::UNSTABLE_OFFSET_COMMIT ? po.error : ErrorCode::NONE});
           out.topics.push_back(std::move(ot));
         }
       resp.groups.push_back(std::move(out));
@@ -175,7 +184,7 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
     topics.emplace();
     for (const auto& t : *req.topics) topics->push_back({t.name, t.partition_indexes});
   }
-  GroupOffsets found = fetch_group_offsets(req.group_id, topics);
+  GroupOffsets found = fetch_group_offsets(req.group_id, topics, version >= 7 && req.require_stable);
   resp.error_code = found.error;
   for (const auto& [name, parts] : found.topics) {
     protocol::OffsetFetchResponse::OffsetFetchResponseTopic rt;
@@ -187,7 +196,7 @@ protocol::OffsetFetchResponse GroupCoordinator::offset_fetch(const protocol::Off
                                .committed_leader_epoch = po.committed.leader_epoch,
                                .metadata = po.committed.metadata,
                                // v0-1 have no top-level error: every requested partition carries it.
-                               .error_code = version < 2 ? po.error : ErrorCode::NONE});
+                               .error_code = version < 2 || po.error == ErrorCode::UNSTABLE_OFFSET_COMMIT ? po.error : ErrorCode::NONE});
     resp.topics.push_back(std::move(rt));
   }
   return resp;
@@ -235,6 +244,9 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
   // The latest record per key wins; a tombstone deletes.
   std::map<std::pair<std::string, TopicPartition>, std::optional<OffsetCommitValue>> offsets;
   std::map<std::string, std::optional<GroupMetadataValue>> groups;
+  // Transactional offset batches wait for their producer's marker (control batch): a commit
+  // applies them where the marker stands, an abort drops them; without a marker they stay pending.
+  std::map<int64_t, std::vector<std::pair<std::pair<std::string, TopicPartition>, OffsetCommitValue>>> pending_txn;
   Offset from = p->log_start_offset();
   const Offset end = p->log_end_offset();
   constexpr size_t kReadBytes = 1 << 20;
@@ -247,7 +259,26 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
     if (split->batches.empty()) break;
     for (const auto& b : split->batches) {
       from = Offset{b.header.next_offset()};
-      if (b.header.is_control()) continue;
+      const int64_t pid = b.header.producer_id;
+      if (b.header.is_transactional() && pid >= 0) {
+        // Where this producer's sequence stands in this partition (the next TxnOffsetCommit continues it).
+        auto& seq = txn_sequences_[{partition, pid}];
+        if (!b.header.is_control()) seq = {b.header.producer_epoch, b.header.base_sequence + b.header.last_offset_delta + 1};
+      }
+      if (b.header.is_control()) {
+        auto recs = record::decode_records(b.bytes);
+        if (!recs) return recs.status();
+        auto it = pending_txn.find(pid);
+        if (it == pending_txn.end() || recs->empty() || !recs->front().key) continue;
+        // The control record key: int16 version, int16 type (0 abort, 1 commit).
+        ByteReader kr(as_view(*recs->front().key));
+        (void)kr.i16();
+        const int16_t type = kr.i16();
+        if (kr.ok() && type == 1)
+          for (const auto& [key, value] : it->second) offsets[key] = value;
+        pending_txn.erase(it);
+        continue;
+      }
       auto recs = record::decode_records(b.bytes);
       if (!recs) return recs.status();
       for (const auto& r : *recs) {
@@ -257,7 +288,13 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
           if (decoded.status().code() == StatusCode::kInvalidArgument) continue;  // a record type Gregor does not know
           return decoded.status();
         }
-        if (auto* k = std::get_if<OffsetCommitKey>(&decoded->key))
+        auto* ok = std::get_if<OffsetCommitKey>(&decoded->key);
+        if (ok && b.header.is_transactional() && pid >= 0) {
+          if (decoded->offset_value)
+            pending_txn[pid].push_back({{ok->group, TopicPartition{ok->topic, ok->partition}}, *decoded->offset_value});
+          continue;
+        }
+        if (auto* k = ok)
           offsets[{k->group, TopicPartition{k->topic, k->partition}}] = decoded->offset_value;
         else if (auto* gk = std::get_if<GroupMetadataKey>(&decoded->key))
           groups[gk->group] = decoded->group_value;
@@ -295,11 +332,19 @@ Status GroupCoordinator::read_offsets_partition(int32_t partition, int64_t* reco
     GroupMetadata& g = get_or_create(group_id);
     g.offsets[tp] = *value;
   }
+  for (const auto& [pid, entries] : pending_txn)
+    for (const auto& [key, value] : entries) {
+      const auto& [group_id, tp] = key;
+      if (partition_for_group(group_id, offsets_partition_count()) != partition) continue;
+      get_or_create(group_id).pending_txn_offsets[pid][tp] = value;
+    }
   return Status::ok();
 }
 
 void GroupCoordinator::unload_partition(int32_t partition) {
   owned_.erase(partition);
+  for (auto it = txn_sequences_.begin(); it != txn_sequences_.end();)
+    it = it->first.first == partition ? txn_sequences_.erase(it) : std::next(it);
   fail_stores(partition, ErrorCode::NOT_LEADER_OR_FOLLOWER);
   std::vector<std::string> ids;
   for (const auto& [id, g] : groups_)

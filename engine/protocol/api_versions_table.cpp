@@ -32,10 +32,14 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::DELETE_RECORDS, 0, 2},       // Kafka 3.9's
     ApiVersionRange{ApiKey::INIT_PRODUCER_ID, 0, 5},     // Kafka 3.9's (min 0 for librdkafka's idempotent producer)
     ApiVersionRange{ApiKey::OFFSET_FOR_LEADER_EPOCH, 0, 4},  // Kafka 3.9's
+    ApiVersionRange{ApiKey::ADD_PARTITIONS_TO_TXN, 0, 5},  // Kafka 3.9's: v4+ brokers verify (KIP-890)
+    ApiVersionRange{ApiKey::ADD_OFFSETS_TO_TXN, 0, 4},   // Kafka 3.9's
+    ApiVersionRange{ApiKey::END_TXN, 0, 4},              // Kafka 3.9's
+    ApiVersionRange{ApiKey::WRITE_TXN_MARKERS, 0, 1},    // Kafka 3.9's: inter-broker, transaction markers (KIP-98)
+    ApiVersionRange{ApiKey::TXN_OFFSET_COMMIT, 0, 4},    // Kafka 3.9's: v3 generation and member (KIP-447)
     ApiVersionRange{ApiKey::DESCRIBE_ACLS, 0, 3},        // Kafka 3.9's: v1 pattern types, v3 User resources
     ApiVersionRange{ApiKey::CREATE_ACLS, 0, 3},          // Kafka 3.9's
     ApiVersionRange{ApiKey::DELETE_ACLS, 0, 3},          // Kafka 3.9's
-    ApiVersionRange{ApiKey::WRITE_TXN_MARKERS, 0, 1},    // Kafka 3.9's: inter-broker, transaction markers (KIP-98)
     ApiVersionRange{ApiKey::DESCRIBE_CONFIGS, 0, 4},     // Kafka 3.9's: v3 documentation and types
     ApiVersionRange{ApiKey::ALTER_CONFIGS, 0, 2},        // Kafka 3.9's
     ApiVersionRange{ApiKey::DESCRIBE_LOG_DIRS, 0, 4},    // Kafka 3.9's
@@ -50,6 +54,8 @@ constexpr std::array kTable = {
     ApiVersionRange{ApiKey::ALTER_USER_SCRAM_CREDENTIALS, 0, 0},  // Kafka 3.9's (KIP-554)
     ApiVersionRange{ApiKey::DESCRIBE_CLUSTER, 0, 1},     // Kafka 3.9's
     ApiVersionRange{ApiKey::DESCRIBE_PRODUCERS, 0, 0},   // Kafka 3.9's (KIP-664)
+    ApiVersionRange{ApiKey::DESCRIBE_TRANSACTIONS, 0, 0},  // Kafka 3.9's (KIP-664)
+    ApiVersionRange{ApiKey::LIST_TRANSACTIONS, 0, 1},    // Kafka 3.9's: v1 duration filter (KIP-994)
 };
 
 }  // namespace

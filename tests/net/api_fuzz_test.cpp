@@ -48,7 +48,10 @@ using AllRequests =
                protocol::ListPartitionReassignmentsRequest, protocol::SaslHandshakeRequest,
                protocol::SaslAuthenticateRequest, protocol::AlterUserScramCredentialsRequest,
                protocol::DescribeAclsRequest, protocol::CreateAclsRequest, protocol::DeleteAclsRequest,
-               protocol::WriteTxnMarkersRequest, protocol::DescribeProducersRequest>;
+               protocol::WriteTxnMarkersRequest, protocol::DescribeProducersRequest,
+               protocol::AddPartitionsToTxnRequest, protocol::AddOffsetsToTxnRequest, protocol::EndTxnRequest,
+               protocol::TxnOffsetCommitRequest, protocol::DescribeTransactionsRequest,
+               protocol::ListTransactionsRequest>;
 
 // A valid body of (key, version): the request with default fields. False when no codec has it.
 template <size_t I = 0>

@@ -91,6 +91,12 @@ const std::map<ApiKey, ApiCodecs>& api_catalog() {
        codecs(alter_user_scram_credentials_request, alter_user_scram_credentials_response)},
       {ApiKey::WRITE_TXN_MARKERS, codecs(write_txn_markers_request, write_txn_markers_response)},
       {ApiKey::DESCRIBE_PRODUCERS, codecs(describe_producers_request, describe_producers_response)},
+      {ApiKey::ADD_PARTITIONS_TO_TXN, codecs(add_partitions_to_txn_request, add_partitions_to_txn_response)},
+      {ApiKey::ADD_OFFSETS_TO_TXN, codecs(add_offsets_to_txn_request, add_offsets_to_txn_response)},
+      {ApiKey::END_TXN, codecs(end_txn_request, end_txn_response)},
+      {ApiKey::TXN_OFFSET_COMMIT, codecs(txn_offset_commit_request, txn_offset_commit_response)},
+      {ApiKey::DESCRIBE_TRANSACTIONS, codecs(describe_transactions_request, describe_transactions_response)},
+      {ApiKey::LIST_TRANSACTIONS, codecs(list_transactions_request, list_transactions_response)},
   };
   return catalog;
 }

@@ -951,4 +951,116 @@ DescribeProducersResponse describe_producers_response(int16_t) {
   return m;
 }
 
+AddPartitionsToTxnRequest add_partitions_to_txn_request(int16_t v) {
+  AddPartitionsToTxnRequest m;
+  if (v >= 4) {
+    m.transactions = {{"txn-a", 1000, 3, true, {{"orders", {0, 2}}}}, {"txn-b", 1001, 0, false, {{"events", {1}}}}};
+  } else {
+    m.v3_and_below_transactional_id = "txn-a";
+    m.v3_and_below_producer_id = 1000;
+    m.v3_and_below_producer_epoch = 3;
+    m.v3_and_below_topics = {{"orders", {0, 2}}};
+  }
+  return m;
+}
+AddPartitionsToTxnResponse add_partitions_to_txn_response(int16_t v) {
+  AddPartitionsToTxnResponse m;
+  m.throttle_time_ms = 5;
+  std::vector<AddPartitionsToTxnResponse::AddPartitionsToTxnTopicResult> topics = {
+      {"orders", {{0, ErrorCode::NONE}, {2, ErrorCode::CONCURRENT_TRANSACTIONS}}}};
+  if (v >= 4) {
+    m.error_code = ErrorCode::NONE;
+    m.results_by_transaction = {{"txn-a", topics}};
+  } else {
+    m.results_by_topic_v3_and_below = topics;
+  }
+  return m;
+}
+AddOffsetsToTxnRequest add_offsets_to_txn_request(int16_t) {
+  AddOffsetsToTxnRequest m;
+  m.transactional_id = "txn-a";
+  m.producer_id = 1000;
+  m.producer_epoch = 3;
+  m.group_id = "g";
+  return m;
+}
+AddOffsetsToTxnResponse add_offsets_to_txn_response(int16_t) {
+  AddOffsetsToTxnResponse m;
+  m.throttle_time_ms = 1;
+  m.error_code = ErrorCode::PRODUCER_FENCED;
+  return m;
+}
+EndTxnRequest end_txn_request(int16_t) {
+  EndTxnRequest m;
+  m.transactional_id = "txn-a";
+  m.producer_id = 1000;
+  m.producer_epoch = 3;
+  m.committed = true;
+  return m;
+}
+EndTxnResponse end_txn_response(int16_t) {
+  EndTxnResponse m;
+  m.throttle_time_ms = 2;
+  m.error_code = ErrorCode::INVALID_TXN_STATE;
+  return m;
+}
+TxnOffsetCommitRequest txn_offset_commit_request(int16_t v) {
+  TxnOffsetCommitRequest m;
+  m.transactional_id = "txn-a";
+  m.group_id = "g";
+  m.producer_id = 1000;
+  m.producer_epoch = 3;
+  if (v >= 3) {
+    m.generation_id = 7;
+    m.member_id = "member-1";
+    m.group_instance_id = "instance-1";
+  }
+  TxnOffsetCommitRequest::TxnOffsetCommitRequestPartition p;
+  p.partition_index = 2;
+  p.committed_offset = 42;
+  if (v >= 2) p.committed_leader_epoch = 4;
+  p.committed_metadata = "meta";
+  m.topics = {{"orders", {p}}};
+  return m;
+}
+TxnOffsetCommitResponse txn_offset_commit_response(int16_t) {
+  TxnOffsetCommitResponse m;
+  m.throttle_time_ms = 3;
+  m.topics = {{"orders", {{2, ErrorCode::NONE}, {3, ErrorCode::UNKNOWN_MEMBER_ID}}}};
+  return m;
+}
+DescribeTransactionsRequest describe_transactions_request(int16_t) {
+  DescribeTransactionsRequest m;
+  m.transactional_ids = {"txn-a", "txn-b"};
+  return m;
+}
+DescribeTransactionsResponse describe_transactions_response(int16_t) {
+  DescribeTransactionsResponse m;
+  DescribeTransactionsResponse::TransactionState t;
+  t.error_code = ErrorCode::NONE;
+  t.transactional_id = "txn-a";
+  t.transaction_state = "Ongoing";
+  t.transaction_timeout_ms = 60000;
+  t.transaction_start_time_ms = 1767225600000;
+  t.producer_id = 1000;
+  t.producer_epoch = 3;
+  t.topics = {{"orders", {0, 2}}};
+  m.transaction_states = {t};
+  return m;
+}
+ListTransactionsRequest list_transactions_request(int16_t v) {
+  ListTransactionsRequest m;
+  m.state_filters = {"Ongoing"};
+  m.producer_id_filters = {1000, 1001};
+  if (v >= 1) m.duration_filter = 5000;
+  return m;
+}
+ListTransactionsResponse list_transactions_response(int16_t) {
+  ListTransactionsResponse m;
+  m.error_code = ErrorCode::NONE;
+  m.unknown_state_filters = {"Bogus"};
+  m.transaction_states = {{"txn-a", 1000, "Ongoing"}};
+  return m;
+}
+
 }  // namespace gregor::protocol::samples

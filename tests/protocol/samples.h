@@ -101,5 +101,17 @@ WriteTxnMarkersRequest write_txn_markers_request(int16_t v);
 WriteTxnMarkersResponse write_txn_markers_response(int16_t v);
 DescribeProducersRequest describe_producers_request(int16_t v);
 DescribeProducersResponse describe_producers_response(int16_t v);
+AddPartitionsToTxnRequest add_partitions_to_txn_request(int16_t v);
+AddPartitionsToTxnResponse add_partitions_to_txn_response(int16_t v);
+AddOffsetsToTxnRequest add_offsets_to_txn_request(int16_t v);
+AddOffsetsToTxnResponse add_offsets_to_txn_response(int16_t v);
+EndTxnRequest end_txn_request(int16_t v);
+EndTxnResponse end_txn_response(int16_t v);
+TxnOffsetCommitRequest txn_offset_commit_request(int16_t v);
+TxnOffsetCommitResponse txn_offset_commit_response(int16_t v);
+DescribeTransactionsRequest describe_transactions_request(int16_t v);
+DescribeTransactionsResponse describe_transactions_response(int16_t v);
+ListTransactionsRequest list_transactions_request(int16_t v);
+ListTransactionsResponse list_transactions_response(int16_t v);
 
 }  // namespace gregor::protocol::samples

@@ -97,7 +97,7 @@ TEST_CASE("the advertised table: ordered, one entry per api, Kafka 3.9's whole r
     CHECK(range.min_version == spec->min_version);
     CHECK(range.max_version == spec->max_version);
   }
-  CHECK(seen.size() == 40);
+  CHECK(seen.size() == 48);
 }
 
 TEST_CASE("the advertised table meets the stock clients' feature checks") {

@@ -49,9 +49,9 @@ TEST_CASE("the ApiVersions v3 response is flexible but keeps response header v0"
   RequestHeader request{ApiKey::API_VERSIONS, 3, 1, "rdkafka"};
   Bytes reply = encode_response(request, make_api_versions_response());
   size_t n = supported_api_versions().size();
-  REQUIRE(n == 40);
+  REQUIRE(n == 48);
   // correlation id (no header tags) | error 0 | compact count n+1 | first entry Produce 0-11 + tags
-  CHECK(hex(ByteView(reply.data(), 14)) == "00000001" "0000" "29" "0000" "0000" "000b" "00");
+  CHECK(hex(ByteView(reply.data(), 14)) == "00000001" "0000" "31" "0000" "0000" "000b" "00");
   CHECK(reply.size() == 4 + 2 + 1 + n * 7 + 4 + 1);
   CHECK(hex(ByteView(reply.data() + reply.size() - 5, 5)) == "0000000000");  // throttle 0, tags
   Result<ApiVersionsResponse> back = decode_response<ApiVersionsResponse>(as_view(reply), 3);

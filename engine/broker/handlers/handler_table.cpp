@@ -4,6 +4,8 @@
 #include <type_traits>
 
 #include "engine/broker/request_handler.h"
+#include "engine/protocol/add_offsets_to_txn.h"
+#include "engine/protocol/add_partitions_to_txn.h"
 #include "engine/protocol/alter_configs.h"
 #include "engine/protocol/alter_partition_reassignments.h"
 #include "engine/protocol/alter_user_scram_credentials.h"
@@ -22,8 +24,10 @@
 #include "engine/protocol/describe_groups.h"
 #include "engine/protocol/describe_log_dirs.h"
 #include "engine/protocol/describe_producers.h"
+#include "engine/protocol/describe_transactions.h"
 #include "engine/protocol/dispatch.h"
 #include "engine/protocol/elect_leaders.h"
+#include "engine/protocol/end_txn.h"
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/heartbeat.h"
@@ -34,6 +38,7 @@
 #include "engine/protocol/list_groups.h"
 #include "engine/protocol/list_offsets.h"
 #include "engine/protocol/list_partition_reassignments.h"
+#include "engine/protocol/list_transactions.h"
 #include "engine/protocol/metadata.h"
 #include "engine/protocol/offset_commit.h"
 #include "engine/protocol/offset_delete.h"
@@ -43,6 +48,7 @@
 #include "engine/protocol/protocol.h"
 #include "engine/protocol/stop_replica.h"
 #include "engine/protocol/sync_group.h"
+#include "engine/protocol/txn_offset_commit.h"
 #include "engine/protocol/update_metadata.h"
 #include "engine/protocol/write_txn_markers.h"
 
@@ -68,6 +74,12 @@
   X(CREATE_TOPICS, CreateTopicsRequest, create_topics)                          \
   X(DELETE_TOPICS, DeleteTopicsRequest, delete_topics)                          \
   X(INIT_PRODUCER_ID, InitProducerIdRequest, init_producer_id)                  \
+  X(ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnRequest, add_partitions_to_txn)    \
+  X(ADD_OFFSETS_TO_TXN, AddOffsetsToTxnRequest, add_offsets_to_txn)             \
+  X(END_TXN, EndTxnRequest, end_txn)                                            \
+  X(TXN_OFFSET_COMMIT, TxnOffsetCommitRequest, txn_offset_commit)               \
+  X(DESCRIBE_TRANSACTIONS, DescribeTransactionsRequest, describe_transactions)  \
+  X(LIST_TRANSACTIONS, ListTransactionsRequest, list_transactions)              \
   X(OFFSET_FOR_LEADER_EPOCH, OffsetForLeaderEpochRequest, offset_for_leader_epoch) \
   X(DESCRIBE_ACLS, DescribeAclsRequest, describe_acls)                          \
   X(CREATE_ACLS, CreateAclsRequest, create_acls)                                \

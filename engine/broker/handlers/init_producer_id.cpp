@@ -1,4 +1,7 @@
-// InitProducerId: a producer id for an idempotent producer, from this broker's block of ids (engine/broker/producer_id_manager.h).
+// InitProducerId: a producer id for an idempotent producer, from this broker's block of ids
+// (engine/broker/producer_id_manager.h); with a transactional id, from its transaction coordinator
+// (engine/txn/transaction_coordinator.h), which bumps the epoch of an existing one (fencing the
+// older instance).
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/init_producer_id.h"
 
@@ -19,10 +22,20 @@ void handle_init_producer_id(HandlerContext& ctx, const Request& req, protocol::
     return ctx.channel.respond(req, resp);
   }
   if (request.transactional_id) {
-    // Transactions are not modelled: there is no transaction coordinator to map the id.
-    protocol::InitProducerIdResponse resp;
-    resp.error_code = ErrorCode::COORDINATOR_NOT_AVAILABLE;
-    return ctx.channel.respond(req, resp);
+    std::optional<std::pair<int64_t, int16_t>> expected;
+    if (request.producer_id != -1) expected = std::make_pair(request.producer_id, request.producer_epoch);
+    const int16_t version = req.header.api_version;
+    return ctx.txns.init_producer_id(*request.transactional_id, request.transaction_timeout_ms, expected,
+                                     [&ctx, req, version](const txn::TransactionCoordinator::ProducerIdAndEpoch& r) {
+                                       protocol::InitProducerIdResponse resp;
+                                       resp.error_code = r.error;
+                                       // Before v4 (KIP-588) a fenced producer hears INVALID_PRODUCER_EPOCH.
+                                       if (r.error == ErrorCode::PRODUCER_FENCED && version < 4)
+                                         resp.error_code = ErrorCode::INVALID_PRODUCER_EPOCH;
+                                       resp.producer_id = r.error == ErrorCode::NONE ? r.producer_id : -1;
+                                       resp.producer_epoch = r.error == ErrorCode::NONE ? r.producer_epoch : -1;
+                                       ctx.channel.respond(req, resp);
+                                     });
   }
   // Kafka's rule for an idempotent producer (KIP-679): IdempotentWrite on the cluster, or Write on
   // some topic.

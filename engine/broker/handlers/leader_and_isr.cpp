@@ -37,6 +37,7 @@ void handle_leader_and_isr(HandlerContext& ctx, const Request& req, protocol::Le
   for (const auto& l : lai->live_leaders) ctx.rt.learn_address(NodeId{l.broker_id}, l.host_name, l.port);
   ctx.replicas.become_leader_or_follower(lai, [&ctx, req, lai](protocol::LeaderAndIsrResponse resp) {
     ctx.groups.on_partitions_changed();  // load or unload __consumer_offsets partitions
+    ctx.txns.on_partitions_changed();  // load or unload __transaction_state partitions
     if (req.header.api_version >= kLeaderAndIsrVersionTopicIdsMin) {
       // v5+ answers per topic, named by the id the request gave it (KIP-516).
       std::map<std::string, Uuid> ids;

@@ -53,6 +53,7 @@ void handle_stop_replica(HandlerContext& ctx, const Request& req, protocol::Stop
     }
   }
   ctx.groups.on_partitions_changed();
+  ctx.txns.on_partitions_changed();  // load or unload __transaction_state partitions
   ctx.channel.respond(req, resp);
 }
 
