@@ -891,6 +891,9 @@ DeleteAclsResponse delete_acls_response(int16_t v) {
   a.permission_type = 3;
   r.matching_acls = {a};
   m.filter_results = {r, {ErrorCode::SECURITY_DISABLED, "No Authorizer is configured on the broker", {}}};
+  return m;
+}
+
 // Transactions, the partition side (issue 19a).
 WriteTxnMarkersRequest write_txn_markers_request(int16_t) {
   WriteTxnMarkersRequest m;
