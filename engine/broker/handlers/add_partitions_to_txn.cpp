@@ -1,9 +1,13 @@
 // AddPartitionsToTxn: a transactional producer adds partitions to its transaction (v0-3, one
 // transaction); brokers verify partitions of several transactions (v4+, verify_only, KIP-890).
+// ACLs as Kafka's KafkaApis: Write on the TransactionalId (else every partition
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED), Write on each topic for v0-3; ClusterAction for v4+.
 #include <memory>
 
 #include "engine/broker/request_handler.h"
+#include "engine/group/offsets_topic.h"
 #include "engine/protocol/add_partitions_to_txn.h"
+#include "engine/txn/transaction_log.h"
 
 namespace gregor::broker {
 
@@ -22,20 +26,40 @@ TopicResults results(const std::map<TopicPartition, ErrorCode>& errors) {
   return out;
 }
 
-// The partitions named, or (as Kafka's KafkaApis) UNKNOWN_TOPIC_OR_PARTITION for those that do not
-// exist and OPERATION_NOT_ATTEMPTED for the others.
-bool check_partitions(HandlerContext& ctx, const Topics& topics, std::set<TopicPartition>* partitions,
-                      std::map<TopicPartition, ErrorCode>* errors) {
-  bool unknown = false;
-  for (const auto& t : topics)
-    for (int32_t p : t.partitions) {
-      partitions->insert(TopicPartition{t.name, p});
-      if (!ctx.metadata.partition(TopicPartition{t.name, p})) unknown = true;
-    }
-  if (!unknown) return true;
+// The partitions named, or (as Kafka's KafkaApis) the reason they cannot be added:
+// TOPIC_AUTHORIZATION_FAILED for a topic a client (v0-3) may not Write (never an internal topic),
+// UNKNOWN_TOPIC_OR_PARTITION for one that does not exist, and OPERATION_NOT_ATTEMPTED for the others.
+bool check_partitions(HandlerContext& ctx, const Request& req, const Topics& topics, bool client,
+                      std::set<TopicPartition>* partitions, std::map<TopicPartition, ErrorCode>* errors) {
+  std::map<std::string, bool> writable;  // asked once per topic, as Kafka's filterByAuthorized
+  for (const auto& t : topics) {
+    for (int32_t p : t.partitions) partitions->insert(TopicPartition{t.name, p});
+    if (client && !writable.count(t.name))
+      writable[t.name] = t.name != group::kOffsetsTopic && t.name != txn::kTransactionStateTopic &&
+                         authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTopic, t.name);
+  }
+  bool failed = false;
+  for (const auto& tp : *partitions) {
+    if (client && !writable[tp.topic])
+      (*errors)[tp] = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+    else if (!ctx.metadata.partition(tp))
+      (*errors)[tp] = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+    else
+      continue;
+    failed = true;
+  }
+  if (!failed) return true;
   for (const auto& tp : *partitions)
-    (*errors)[tp] = ctx.metadata.partition(tp) ? ErrorCode::OPERATION_NOT_ATTEMPTED : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+    if (!errors->count(tp)) (*errors)[tp] = ErrorCode::OPERATION_NOT_ATTEMPTED;
   return false;
+}
+
+// Every partition named, with the one error.
+std::map<TopicPartition, ErrorCode> all_failed(const Topics& topics, ErrorCode e) {
+  std::map<TopicPartition, ErrorCode> out;
+  for (const auto& t : topics)
+    for (int32_t p : t.partitions) out[TopicPartition{t.name, p}] = e;
+  return out;
 }
 
 ErrorCode for_version(ErrorCode e, int16_t version) {
@@ -51,7 +75,13 @@ void handle_add_partitions_to_txn(HandlerContext& ctx, const Request& req, proto
     std::set<TopicPartition> partitions;
     std::map<TopicPartition, ErrorCode> errors;
     protocol::AddPartitionsToTxnResponse resp;
-    if (!check_partitions(ctx, request.v3_and_below_topics, &partitions, &errors)) {
+    if (!authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTransactionalId,
+                   request.v3_and_below_transactional_id)) {
+      resp.results_by_topic_v3_and_below =
+          results(all_failed(request.v3_and_below_topics, ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+      return ctx.channel.respond(req, resp);
+    }
+    if (!check_partitions(ctx, req, request.v3_and_below_topics, true, &partitions, &errors)) {
       resp.results_by_topic_v3_and_below = results(errors);
       return ctx.channel.respond(req, resp);
     }
@@ -65,8 +95,13 @@ void handle_add_partitions_to_txn(HandlerContext& ctx, const Request& req, proto
                                      ctx.channel.respond(req, r);
                                    });
   }
-  // v4+: several transactions; the response waits for every one.
+  // v4+: several transactions; the response waits for every one. Only brokers send it: the
+  // principal needs ClusterAction on the cluster.
   auto resp = std::make_shared<protocol::AddPartitionsToTxnResponse>();
+  if (!authorize_cluster(ctx, req, AclOperation::kClusterAction)) {
+    resp->error_code = ErrorCode::CLUSTER_AUTHORIZATION_FAILED;
+    return ctx.channel.respond(req, *resp);
+  }
   auto remaining = std::make_shared<size_t>(request.transactions.size());
   if (request.transactions.empty()) return ctx.channel.respond(req, *resp);
   resp->results_by_transaction.resize(request.transactions.size());
@@ -79,7 +114,11 @@ void handle_add_partitions_to_txn(HandlerContext& ctx, const Request& req, proto
       resp->results_by_transaction[i].topic_results = results(out);
       if (--*remaining == 0) ctx.channel.respond(req, *resp);
     };
-    if (!check_partitions(ctx, t.topics, &partitions, &errors)) {
+    if (!authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTransactionalId, t.transactional_id)) {
+      finish(all_failed(t.topics, ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+      continue;
+    }
+    if (!check_partitions(ctx, req, t.topics, false, &partitions, &errors)) {
       finish(errors);
       continue;
     }

@@ -7,7 +7,8 @@
 // than the last marker's), KAFKA_STORAGE_ERROR, REQUEST_TIMED_OUT. A marker that is committed is
 // reported to ReplicaManager's transaction marker listener (the group coordinator) before the
 // answer. An inter-broker request: on a client listener every partition is
-// CLUSTER_AUTHORIZATION_FAILED and nothing is written, as for the controller's requests.
+// CLUSTER_AUTHORIZATION_FAILED and nothing is written, as for the controller's requests; likewise
+// with an authorizer when the principal lacks ClusterAction on the cluster.
 #include <algorithm>
 
 #include "engine/broker/request_handler.h"
@@ -68,8 +69,11 @@ class DelayedTxnMarkers final : public DelayedOperation {
 
 void handle_write_txn_markers(HandlerContext& ctx, const Request& req, protocol::WriteTxnMarkersRequest request) {
   const std::string listener = ctx.rt.listener_name(req.from);
-  const bool refused = !ctx.config.serves_controller_requests(listener);
-  if (refused) ctx.rt.emit(ev::ControllerRequestRefused{.api = "WriteTxnMarkers", .listener = listener});
+  bool refused = !ctx.config.serves_controller_requests(listener);
+  if (refused)
+    ctx.rt.emit(ev::ControllerRequestRefused{.api = "WriteTxnMarkers", .listener = listener});
+  else
+    refused = !authorize_cluster(ctx, req, AclOperation::kClusterAction);
   auto d = std::make_unique<DelayedTxnMarkers>(ctx, req);
   for (const auto& m : request.markers) {
     Response::WritableTxnMarkerResult mr;
