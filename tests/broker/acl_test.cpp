@@ -16,6 +16,8 @@
 #include "engine/protocol/metadata.h"
 #include "engine/protocol/offset_commit.h"
 #include "engine/protocol/stop_replica.h"
+#include "engine/protocol/add_partitions_to_txn.h"
+#include "engine/protocol/write_txn_markers.h"
 
 namespace gregor::test {
 namespace {
@@ -435,7 +437,7 @@ TEST_CASE("acl checks: Metadata lists only the topics the principal may describe
   CHECK_FALSE(f.cluster.topic_ready("auto-new", 1));
 }
 
-TEST_CASE("acl checks: a forged controller request from a principal without ClusterAction is refused", "[acl][broker]") {
+TEST_CASE("acl checks: a forged controller or transaction marker request from a principal without ClusterAction is refused", "[acl][broker]") {
   ClusterFixture f(21, authorizer_config(true));
   f.create_topic("victims", 2, 3);
   create_acls(f, 1,
@@ -466,6 +468,30 @@ TEST_CASE("acl checks: a forged controller request from a principal without Clus
     auto lai_resp = f.call<protocol::LeaderAndIsrRequest, protocol::LeaderAndIsrResponse>(b, lai, 3);
     REQUIRE(lai_resp);
     CHECK(lai_resp->error_code == ErrorCode::CLUSTER_AUTHORIZATION_FAILED);
+    // The transaction coordinator's requests to brokers need ClusterAction too.
+    protocol::WriteTxnMarkersRequest markers;
+    protocol::WriteTxnMarkersRequest::WritableTxnMarker m;
+    m.producer_id = 9;
+    m.producer_epoch = 0;
+    m.transaction_result = false;
+    m.coordinator_epoch = 0;
+    m.topics.push_back({.name = "victims", .partition_indexes = {0, 1}});
+    markers.markers.push_back(m);
+    auto wm = f.call<protocol::WriteTxnMarkersRequest, protocol::WriteTxnMarkersResponse>(b, markers, 1);
+    REQUIRE(wm);
+    for (const auto& p : wm->markers.at(0).topics.at(0).partitions)
+      CHECK(p.error_code == ErrorCode::CLUSTER_AUTHORIZATION_FAILED);
+    protocol::AddPartitionsToTxnRequest verify;
+    protocol::AddPartitionsToTxnRequest::AddPartitionsToTxnTransaction t;
+    t.transactional_id = "tx";
+    t.producer_id = 9;
+    t.producer_epoch = 0;
+    t.verify_only = true;
+    t.topics.push_back({"victims", {0}});
+    verify.transactions.push_back(t);
+    auto vr = f.call<protocol::AddPartitionsToTxnRequest, protocol::AddPartitionsToTxnResponse>(b, verify, 4);
+    REQUIRE(vr);
+    CHECK(vr->error_code == ErrorCode::CLUSTER_AUTHORIZATION_FAILED);
   }
   for (int32_t b : {1, 2, 3}) {
     CHECK(f.cluster.broker(b)->partition(TopicPartition{"victims", 0}) != nullptr);

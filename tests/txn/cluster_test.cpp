@@ -3,9 +3,13 @@
 // EndTxn and the WriteTxnMarkers it sends, fencing errors by version, Describe/ListTransactions,
 // a coordinator failover, and TxnOffsetCommit's pending offsets in the group coordinator.
 #include "../broker/cluster_fixture.h"
+#include "engine/broker/acl.h"
+#include "engine/broker/authorizer.h"
 #include "engine/group/offsets_topic.h"
 #include "engine/protocol/add_offsets_to_txn.h"
 #include "engine/protocol/add_partitions_to_txn.h"
+#include "engine/protocol/create_acls.h"
+#include "engine/protocol/describe_producers.h"
 #include "engine/protocol/describe_transactions.h"
 #include "engine/protocol/end_txn.h"
 #include "engine/protocol/find_coordinator.h"
@@ -427,4 +431,200 @@ TEST_CASE("txn cluster: pending transactional offsets survive a group coordinato
   REQUIRE(after);
   CHECK(after->topics[0].partitions[0].error_code == ErrorCode::NONE);
   CHECK(after->topics[0].partitions[0].committed_offset == 8);
+}
+
+// --- ACLs (Kafka 3.9's KafkaApis checks). In the simulator every connection is User:ANONYMOUS;
+// with allow.everyone.if.no.acl.found=true a resource with an ACL for another principal only is
+// closed to it, and opened again by an Allow for User:ANONYMOUS. The cluster keeps no ACL, so the
+// brokers' own requests (ClusterAction) pass.
+
+namespace {
+
+using broker::AclOperation;
+using broker::AclPatternType;
+using broker::AclPermission;
+using broker::AclResourceType;
+
+const std::string kAnonymous = "User:ANONYMOUS";
+
+std::map<std::string, std::string> acl_txn_config() {
+  return txn_config({{"authorizer.class.name", "kafka.security.authorizer.AclAuthorizer"},
+                     {"allow.everyone.if.no.acl.found", "true"}});
+}
+
+protocol::CreateAclsRequest::AclCreation acl(AclResourceType type, const std::string& name, const std::string& principal,
+                                             AclOperation op, AclPermission permission) {
+  protocol::CreateAclsRequest::AclCreation c;
+  c.resource_type = static_cast<int8_t>(type);
+  c.resource_name = name;
+  c.resource_pattern_type = static_cast<int8_t>(AclPatternType::kLiteral);
+  c.principal = principal;
+  c.host = "*";
+  c.operation = static_cast<int8_t>(op);
+  c.permission_type = static_cast<int8_t>(permission);
+  return c;
+}
+
+// Creates the ACLs through broker 1 and waits until every broker's cache holds `patterns` patterns.
+void create_acls(ClusterFixture& f, std::vector<protocol::CreateAclsRequest::AclCreation> creations, size_t patterns) {
+  protocol::CreateAclsRequest req;
+  req.creations = std::move(creations);
+  auto resp = f.call<protocol::CreateAclsRequest, protocol::CreateAclsResponse>(1, req, 3);
+  REQUIRE(resp);
+  for (const auto& r : resp->results) CHECK(r.error_code == ErrorCode::NONE);
+  REQUIRE(f.run_until([&] {
+    for (int32_t b : {1, 2, 3})
+      if (f.cluster.broker(b)->authorizer().cache().all().size() != patterns) return false;
+    return true;
+  }));
+}
+
+protocol::TxnOffsetCommitRequest txn_commit(const std::string& id, const std::string& group, std::vector<std::string> topics) {
+  protocol::TxnOffsetCommitRequest req;
+  req.transactional_id = id;
+  req.group_id = group;
+  req.producer_id = 7;
+  req.producer_epoch = 0;
+  for (const auto& t : topics)
+    req.topics.push_back({t, {{.partition_index = 0, .committed_offset = 1, .committed_metadata = std::nullopt}}});
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("txn acl: EndTxn and AddPartitionsToTxn need Write on the TransactionalId and AddPartitionsToTxn on each topic", "[acl]") {
+  ClusterFixture f(41, acl_txn_config());
+  f.create_topic("orders", 1, 3);
+  f.create_topic("secret", 1, 3);
+  const int32_t c = find_txn_coordinator(f, "tx-acl");
+  REQUIRE(c > 0);
+  // tx-acl and secret now have ACLs for alice only: closed to User:ANONYMOUS.
+  create_acls(f,
+              {acl(AclResourceType::kTransactionalId, "tx-acl", "User:alice", AclOperation::kWrite, AclPermission::kAllow),
+               acl(AclResourceType::kTopic, "secret", "User:alice", AclOperation::kWrite, AclPermission::kAllow)},
+              2);
+  const size_t denied_before = f.count("authorization_denied");
+  auto denied_add = f.call<protocol::AddPartitionsToTxnRequest, protocol::AddPartitionsToTxnResponse>(
+      c, add_request("tx-acl", 0, 0, "orders", {0}), 3);
+  REQUIRE(denied_add);
+  CHECK(denied_add->results_by_topic_v3_and_below.at(0).results_by_partition.at(0).partition_error_code ==
+        ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  CHECK(end(f, c, "tx-acl", 0, 0, true) == ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  CHECK(f.count("authorization_denied") >= denied_before + 2);
+  CHECK(md(f, c, "tx-acl") == nullptr);  // nothing reached the coordinator
+  // An Allow for User:ANONYMOUS opens the transactional id.
+  create_acls(f,
+              {acl(AclResourceType::kTransactionalId, "tx-acl", kAnonymous, AclOperation::kWrite, AclPermission::kAllow)}, 2);
+  auto i = init(f, c, "tx-acl");
+  REQUIRE(i.error_code == ErrorCode::NONE);
+  // A topic it may not Write fails the whole request: the others are not attempted.
+  auto mixed_req = add_request("tx-acl", i.producer_id, i.producer_epoch, "orders", {0});
+  mixed_req.v3_and_below_topics.push_back({"secret", {0}});
+  auto mixed = f.call<protocol::AddPartitionsToTxnRequest, protocol::AddPartitionsToTxnResponse>(c, mixed_req, 3);
+  REQUIRE(mixed);
+  REQUIRE(mixed->results_by_topic_v3_and_below.size() == 2);
+  CHECK(mixed->results_by_topic_v3_and_below[0].name == "orders");
+  CHECK(mixed->results_by_topic_v3_and_below[0].results_by_partition.at(0).partition_error_code ==
+        ErrorCode::OPERATION_NOT_ATTEMPTED);
+  CHECK(mixed->results_by_topic_v3_and_below[1].name == "secret");
+  CHECK(mixed->results_by_topic_v3_and_below[1].results_by_partition.at(0).partition_error_code ==
+        ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+  CHECK(md(f, c, "tx-acl")->partitions.empty());
+  REQUIRE(add(f, c, "tx-acl", i.producer_id, i.producer_epoch, "orders", {0}) == ErrorCode::NONE);
+  CHECK(end(f, c, "tx-acl", i.producer_id, i.producer_epoch, true) == ErrorCode::NONE);
+}
+
+TEST_CASE("txn acl: TxnOffsetCommit and AddOffsetsToTxn need Read on the group and TxnOffsetCommit Read on each topic", "[acl]") {
+  ClusterFixture f(42, acl_txn_config());
+  f.create_topic("orders", 1, 3);
+  f.create_topic("secret", 1, 3);
+  REQUIRE(f.run_until([&] { return f.cluster.ready(); }));
+  create_acls(f,
+              {acl(AclResourceType::kGroup, "closed", kAnonymous, AclOperation::kRead, AclPermission::kDeny),
+               acl(AclResourceType::kTopic, "secret", kAnonymous, AclOperation::kRead, AclPermission::kDeny),
+               acl(AclResourceType::kTransactionalId, "tx-no", kAnonymous, AclOperation::kWrite, AclPermission::kDeny)},
+              3);
+  // Refused before any coordinator is asked, so any broker answers.
+  auto no_id = f.call<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse>(
+      2, txn_commit("tx-no", "closed", {"orders", "secret"}), 3);
+  REQUIRE(no_id);
+  REQUIRE(no_id->topics.size() == 2);
+  for (const auto& t : no_id->topics) CHECK(t.partitions.at(0).error_code == ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  auto closed = f.call<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse>(
+      2, txn_commit("tx", "closed", {"orders", "secret"}), 3);
+  REQUIRE(closed);
+  REQUIRE(closed->topics.size() == 2);
+  for (const auto& t : closed->topics) CHECK(t.partitions.at(0).error_code == ErrorCode::GROUP_AUTHORIZATION_FAILED);
+  // A topic it may not Read fails alone; the others go on to the group coordinator.
+  auto open = f.call<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse>(
+      2, txn_commit("tx", "open", {"orders", "secret"}), 3);
+  REQUIRE(open);
+  REQUIRE(open->topics.size() == 2);
+  std::map<std::string, ErrorCode> by_topic;
+  for (const auto& t : open->topics) by_topic[t.name] = t.partitions.at(0).error_code;
+  CHECK(by_topic.at("secret") == ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+  CHECK(by_topic.at("orders") != ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+  CHECK(by_topic.at("orders") != ErrorCode::GROUP_AUTHORIZATION_FAILED);
+  protocol::AddOffsetsToTxnRequest offsets;
+  offsets.transactional_id = "tx";
+  offsets.producer_id = 7;
+  offsets.producer_epoch = 0;
+  offsets.group_id = "closed";
+  auto ao = f.call<protocol::AddOffsetsToTxnRequest, protocol::AddOffsetsToTxnResponse>(2, offsets, 3);
+  REQUIRE(ao);
+  CHECK(ao->error_code == ErrorCode::GROUP_AUTHORIZATION_FAILED);
+  offsets.transactional_id = "tx-no";
+  ao = f.call<protocol::AddOffsetsToTxnRequest, protocol::AddOffsetsToTxnResponse>(2, offsets, 3);
+  REQUIRE(ao);
+  CHECK(ao->error_code == ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+}
+
+TEST_CASE("txn acl: ListTransactions lists only the ids the principal may describe and Describe checks each id and topic", "[acl]") {
+  ClusterFixture f(43, acl_txn_config());
+  f.create_topic("orders", 1, 3);
+  f.create_topic("secret", 1, 3);
+  const int32_t seen_c = find_txn_coordinator(f, "tx-seen");
+  const int32_t hidden_c = find_txn_coordinator(f, "tx-hidden");
+  REQUIRE(seen_c > 0);
+  REQUIRE(hidden_c > 0);
+  auto seen = init(f, seen_c, "tx-seen");
+  REQUIRE(init(f, hidden_c, "tx-hidden").error_code == ErrorCode::NONE);
+  REQUIRE(add(f, seen_c, "tx-seen", seen.producer_id, seen.producer_epoch, "orders", {0}) == ErrorCode::NONE);
+  REQUIRE(add(f, seen_c, "tx-seen", seen.producer_id, seen.producer_epoch, "secret", {0}) == ErrorCode::NONE);
+  create_acls(f,
+              {acl(AclResourceType::kTransactionalId, "tx-hidden", kAnonymous, AclOperation::kDescribe, AclPermission::kDeny),
+               acl(AclResourceType::kTopic, "secret", kAnonymous, AclOperation::kDescribe, AclPermission::kDeny),
+               acl(AclResourceType::kTopic, "secret", kAnonymous, AclOperation::kRead, AclPermission::kDeny)},
+              2);
+  const size_t denied_before = f.count("authorization_denied");
+  std::set<std::string> listed;
+  for (int32_t b : {1, 2, 3}) {
+    auto lr = f.call<protocol::ListTransactionsRequest, protocol::ListTransactionsResponse>(b, protocol::ListTransactionsRequest{}, 1);
+    REQUIRE(lr);
+    CHECK(lr->error_code == ErrorCode::NONE);
+    for (const auto& s : lr->transaction_states) listed.insert(s.transactional_id);
+  }
+  CHECK(listed.count("tx-seen") == 1);
+  CHECK(listed.count("tx-hidden") == 0);
+  CHECK(f.count("authorization_denied") == denied_before);  // leaving out is no denial
+  protocol::DescribeTransactionsRequest d;
+  d.transactional_ids = {"tx-hidden"};
+  auto hidden = f.call<protocol::DescribeTransactionsRequest, protocol::DescribeTransactionsResponse>(hidden_c, d, 0);
+  REQUIRE(hidden);
+  REQUIRE(hidden->transaction_states.size() == 1);
+  CHECK(hidden->transaction_states[0].error_code == ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  CHECK(hidden->transaction_states[0].transactional_id == "tx-hidden");
+  d.transactional_ids = {"tx-seen"};
+  auto shown = f.call<protocol::DescribeTransactionsRequest, protocol::DescribeTransactionsResponse>(seen_c, d, 0);
+  REQUIRE(shown);
+  REQUIRE(shown->transaction_states.size() == 1);
+  CHECK(shown->transaction_states[0].error_code == ErrorCode::NONE);
+  REQUIRE(shown->transaction_states[0].topics.size() == 1);  // secret is left out
+  CHECK(shown->transaction_states[0].topics[0].topic == "orders");
+  // DescribeProducers needs Read on the topic.
+  protocol::DescribeProducersRequest dp;
+  dp.topics.push_back({.name = "secret", .partition_indexes = {0}});
+  auto producers = f.call<protocol::DescribeProducersRequest, protocol::DescribeProducersResponse>(f.leader_of("secret", 0), dp, 0);
+  REQUIRE(producers);
+  CHECK(producers->topics.at(0).partitions.at(0).error_code == ErrorCode::TOPIC_AUTHORIZATION_FAILED);
 }
