@@ -1,7 +1,8 @@
 // AddPartitionsToTxn: a transactional producer adds partitions to its transaction (v0-3, one
 // transaction); brokers verify partitions of several transactions (v4+, verify_only, KIP-890).
 // ACLs as Kafka's KafkaApis: Write on the TransactionalId (else every partition
-// TRANSACTIONAL_ID_AUTHORIZATION_FAILED), Write on each topic for v0-3; ClusterAction for v4+.
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and on each topic for v0-3 (clients); ClusterAction on the
+// cluster for v4+ (brokers, CLUSTER_AUTHORIZATION_FAILED), which asks nothing more.
 #include <memory>
 
 #include "engine/broker/request_handler.h"
@@ -114,10 +115,6 @@ void handle_add_partitions_to_txn(HandlerContext& ctx, const Request& req, proto
       resp->results_by_transaction[i].topic_results = results(out);
       if (--*remaining == 0) ctx.channel.respond(req, *resp);
     };
-    if (!authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTransactionalId, t.transactional_id)) {
-      finish(all_failed(t.topics, ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
-      continue;
-    }
     if (!check_partitions(ctx, req, t.topics, false, &partitions, &errors)) {
       finish(errors);
       continue;
