@@ -71,6 +71,12 @@ PartitionView& ClusterModel::partition_of(const std::string& topic, int32_t part
   return partitions_[PartitionKey{topic, partition}];
 }
 
+void ClusterModel::forget_roles(int32_t node) {
+  if (!is_broker(node)) return;
+  for (auto& [key, r] : replicas_)
+    if (key.first == node) r.leader = false;
+}
+
 bool ClusterModel::apply(const TraceEvent& e) {
   if (e.node.value == 0) {
     on_world(e);
@@ -90,12 +96,15 @@ void ClusterModel::on_world(const TraceEvent& e) {
           n.name = b.name;
           n.status = NodeStatus::kAlive;
           n.incarnation = static_cast<uint64_t>(b.incarnation);
+          forget_roles(b.target);  // a new process leads nothing yet
         } else if constexpr (std::is_same_v<B, ev::NodeCrash>) {
           nodes_[b.target].status = NodeStatus::kCrashed;
           nodes_[b.target].registered = false;
+          forget_roles(b.target);
         } else if constexpr (std::is_same_v<B, ev::PowerLoss>) {
           nodes_[b.target].status = NodeStatus::kPoweredOff;
           nodes_[b.target].registered = false;
+          forget_roles(b.target);
         } else if constexpr (std::is_same_v<B, ev::NodePause>) {
           nodes_[b.target].status = NodeStatus::kPaused;
         } else if constexpr (std::is_same_v<B, ev::NodeResume>) {

@@ -144,6 +144,9 @@ class ClusterModel {
   bool on_partition(const TraceEvent& e);
   void on_zk(const TraceEvent& e);
   void on_group(const TraceEvent& e);
+  // A broker that stops (crash, clean stop, power loss) loses what its process held: none of its
+  // replicas leads until a become_leader of a later incarnation; the log on disk stays.
+  void forget_roles(int32_t node);
   ReplicaLog& replica_of(int32_t broker, const std::string& topic, int32_t partition);
   PartitionView& partition_of(const std::string& topic, int32_t partition);
 

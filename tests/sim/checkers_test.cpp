@@ -91,6 +91,24 @@ TEST_CASE("hw-within-isr catches an ISR member below the HW", "[checkers]") {
   CHECK(b.violated("hw-within-isr"));
 }
 
+TEST_CASE("hw-within-isr forgets a leader whose process stopped", "[checkers]") {
+  // Swarm safe seeds 3178 and 3271: the leader stops and starts again, and an ISR member opens a
+  // log cut by a disk fault before the new process has become leader of anything.
+  TraceBuilder b;
+  b.leader(1, 0, {1, 2});
+  b.append(1, 0, 4, 1);
+  b.append(2, 0, 4, 1);
+  b.hw(1, 5);
+  b.ev(0, ev::NodeCrash{.target = 1, .name = "broker-1"});
+  b.ev(0, ev::NodeRestart{.target = 1, .name = "broker-1", .incarnation = 2});
+  b.ev(2, ev::LogOpen{.topic = "t", .partition = 0, .leo = 2, .log_start = 0});
+  CHECK_FALSE(b.violated("hw-within-isr"));
+  b.ev(1, ev::LogOpen{.topic = "t", .partition = 0, .leo = 5, .log_start = 0});
+  b.leader(1, 1, {1, 2});  // the new process leads with the cut member in its ISR
+  b.hw(1, 5);
+  CHECK(b.violated("hw-within-isr"));
+}
+
 TEST_CASE("log-matching catches a different batch below the HW", "[checkers]") {
   TraceBuilder b;
   b.leader(1, 0, {1, 2});
