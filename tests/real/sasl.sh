@@ -186,7 +186,9 @@ printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.username=br
   fail "REPLICATION let in a guessed broker password"
 "$G" topics --bootstrap-server "$REPLICATION" --command-config "$BROKER_PROPS" --create --topic ib --partitions 1 \
   --replication-factor 3 --config min.insync.replicas=2 >/dev/null || fail "topics --create on the SASL REPLICATION listener"
-describe_ib() { "$G" topics --bootstrap-server "$BOOTSTRAP" --command-config "$TMP/alice.properties" --describe --topic ib; }
+# Every broker's CLIENT listener: the leader (maybe broker 1, $BOOTSTRAP) is killed below.
+ALL_CLIENT=127.0.0.1:$PORT_BASE,127.0.0.1:$((PORT_BASE + 1)),127.0.0.1:$((PORT_BASE + 2))
+describe_ib() { "$G" topics --bootstrap-server "$ALL_CLIENT" --command-config "$TMP/alice.properties" --describe --topic ib; }
 isr_full() { describe_ib | grep -q $'Isr: [1-3],[1-3],[1-3]$'; }
 until_true 60 isr_full || fail "the followers did not join the ISR over SASL: $(describe_ib)"
 leader=$(describe_ib | sed -n 's/.*Partition: 0\tLeader: \([0-9]*\).*/\1/p')
@@ -194,7 +196,7 @@ leader=$(describe_ib | sed -n 's/.*Partition: 0\tLeader: \([0-9]*\).*/\1/p')
 pid=$(broker_pid "$leader")
 [ -n "$pid" ] || fail "no pid for broker $leader"
 mkfifo "$TMP/ib-input"
-"$G" produce --bootstrap-server "$BOOTSTRAP" --producer.config "$TMP/alice.properties" --topic ib --acks all \
+"$G" produce --bootstrap-server "$ALL_CLIENT" --producer.config "$TMP/alice.properties" --topic ib --acks all \
   --print-offsets --producer-property linger.ms=1 <"$TMP/ib-input" >"$TMP/ib-acks.txt" 2>"$TMP/ib-producer.log" &
 PRODUCER=$!
 CHILD_PIDS+=($PRODUCER)
@@ -224,7 +226,7 @@ echo "$acked of $n records acknowledged"
 [ "$acked" -gt $((n / 2)) ] || fail "only $acked of $n records acknowledged: no new leader over SASL?"
 new_leader=$(describe_ib | sed -n 's/.*Partition: 0\tLeader: \([0-9]*\).*/\1/p')
 [ -n "$new_leader" ] && [ "$new_leader" != "$leader" ] || fail "no new leader after the kill (leader: '$new_leader')"
-timeout 60 "$G" consume --bootstrap-server "$BOOTSTRAP" --consumer.config "$TMP/alice.properties" --topic ib \
+timeout 60 "$G" consume --bootstrap-server "$ALL_CLIENT" --consumer.config "$TMP/alice.properties" --topic ib \
   --from-beginning --timeout-ms 5000 >"$TMP/ib-consumed.txt" 2>"$TMP/ib-consume.err" || fail "consume: $(cat "$TMP/ib-consume.err")"
 missing=$(comm -23 <(cut -f1 "$TMP/ib-acks.txt" | sort -u) <(sort -u "$TMP/ib-consumed.txt") | wc -l)
 [ "$missing" = 0 ] || fail "$missing acknowledged records are missing after the leader's kill"
