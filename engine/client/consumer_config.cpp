@@ -1,5 +1,7 @@
 #include "engine/client/consumer_config.h"
 
+#include "engine/client/security_keys.h"
+
 #include "engine/client/assignors.h"
 
 namespace gregor::client {
@@ -12,23 +14,7 @@ const ConfigDef<ConsumerConfig>& consumer_config_def() {
     d.define("auto.offset.reset", &ConsumerConfig::auto_offset_reset, {"earliest", "latest", "none"},
              "Where to start a partition that has no committed offset (none: fail).");
     d.define("check.crcs", &ConsumerConfig::check_crcs, "Check the CRC of every fetched batch.");
-    auto security_key = [&d](const char* name, std::string protocol::ClientSecurityKeys::*field, const char* doc) {
-      d.define_custom(
-          name, ConfigType::kString, "any", doc, ConfigUpdate::kStatic,
-          [field](ConsumerConfig& c, const std::string&, const std::string& value) {
-            c.security.*field = value;
-            return Status::ok();
-          },
-          [field](const ConsumerConfig& c) { return c.security.*field; });
-    };
-    security_key("security.protocol", &protocol::ClientSecurityKeys::security_protocol,
-                 "PLAINTEXT (default) or SASL_PLAINTEXT: whether connections authenticate with SASL.");
-    security_key("sasl.mechanism", &protocol::ClientSecurityKeys::sasl_mechanism,
-                 "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (Kafka's default GSSAPI is not implemented).");
-    security_key("sasl.jaas.config", &protocol::ClientSecurityKeys::sasl_jaas_config,
-                 "The login module with username=\"...\" password=\"...\" (Kafka's PlainLoginModule or ScramLoginModule). Sensitive.");
-    security_key("sasl.username", &protocol::ClientSecurityKeys::sasl_username, "librdkafka's SASL user name (instead of sasl.jaas.config).");
-    security_key("sasl.password", &protocol::ClientSecurityKeys::sasl_password, "librdkafka's SASL password. Sensitive.");
+    define_security_keys(d);
     d.define("client.id", &ConsumerConfig::client_id, {}, "The consumer's name in requests and traces.");
     d.define("default.api.timeout.ms", &ConsumerConfig::default_api_timeout_ms, at_least(1),
              "How long a commit keeps retrying.");

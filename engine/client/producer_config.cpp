@@ -1,5 +1,7 @@
 #include "engine/client/producer_config.h"
 
+#include "engine/client/security_keys.h"
+
 namespace gregor::client {
 
 const ConfigDef<ProducerConfig>& producer_config_def() {
@@ -21,23 +23,7 @@ const ConfigDef<ProducerConfig>& producer_config_def() {
         [](const ProducerConfig& c) { return c.acks == -1 ? std::string("all") : std::to_string(c.acks); });
     d.define("batch.size", &ProducerConfig::batch_size, at_least(0),
              "A partition's batch is sent once it holds this many bytes of records.", kDynamic);
-    auto security_key = [&d](const char* name, std::string protocol::ClientSecurityKeys::*field, const char* doc) {
-      d.define_custom(
-          name, ConfigType::kString, "any", doc, ConfigUpdate::kStatic,
-          [field](ProducerConfig& c, const std::string&, const std::string& value) {
-            c.security.*field = value;
-            return Status::ok();
-          },
-          [field](const ProducerConfig& c) { return c.security.*field; });
-    };
-    security_key("security.protocol", &protocol::ClientSecurityKeys::security_protocol,
-                 "PLAINTEXT (default) or SASL_PLAINTEXT: whether connections authenticate with SASL.");
-    security_key("sasl.mechanism", &protocol::ClientSecurityKeys::sasl_mechanism,
-                 "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (Kafka's default GSSAPI is not implemented).");
-    security_key("sasl.jaas.config", &protocol::ClientSecurityKeys::sasl_jaas_config,
-                 "The login module with username=\"...\" password=\"...\" (Kafka's PlainLoginModule or ScramLoginModule). Sensitive.");
-    security_key("sasl.username", &protocol::ClientSecurityKeys::sasl_username, "librdkafka's SASL user name (instead of sasl.jaas.config).");
-    security_key("sasl.password", &protocol::ClientSecurityKeys::sasl_password, "librdkafka's SASL password. Sensitive.");
+    define_security_keys(d);
     d.define("client.id", &ProducerConfig::client_id, {}, "The producer's name in requests and traces.");
     d.define("compression.type", &ProducerConfig::compression_type, {"none", "gzip", "snappy", "lz4", "zstd"},
              "The codec a batch's records are compressed with (the broker decompresses and checks them on append).",
