@@ -208,6 +208,8 @@ void AsioRuntime::set_peer(NodeId id, PeerAddress address) {
   GREGOR_ASSERT(!address.host.empty() && address.port != 0);
   if (id == config_.id) return;
   config_.peers[id] = address;
+  auto lane = peers_.find(second_lane(id));
+  if (lane != peers_.end()) lane->second.address = address;
   peers_[id].address = std::move(address);
 }
 
@@ -276,8 +278,10 @@ bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
     return false;
   };
   if (!started_ || stopped_) return refuse();
-  if (to == config_.id || to.value == -config_.id.value) {
-    // The loopback connection: a request to self arrives from -self, its reply from self.
+  const NodeId self_lane = second_lane(config_.id);
+  if (to == config_.id || to.value == -config_.id.value || to == self_lane || to.value == -self_lane.value) {
+    // The loopback connections (engine/core/runtime.h: the first and the second lane): a request
+    // to self arrives from -self, its reply from self.
     Bytes frame = std::move(head);
     frame.insert(frame.end(), body.begin(), body.end());
     if (loopback_queued_bytes_ + frame.size() > config_.transport.send_queue_bytes_max) return refuse();
@@ -301,6 +305,13 @@ bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
     connection = it->second;
   } else {
     auto it = peers_.find(to);
+    if (it == peers_.end() && is_second_lane(to)) {
+      // A second connection to a known node, to the node's address (set_peer keeps it current).
+      auto base = peers_.find(node_of_connection(to));
+      if (base == peers_.end()) return refuse();
+      it = peers_.emplace(to, Peer{}).first;
+      it->second.address = base->second.address;
+    }
     if (it == peers_.end()) return refuse();
     Peer& peer = it->second;
     if (!peer.connection) {
@@ -463,10 +474,12 @@ uint16_t AsioRuntime::bound_port(const std::string& name) const {
 std::string AsioRuntime::listener_name(NodeId peer) const {
   auto it = inbound_listener_.find(peer);
   if (it != inbound_listener_.end()) return it->second;
-  // The loopback connection (this node to itself: the controller's requests to its own broker)
+  // The loopback connections (this node to itself: the controller's requests to its own broker)
   // and outbound ones have no listener. An accepted connection that is not known (any more) on a
   // runtime with named listeners gets a name no listener has, so nothing that checks it trusts it.
-  if (peer.value < 0 && peer.value != -config_.id.value && !config_.listen_name.empty()) return "?";
+  if (peer.value < 0 && peer.value != -config_.id.value && peer.value != -second_lane(config_.id).value &&
+      !config_.listen_name.empty())
+    return "?";
   return {};
 }
 
@@ -508,6 +521,8 @@ void AsioRuntime::on_accepted(BoundListener& listener, const boost::system::erro
     accept_more(listener);
     return;
   }
+  // -second_lane(self) is the second loopback connection's id: never an accepted one's.
+  if (next_connection_id_ == -second_lane(config_.id).value) next_connection_id_--;
   GREGOR_ASSERT_MSG(next_connection_id_ > INT32_MIN, "inbound connection ids exhausted");
   NodeId id{next_connection_id_--};
   auto connection = new_connection(std::move(socket), id);

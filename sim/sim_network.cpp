@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/core/runtime.h"
+
 namespace gregor::sim {
 
 SimNetwork::Channel& SimNetwork::channel(NodeId from, NodeId to) {
@@ -19,10 +21,14 @@ SimNetwork::Channel& SimNetwork::channel(NodeId from, NodeId to) {
 bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   // A negative id answers on the inbound connection of node -id; the frame arrives there as coming
   // from this node. A positive id travels on this node's outbound connection and arrives from -from.
+  // A second-lane id (engine/core/runtime.h) travels between the same two nodes, on the same
+  // link (faults and latency are the pair's), and is seen as a connection of its own.
   const bool reply = addressed.value < 0;
-  const NodeId to{reply ? -addressed.value : addressed.value};
-  const NodeId seen_from{reply ? from.value : -from.value};
-  if (to.value == 0 || !nodes_.has_node(to)) return false;
+  const bool lane = is_second_lane(addressed);
+  const NodeId to{node_of_connection(NodeId{reply ? -addressed.value : addressed.value})};
+  const NodeId seen_from{lane ? (reply ? second_lane(from).value : -second_lane(from).value)
+                              : (reply ? from.value : -from.value)};
+  if (to.value <= 0 || !nodes_.has_node(to)) return false;
   Channel& ch = channel(from, to);
   const std::optional<uint64_t> incarnation = nodes_.reachable(to);
   // An open connection takes the frame even while its direction is cut: TCP keeps it and
@@ -36,6 +42,7 @@ bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   frames_sent_++;
   connected_[from.value].insert(to);
   connected_[to.value].insert(from);
+  if (lane) second_lanes_.insert({std::min(from.value, to.value), std::max(from.value, to.value)});
   const LinkLatency& lat = ch.has_latency ? ch.latency : latency_;
   Duration d = lat.base;
   if (lat.jitter.us > 0) d = d + Duration::micros(static_cast<int64_t>(ch.jitter.uniform(static_cast<uint64_t>(lat.jitter.us) + 1)));
@@ -91,6 +98,12 @@ void SimNetwork::break_connection(NodeId a, NodeId b) {
   nodes_.disconnected(a, NodeId{-b.value});
   nodes_.disconnected(b, a);
   nodes_.disconnected(b, NodeId{-a.value});
+  // The pair's second-lane connections break with it.
+  if (second_lanes_.erase({std::min(a.value, b.value), std::max(a.value, b.value)}) == 0) return;
+  nodes_.disconnected(a, second_lane(b));
+  nodes_.disconnected(a, NodeId{-second_lane(b).value});
+  nodes_.disconnected(b, second_lane(a));
+  nodes_.disconnected(b, NodeId{-second_lane(a).value});
 }
 
 void SimNetwork::break_all(NodeId id) {

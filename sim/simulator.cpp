@@ -74,7 +74,8 @@ class SimRuntime final : public Runtime {
 
   // One connection state per pair of nodes: both directions with that node break.
   void close_connection(NodeId peer) override {
-    const NodeId other{peer.value < 0 ? -peer.value : peer.value};
+    const NodeId node = node_of_connection(peer);
+    const NodeId other{node.value < 0 ? -node.value : node.value};
     // A node that does not exist has no connection to close (a client's list of servers may name one).
     if (!alive() || other == id_ || other.value == 0 || !sim_.has_node(other)) return;
     sim_.network_.break_connection(id_, other);
@@ -82,7 +83,7 @@ class SimRuntime final : public Runtime {
 
   std::string listener_name(NodeId peer) const override {
     auto it = sim_.listener_names_.find(id_.value);
-    if (it == sim_.listener_names_.end() || !is_inbound_connection(peer) || -peer.value == id_.value) return {};
+    if (it == sim_.listener_names_.end() || !is_inbound_connection(peer) || -node_of_connection(peer).value == id_.value) return {};
     return it->second;
   }
 

@@ -36,8 +36,11 @@ Status TxnHostImpl::read_log(const TopicPartition& tp, const std::function<Statu
 
 void TxnHostImpl::send_write_txn_markers(int32_t broker, const protocol::WriteTxnMarkersRequest& req,
                                          std::function<void(ErrorCode, const protocol::WriteTxnMarkersResponse*)> done) {
-  // Kafka 3.9's brokers send v1 (flexible); every Gregor broker serves it.
-  net_.send(NodeId{broker}, req, txn::kWriteTxnMarkersVersion, Duration::millis(txn::kMarkerRequestTimeoutMs),
+  // Kafka 3.9's brokers send v1 (flexible); every Gregor broker serves it. On a connection of its
+  // own (Kafka's TransactionMarkerChannelManager has its own NetworkClient): the leader holds the
+  // request until its followers fetched the marker, and a follower's fetches share this broker's
+  // connection to the leader, so they would wait behind it for good.
+  net_.send(second_lane(NodeId{broker}), req, txn::kWriteTxnMarkersVersion, Duration::millis(txn::kMarkerRequestTimeoutMs),
             [done](ErrorCode transport, ByteReader* body) {
               if (transport != ErrorCode::NONE || !body) return done(transport == ErrorCode::NONE ? ErrorCode::NETWORK_EXCEPTION : transport, nullptr);
               auto resp = protocol::WriteTxnMarkersResponse::decode(*body, txn::kWriteTxnMarkersVersion);

@@ -17,6 +17,14 @@
 // every node follows: a frame from a positive id is a response (or a push) on a connection this
 // node opened; a frame from a negative id is a request from a peer that connected to this node.
 // Use a negative id only to reply on; it identifies a connection, not a node.
+//
+// Lanes: a node may keep a second outbound connection to the same peer (Kafka's transaction marker
+// channel has connections of its own, apart from the replica fetchers'), so that a request the
+// peer holds (WriteTxnMarkers waits for the followers' fetches) cannot block the requests behind it
+// on one connection (a broker handles a connection's requests one at a time). send(second_lane(n))
+// travels on that second connection to node n; its answers arrive from second_lane(n), and the
+// receiver sees it as an inbound connection of its own. node_of_connection(id) is the node behind
+// any id. Node ids stay below kSecondLaneOffset.
 #pragma once
 
 #include <functional>
@@ -114,6 +122,18 @@ class Runtime {
 
 // What the runtime drives.
 inline bool is_inbound_connection(NodeId peer) { return peer.value < 0; }
+
+inline constexpr int32_t kSecondLaneOffset = 1'000'000'000;
+// The id of this node's second connection to `node` (REQUIRES: 0 < node < kSecondLaneOffset).
+inline NodeId second_lane(NodeId node) { return NodeId{node.value + kSecondLaneOffset}; }
+// Whether a connection id (positive or negative) names a second-lane connection.
+inline bool is_second_lane(NodeId id) { return id.value >= kSecondLaneOffset || id.value <= -kSecondLaneOffset; }
+// The node a connection id leads to (positive) or came from (negative), with the id's sign.
+inline NodeId node_of_connection(NodeId id) {
+  if (id.value >= kSecondLaneOffset) return NodeId{id.value - kSecondLaneOffset};
+  if (id.value <= -kSecondLaneOffset) return NodeId{id.value + kSecondLaneOffset};
+  return id;
+}
 
 class Node {
  public:

@@ -387,3 +387,39 @@ TEST_CASE("network: jitter of one link does not depend on traffic on other links
   CHECK(alone.size() == 20);
   CHECK(alone == arrivals(true));
 }
+
+TEST_CASE("network: a second lane to a peer is a connection of its own that breaks with the pair") {
+  ProbeWorld w(1);
+  w.add(1);
+  w.add(2);
+  CHECK(w.probe(1).send(NodeId{2}, "first"));
+  CHECK(w.probe(1).send(second_lane(NodeId{2}), "second"));
+  w.sim.run_for(Duration::millis(5));
+  auto at2 = w.log(2).of("msg");
+  REQUIRE(at2.size() == 2);
+  // The receiver tells the two connections apart (a broker handles each one's requests in turn).
+  CHECK(at2[0].peer == NodeId{-1});
+  CHECK(at2[1].peer == NodeId{-second_lane(NodeId{1}).value});
+  CHECK(is_inbound_connection(at2[1].peer));
+  CHECK(node_of_connection(at2[1].peer) == NodeId{-1});
+  // The answer on the second lane arrives from the id the request went to.
+  CHECK(w.probe(2).send(at2[1].peer, "answer"));
+  w.sim.run_for(Duration::millis(5));
+  auto at1 = w.log(1).of("msg");
+  REQUIRE(at1.size() == 1);
+  CHECK(at1[0].peer == second_lane(NodeId{2}));
+  CHECK(at1[0].data == "answer");
+  // Breaking the pair ends both lanes, at both ends.
+  w.probe(1).close(NodeId{2});
+  w.sim.run_for(Duration::millis(5));
+  CHECK(count_disconnects(w.log(1), 2) == 1);
+  CHECK(count_disconnects(w.log(1), second_lane(NodeId{2}).value) == 1);
+  CHECK(count_disconnects(w.log(2), -second_lane(NodeId{1}).value) == 1);
+  // A pair whose second lane was never used hears only of the first.
+  CHECK(w.probe(1).send(NodeId{2}, "again"));
+  w.sim.run_for(Duration::millis(5));
+  w.probe(2).close(NodeId{-1});
+  w.sim.run_for(Duration::millis(5));
+  CHECK(count_disconnects(w.log(1), 2) == 2);
+  CHECK(count_disconnects(w.log(1), second_lane(NodeId{2}).value) == 1);
+}
