@@ -47,6 +47,18 @@ struct HandlerContext {
 // (Kafka's logIfDenied: listing only what may be seen is no denial worth a line).
 bool authorize(HandlerContext& ctx, const Request& req, AclOperation operation, AclResourceType type,
                const std::string& name, bool trace_denial = true);
+// KIP-430's authorized operations (Kafka's AclOperation codes as bits) when nothing is denied, as
+// a broker without an authorizer answers: a topic's READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
+// DESCRIBE_CONFIGS, ALTER_CONFIGS; the cluster's CREATE, ALTER, DESCRIBE, CLUSTER_ACTION,
+// DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE. (A group's: engine/group/group_coordinator.h.)
+inline constexpr int32_t kTopicAuthorizedOperations =
+    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+inline constexpr int32_t kClusterAuthorizedOperations =
+    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+// Of the operations in `candidates` (bits of Kafka's AclOperation codes), those the principal may
+// do on the resource (all of them without an authorizer); denials are not traced.
+int32_t authorized_operations(HandlerContext& ctx, const Request& req, AclResourceType type, const std::string& name,
+                              int32_t candidates);
 inline bool authorize_cluster(HandlerContext& ctx, const Request& req, AclOperation operation) {
   return authorize(ctx, req, operation, AclResourceType::kCluster, kClusterResourceName);
 }

@@ -5,12 +5,17 @@
 // allow.everyone.if.no.acl.found=true and close them with Deny ACLs.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "cluster_fixture.h"
 #include "engine/broker/acl.h"
 #include "engine/broker/authorizer.h"
 #include "engine/protocol/create_acls.h"
 #include "engine/protocol/delete_acls.h"
 #include "engine/protocol/describe_acls.h"
+#include "engine/protocol/describe_cluster.h"
+#include "engine/protocol/describe_groups.h"
+#include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/leader_and_isr.h"
 #include "engine/protocol/metadata.h"
@@ -504,4 +509,66 @@ TEST_CASE("acl checks: a forged controller or transaction marker request from a 
 }
 
 }  // namespace
+
+TEST_CASE("acl checks: DescribeCluster and DescribeGroups report the operations the principal may do", "[acl][broker]") {
+  ClusterFixture f(23, authorizer_config(true));
+  REQUIRE(f.run_until([&] { return f.cluster.ready(); }));
+  // The cluster has ACLs now, so only what they allow (Describe implied by Alter).
+  create_acls(f, 1,
+              {creation(AclResourceType::kCluster, "kafka-cluster", AclPatternType::kLiteral, kAnonymous,
+                        AclOperation::kAlter, AclPermission::kAllow),
+               creation(AclResourceType::kCluster, "kafka-cluster", AclPatternType::kLiteral, kAnonymous,
+                        AclOperation::kClusterAction, AclPermission::kAllow),
+               creation(AclResourceType::kGroup, "g", AclPatternType::kLiteral, kAnonymous, AclOperation::kDelete,
+                        AclPermission::kDeny),
+               creation(AclResourceType::kGroup, "g", AclPatternType::kLiteral, kAnonymous, AclOperation::kRead,
+                        AclPermission::kAllow)},
+              2);
+  auto bit = [](AclOperation op) { return 1 << static_cast<int>(op); };
+  protocol::DescribeClusterRequest dc;
+  dc.include_cluster_authorized_operations = true;
+  auto cluster = f.call<protocol::DescribeClusterRequest, protocol::DescribeClusterResponse>(2, dc, 0);
+  REQUIRE(cluster);
+  CHECK(cluster->cluster_authorized_operations ==
+        (bit(AclOperation::kAlter) | bit(AclOperation::kDescribe) | bit(AclOperation::kClusterAction)));
+  dc.include_cluster_authorized_operations = false;
+  auto without = f.call<protocol::DescribeClusterRequest, protocol::DescribeClusterResponse>(2, dc, 0);
+  REQUIRE(without);
+  CHECK(without->cluster_authorized_operations == std::numeric_limits<int32_t>::min());
+  // Without Describe on the cluster nothing is reported (as Kafka).
+  create_acls(f, 1,
+              {creation(AclResourceType::kCluster, "kafka-cluster", AclPatternType::kLiteral, kAnonymous,
+                        AclOperation::kDescribe, AclPermission::kDeny)},
+              2);
+  dc.include_cluster_authorized_operations = true;
+  REQUIRE(f.run_until([&] {
+    auto c = f.call<protocol::DescribeClusterRequest, protocol::DescribeClusterResponse>(2, dc, 0);
+    return c && c->cluster_authorized_operations == 0;
+  }));
+
+  // The group's coordinator (FindCoordinator creates __consumer_offsets) answers with READ and
+  // DESCRIBE (implied by Read), not DELETE.
+  std::optional<protocol::DescribeGroupsResponse> groups;
+  REQUIRE(f.run_until(
+      [&] {
+        protocol::FindCoordinatorRequest fc;
+        fc.key = "g";
+        auto c = f.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(1, fc, 3);
+        if (!c || c->error_code != ErrorCode::NONE) {
+          f.sim.run_for(Duration::millis(200));
+          return false;
+        }
+        protocol::DescribeGroupsRequest dg;
+        dg.groups = {"g"};
+        dg.include_authorized_operations = true;
+        groups = f.call<protocol::DescribeGroupsRequest, protocol::DescribeGroupsResponse>(c->node_id, dg, 3);
+        return groups && groups->groups.size() == 1 && groups->groups[0].error_code == ErrorCode::NONE;
+      },
+      Duration::seconds(60)));
+  const int32_t ops = groups->groups[0].authorized_operations;
+  CHECK((ops & bit(AclOperation::kRead)) != 0);
+  CHECK((ops & bit(AclOperation::kDescribe)) != 0);
+  CHECK((ops & bit(AclOperation::kDelete)) == 0);
+}
+
 }  // namespace gregor::test

@@ -21,4 +21,15 @@ bool authorize(HandlerContext& ctx, const Request& req, AclOperation operation, 
   return false;
 }
 
+int32_t authorized_operations(HandlerContext& ctx, const Request& req, AclResourceType type, const std::string& name,
+                              int32_t candidates) {
+  if (!ctx.authorizer.enabled()) return candidates;
+  int32_t out = 0;
+  for (int code = 0; code < 31; code++)
+    if ((candidates & (1 << code)) &&
+        authorize(ctx, req, static_cast<AclOperation>(code), type, name, /*trace_denial=*/false))
+      out |= 1 << code;
+  return out;
+}
+
 }  // namespace gregor::broker

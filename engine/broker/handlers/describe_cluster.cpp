@@ -1,6 +1,8 @@
 // DescribeCluster: any broker answers from its metadata cache: the cluster id (/cluster/id), the
 // controller and the live brokers. Endpoint type 1 (brokers) is the only one a ZooKeeper-era broker
 // serves; asking for the controllers (2, KRaft's) gets UNSUPPORTED_ENDPOINT_TYPE, as Kafka answers.
+// With include_cluster_authorized_operations, the operations the principal may do on the cluster
+// (KIP-430): none unless it may Describe it, as Kafka's KafkaApis answers.
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/describe_cluster.h"
 
@@ -20,6 +22,11 @@ void handle_describe_cluster(HandlerContext& ctx, const Request& req, protocol::
     return ctx.channel.respond(req, resp);
   }
   resp.cluster_id = ctx.cluster_id;
+  if (request.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations =
+        authorize(ctx, req, AclOperation::kDescribe, AclResourceType::kCluster, kClusterResourceName, /*trace_denial=*/false)
+            ? authorized_operations(ctx, req, AclResourceType::kCluster, kClusterResourceName, kClusterAuthorizedOperations)
+            : 0;
   resp.controller_id = ctx.metadata.controller_id();
   for (const auto& [id, b] : ctx.metadata.brokers()) resp.brokers.push_back({id, b.host, b.port, std::nullopt});
   if (resp.brokers.empty())

@@ -14,31 +14,6 @@
 
 namespace gregor::broker {
 
-namespace {
-
-// KIP-430's authorized operations (Kafka's AclOperation codes as bits) when nothing is denied, as
-// a broker without an authorizer answers: a topic's READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
-// DESCRIBE_CONFIGS, ALTER_CONFIGS; the cluster's CREATE, ALTER, DESCRIBE, CLUSTER_ACTION,
-// DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
-constexpr int32_t kTopicAuthorizedOperations =
-    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
-constexpr int32_t kClusterAuthorizedOperations =
-    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
-
-// Of the operations in `candidates` (bits of Kafka's AclOperation codes), those the principal may
-// do on the resource.
-int32_t authorized_operations(HandlerContext& ctx, const Request& req, AclResourceType type, const std::string& name,
-                              int32_t candidates) {
-  if (!ctx.authorizer.enabled()) return candidates;
-  int32_t out = 0;
-  for (int code = 0; code < 31; code++)
-    if ((candidates & (1 << code)) &&
-        authorize(ctx, req, static_cast<AclOperation>(code), type, name, /*trace_denial=*/false))
-      out |= 1 << code;
-  return out;
-}
-
-}  // namespace
 
 void handle_metadata(HandlerContext& ctx, const Request& req, protocol::MetadataRequest request) {
   const int16_t version = req.header.api_version;
