@@ -492,7 +492,8 @@ void ZkServer::leader_try_commit() {
     committed_zxid_ = p.txn.zxid;
     rt_.emit(ev::ZkCommit{.zxid = p.txn.zxid,
                           .epoch = current_epoch_,
-                          .acks = IntList(p.acks.begin(), p.acks.end())});
+                          .acks = IntList(p.acks.begin(), p.acks.end()),
+                          .servers = static_cast<int64_t>(config_.ensemble.size())});
     for (const auto& [id, f] : followers_) {
       if (!f.synced) continue;
       QuorumMessage m;

@@ -1117,7 +1117,8 @@ struct ZkCommit {
   int64_t zxid = 0;
   int64_t epoch = 0;
   IntList acks;    // node ids whose durable ack made the quorum (leader included)
-  GREGOR_TRACE_FIELDS(zxid, epoch, acks)
+  int64_t servers = 0;  // the ensemble's size
+  GREGOR_TRACE_FIELDS(zxid, epoch, acks, servers)
 };
 
 }  // namespace ev
