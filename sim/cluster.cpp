@@ -4,8 +4,12 @@ namespace gregor::sim {
 
 Cluster::Cluster(Simulator& sim, ClusterSpec spec) : sim_(sim), spec_(std::move(spec)) {
   for (NodeId z : zk_ids()) {
+    coord::ZkServerConfig zc;
+    // More than one server: a replicated ensemble (engine/coord/zk_ensemble.cpp); one server is
+    // the single server it always was.
+    if (spec_.zk_servers > 1) zc.ensemble = zk_ids();
     sim_.add_node(z, "zk-" + std::to_string(z.value - kFirstZkNodeId + 1),
-                  [](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, coord::ZkServerConfig{}); });
+                  [zc](Runtime& rt) { return std::make_unique<coord::ZkServer>(rt, zc); });
   }
   for (NodeId b : broker_ids()) {
     broker::BrokerConfig c;
@@ -48,6 +52,21 @@ std::vector<NodeId> Cluster::broker_ids() const {
 broker::Broker* Cluster::broker(int32_t id) { return sim_.node_as<broker::Broker>(NodeId{id}); }
 
 coord::ZkServer* Cluster::zk(int index) { return sim_.node_as<coord::ZkServer>(NodeId{kFirstZkNodeId + index}); }
+
+std::optional<int32_t> Cluster::zk_leader() {
+  std::optional<int32_t> best;
+  int64_t best_epoch = -1;
+  for (NodeId z : zk_ids()) {
+    coord::ZkServer* s = sim_.node_as<coord::ZkServer>(z);
+    if (!s || !s->serving()) continue;
+    const bool leads = !s->replicated() || (s->active() && s->peer_state() == coord::PeerState::kLeading);
+    if (leads && s->current_epoch() > best_epoch) {
+      best = z.value;
+      best_epoch = s->current_epoch();
+    }
+  }
+  return best;
+}
 
 std::optional<int32_t> Cluster::controller() {
   // A controller cut off from zk still believes it is one until it hears its session expired; the

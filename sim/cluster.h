@@ -42,6 +42,9 @@ class Cluster {
   // The live broker object, or nullptr when it is down.
   broker::Broker* broker(int32_t id);
   coord::ZkServer* zk(int index = 0);
+  // The zk server that leads a serving quorum, the newest epoch's if two think so (one cut off
+  // has not noticed yet); with one server, that server while it runs.
+  std::optional<int32_t> zk_leader();
   // The active controller with the newest epoch, if any (a controller cut off from zk may still
   // think it is one).
   std::optional<int32_t> controller();

@@ -540,6 +540,13 @@ void ZkClient::exists(std::string path, bool watch, std::function<void(ZkError, 
   });
 }
 
+void ZkClient::sync(std::string path, std::function<void(ZkError)> cb) {
+  wire::Request q;
+  q.op = wire::OpCode::kSync;
+  q.args.path = std::move(path);
+  submit(std::move(q), [cb = std::move(cb)](ZkError e, wire::Reply&) { cb(e); });
+}
+
 void ZkClient::get_children(std::string path, bool watch, std::function<void(ZkError, std::vector<std::string>)> cb) {
   wire::Request q;
   q.op = wire::OpCode::kGetChildren;

@@ -106,6 +106,9 @@ class ZkClient {
   void exists(std::string path, bool watch, std::function<void(ZkError, std::optional<Stat>)> cb);
   void get_children(std::string path, bool watch, std::function<void(ZkError, std::vector<std::string>)> cb);
   void multi(std::vector<ZkOp> ops, std::function<void(ZkError, std::vector<ZkOpResult>)> cb);
+  // ZooKeeper's sync: answered once the connected server has applied every write the ensemble's
+  // leader committed (or prepared) before it saw the sync, so reads after it are not stale.
+  void sync(std::string path, std::function<void(ZkError)> cb);
   // Closes the session: the server deletes its ephemerals at once. The state becomes kExpired
   // (without a listener call: the owner knows); later requests fail with kSessionExpired. `closed`
   // runs once the session is over here: answered, timed out, or at once when not connected.

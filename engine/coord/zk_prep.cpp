@@ -249,4 +249,9 @@ void ZkPrep::applied(int64_t zxid) {
   }
 }
 
+void ZkPrep::applied_elsewhere(int64_t zxid) {
+  GREGOR_ASSERT(outstanding_.empty() && outstanding_order_.empty());
+  last_prepared_zxid_ = std::max(last_prepared_zxid_, zxid);
+}
+
 }  // namespace gregor::coord

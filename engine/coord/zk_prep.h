@@ -48,6 +48,9 @@ class ZkPrep {
   int64_t last_prepared_zxid() const { return last_prepared_zxid_; }
   // The final stage applied txn zxid.
   void applied(int64_t zxid);
+  // A follower of an ensemble applied txn zxid, which its leader prepared: this stage prepares
+  // nothing there, but stays at the tree's zxid. REQUIRES: nothing outstanding.
+  void applied_elsewhere(int64_t zxid);
   size_t outstanding() const { return outstanding_.size(); }
 
  private:

@@ -7,14 +7,14 @@
 namespace gregor::coord {
 
 ZkServer::ZkServer(Runtime& rt, ZkServerConfig config)
-    : rt_(rt), config_(std::move(config)), storage_(rt.disk(), config_.storage), sessions_(config_.tick_time) {
+    : rt_(rt), config_(std::move(config)), storage_(std::make_unique<ZkStorage>(rt.disk(), config_.storage)), sessions_(config_.tick_time) {
   GREGOR_ASSERT(config_.tick_time.us > 0);
 }
 
 ZkServer::~ZkServer() = default;
 
 void ZkServer::start() {
-  auto info = storage_.recover(db_);
+  auto info = storage_->recover(db_);
   if (!info) {
     rt_.emit(ev::ZkRecoverFailed{.reason = info.status().to_string()});
     rt_.log("zk: recovery failed, not serving: " + info.status().to_string());
@@ -46,12 +46,25 @@ void ZkServer::start() {
     rt_.emit(ev::ZkSessionRestore{.session = id, .timeout_ms = record.timeout_ms});
   }
   schedule_tick();
+  if (replicated()) ensemble_start();
 }
 
 // ---- Connections and requests ----------------------------------------------------------------
 
 void ZkServer::on_message(NodeId from, Bytes frame) {
   if (!serving_) return;
+  if (replicated()) {
+    // Peers: on the connections this server opened to them, or on theirs into it (their frames
+    // carry the quorum magic; a client's first frame is a ConnectRequest).
+    const bool client = is_inbound_connection(from) && connections_.count(from.value) > 0;
+    if (!client && (!is_inbound_connection(from) || is_quorum_frame(as_view(frame)))) {
+      QuorumMessage m;
+      if (decode_quorum_message(as_view(frame), &m) && known_peer(m.sender)) on_peer_message(from, m);
+      return;
+    }
+    // A server that is not part of a serving quorum refuses clients: they try another server.
+    if (!active_) return rt_.close_connection(from);
+  }
   // The server only ever answers: a frame on a connection it opened cannot be a request.
   if (!is_inbound_connection(from)) return;
   const int32_t connection = from.value;
@@ -111,6 +124,7 @@ void ZkServer::close(int32_t connection) {
 }
 
 void ZkServer::on_disconnect(NodeId peer) {
+  if (replicated()) on_peer_disconnect(peer);
   if (!is_inbound_connection(peer)) return;
   unbind(peer.value);
   connections_.erase(peer.value);
@@ -150,12 +164,22 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     p.error = ZkError::kSessionExpired;
     return enqueue(std::move(p));
   }
+  if (peer_state_ == PeerState::kFollowing) touched_.insert(conn.session);  // reported to the leader
   const int64_t time_ms = rt_.wall_time_ms();
   switch (request.op) {
     case wire::OpCode::kPing:
       break;
     case wire::OpCode::kCloseSession: {
       sessions_.set_closing(conn.session);
+      if (peer_state_ == PeerState::kFollowing) {
+        QuorumMessage m;
+        m.kind = ForwardKind::kCloseSession;
+        m.session = conn.session;
+        m.xid = request.xid;
+        forward(p, std::move(m));
+        conn.state = ConnectionState::kDone;
+        break;
+      }
       p.txn = prep_->close_session(conn.session, request.xid, false, time_ms).txn;
       // ZooKeeper closes the connection after this answer; the client closes it on reading it.
       conn.state = ConnectionState::kDone;
@@ -166,6 +190,15 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     case wire::OpCode::kDelete:
     case wire::OpCode::kSetData:
     case wire::OpCode::kCheck: {
+      if (peer_state_ == PeerState::kFollowing) {
+        QuorumMessage m;
+        m.kind = ForwardKind::kOps;
+        m.session = conn.session;
+        m.xid = request.xid;
+        m.frame = wire::encode_request(request);
+        forward(p, std::move(m));
+        break;
+      }
       PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, {request.args}, false);
       if (out.error != ZkError::kOk) emit_refused(request, out.results, out.error, conn.session);
       p.error = out.error;
@@ -175,6 +208,16 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     }
     case wire::OpCode::kMulti: {
       if (request.ops.empty()) break;  // nothing to do: an empty result list
+      if (peer_state_ == PeerState::kFollowing) {
+        QuorumMessage m;
+        m.kind = ForwardKind::kOps;
+        m.session = conn.session;
+        m.xid = request.xid;
+        m.frame = wire::encode_request(request);
+        forward(p, std::move(m));
+        p.request = std::move(request);
+        break;
+      }
       PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, request.ops, true);
       if (out.error != ZkError::kOk) emit_refused(request, out.results, out.error, conn.session);
       // A failed multi answers with per-op results (and Ok in its header), as ZooKeeper does.
@@ -191,6 +234,15 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     case wire::OpCode::kSync:
     case wire::OpCode::kGetAllChildrenNumber:
       if (!valid_path(request.args.path)) p.error = ZkError::kBadArguments;
+      if (p.error == ZkError::kOk && request.op == wire::OpCode::kSync && peer_state_ == PeerState::kFollowing) {
+        // The leader answers with its newest zxid; the reply waits until this server applied it.
+        QuorumMessage m;
+        m.kind = ForwardKind::kOps;
+        m.session = conn.session;
+        m.xid = request.xid;
+        m.frame = wire::encode_request(request);
+        forward(p, std::move(m));
+      }
       p.request = std::move(request);
       break;
     case wire::OpCode::kGetEphemerals:
@@ -249,7 +301,8 @@ int64_t ZkServer::next_session_id() {
 void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c) {
   Connection& conn = connection_entry(connection);
   conn.read_only_flag = c.has_read_only;
-  if (c.last_zxid_seen > prep_->last_prepared_zxid()) {
+  const int64_t known_zxid = replicated() ? db_.last_zxid() : prep_->last_prepared_zxid();
+  if (c.last_zxid_seen > known_zxid) {
     // The client has seen a newer state than this server has: never true of a single server
     // that recovers what it acknowledged. ZooKeeper closes such a connection, so that the client
     // tries another server.
@@ -272,7 +325,16 @@ void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c)
     if (std::string host = rt_.peer_host(NodeId{connection}); !host.empty()) remember_session_host(host, id);
     Bytes password(wire::kPasswordBytes);
     for (auto& b : password) b = static_cast<uint8_t>(rt_.rng().next_u64());
-    p.txn = prep_->create_session(id, timeout_ms, password, rt_.wall_time_ms()).txn;
+    if (peer_state_ == PeerState::kFollowing) {
+      QuorumMessage m;
+      m.kind = ForwardKind::kCreateSession;
+      m.session = id;
+      m.timeout_ms = timeout_ms;
+      m.password = password;
+      forward(p, std::move(m));
+    } else {
+      p.txn = prep_->create_session(id, timeout_ms, password, rt_.wall_time_ms()).txn;
+    }
     sessions_.add(id, Duration::millis(timeout_ms), rt_.now());
     p.session = id;
     p.connect.timeout_ms = timeout_ms;
@@ -290,6 +352,7 @@ void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c)
       conn.state = ConnectionState::kDone;
       return enqueue(std::move(p));
     }
+    if (peer_state_ == PeerState::kFollowing) touched_.insert(c.session_id);
     // The session moves to this connection; its previous one is closed.
     auto previous = session_connection_.find(c.session_id);
     if (previous != session_connection_.end() && previous->second != connection) close(previous->second);
@@ -319,6 +382,8 @@ void ZkServer::schedule_tick() {
 
 void ZkServer::expire_sessions() {
   if (!serving_) return;
+  // In an ensemble the leader alone decides expiry (a proposal like any write).
+  if (replicated() && !(active_ && peer_state_ == PeerState::kLeading)) return;
   for (int64_t session : sessions_.expired(rt_.now())) {
     sessions_.set_closing(session);
     Pending p;
@@ -333,8 +398,15 @@ void ZkServer::expire_sessions() {
 
 void ZkServer::enqueue(Pending p) {
   if (!serving_) return;
+  if (replicated()) {
+    if (!active_) return;
+    if (p.txn) propose(*p.txn);
+    if (!serving_) return;
+    pipeline_.push_back(std::move(p));
+    return drain();
+  }
   if (p.txn) {
-    Status s = storage_.append(*p.txn);
+    Status s = storage_->append(*p.txn);
     if (!s.is_ok()) return halt("txn log append failed: " + s.to_string());
     schedule_flush();
   }
@@ -353,13 +425,14 @@ void ZkServer::schedule_flush() {
 void ZkServer::flush() {
   flush_scheduled_ = false;
   if (!serving_) return;
-  Status s = storage_.flush();
+  Status s = storage_->flush();
   if (!s.is_ok()) return halt("txn log fsync failed: " + s.to_string());
-  durable_zxid_ = storage_.last_appended_zxid();
+  durable_zxid_ = storage_->last_appended_zxid();
+  if (replicated()) after_flush();
   drain();
-  if (serving_ && storage_.snapshot_due() && !storage_.has_unflushed() &&
-      db_.last_zxid() == storage_.last_appended_zxid()) {
-    Status snap = storage_.snapshot(db_);
+  if (serving_ && storage_->snapshot_due() && !storage_->has_unflushed() &&
+      db_.last_zxid() == storage_->last_appended_zxid()) {
+    Status snap = storage_->snapshot(db_);
     if (snap.is_ok()) {
       rt_.emit(ev::ZkSnapshot{.zxid = db_.last_zxid(), .nodes = static_cast<int64_t>(db_.tree().node_count())});
     } else {
@@ -370,6 +443,7 @@ void ZkServer::flush() {
 }
 
 void ZkServer::drain() {
+  if (replicated()) return drain_follower();
   while (serving_ && !pipeline_.empty()) {
     Pending& p = pipeline_.front();
     if (p.txn && p.txn->zxid > durable_zxid_) return;  // waits for its fsync
@@ -427,9 +501,13 @@ void ZkServer::apply_txn(Pending& p, wire::Reply& r) {
   ApplyResult result;
   Status s = db_.apply(txn, &result);
   GREGOR_ASSERT_MSG(s.is_ok(), "a prepared txn does not apply: " + s.to_string());
-  prep_->applied(txn.zxid);
+  if (replicated() && peer_state_ != PeerState::kLeading) prep_->applied_elsewhere(txn.zxid);
+  else prep_->applied(txn.zxid);
   emit_txn(txn, result);
   const TxnOp& first = txn.ops.front();
+  // In an ensemble a session may open on another server: every server tracks it from its commit.
+  if (replicated() && first.type == TxnType::kCreateSession && !sessions_.contains(txn.session))
+    sessions_.add(txn.session, Duration::millis(first.timeout_ms), rt_.now());
   if (first.type == TxnType::kCloseSession) {
     sessions_.remove(txn.session);
     auto sc = session_connection_.find(txn.session);
@@ -511,7 +589,9 @@ void ZkServer::answer_read(Pending& p, wire::Reply& r) {
       r.acl = open_acl_unsafe();
       return;
     case wire::OpCode::kSync:
-      // One server: every earlier write is applied already, so the answer is immediate.
+      // One server: every earlier write is applied already, so the answer is immediate. In an
+      // ensemble a sync is forwarded like a write, so it is answered after every write the leader
+      // committed before it (zk_ensemble.cpp).
       r.path = path;
       return;
     case wire::OpCode::kGetAllChildrenNumber:

@@ -69,6 +69,7 @@
 #include "engine/core/runtime.h"
 #include "engine/coord/zk_database.h"
 #include "engine/coord/zk_prep.h"
+#include "engine/coord/zk_quorum_wire.h"
 #include "engine/coord/zk_session_tracker.h"
 #include "engine/coord/zk_storage.h"
 #include "engine/coord/zk_watch_manager.h"
@@ -96,6 +97,14 @@ struct ZkServerConfig {
   // one znode stays limited to ZkLimits::kMaxDataBytes (the default's value) whatever it is.
   size_t jute_maxbuffer = ZkLimits::kMaxDataBytes;
   size_t max_request_bytes() const { return jute_maxbuffer + ZkLimits::kRequestOverheadBytes; }
+  // A replicated ensemble (ZAB, engine/coord/zk_ensemble.cpp): the node id of every server, this
+  // one's included. Empty or one server: the single server described above, exactly.
+  std::vector<NodeId> ensemble;
+  int64_t init_limit_ticks = 10;  // initLimit: a leader must be serving, a follower synced, within it
+  int64_t sync_limit_ticks = 5;   // syncLimit: a peer not heard from for this long is gone
+  // How often a LOOKING server resends its vote, and how long it waits, once a quorum agrees, for
+  // a better vote (ZooKeeper's finalizeWait).
+  Duration election_interval = Duration::millis(200);
 };
 
 class ZkServer final : public Node {
@@ -115,9 +124,17 @@ class ZkServer final : public Node {
   size_t session_count() const { return db_.sessions().size(); }
   size_t watch_count() const { return watches_.watch_count(); }
   const RecoveryInfo& recovery() const { return recovery_; }
-  uint64_t flushes() const { return storage_.flushes(); }
+  uint64_t flushes() const { return storage_->flushes(); }
   Duration min_session_timeout() const { return config_.tick_time * 2; }
   Duration max_session_timeout() const { return config_.tick_time * 20; }
+  // Ensemble state (a single server is always "leading" itself).
+  bool replicated() const { return config_.ensemble.size() > 1; }
+  PeerState peer_state() const { return peer_state_; }
+  bool active() const { return !replicated() || active_; }  // serves clients
+  int32_t leader_id() const { return leader_id_; }
+  int64_t current_epoch() const { return current_epoch_; }
+  int64_t committed_zxid() const { return committed_zxid_; }
+  int64_t last_logged_zxid() const { return storage_->last_appended_zxid(); }
 
  private:
   // A connection's life: its first frame is the handshake; once it failed (or the session was
@@ -141,6 +158,12 @@ class ZkServer final : public Node {
     std::vector<ZkOpResult> results;  // a multi's per-op results when it failed
     wire::Request request;            // reads, multis and set_watches need their arguments
     wire::ConnectResponse connect;
+    // A write a follower forwarded to the leader: answered once the leader says how it ends
+    // (its txn's zxid, or its error), finished once that txn is committed here.
+    bool forwarded = false;
+    bool answered = false;
+    int64_t forward_id = 0;
+    int64_t txn_zxid = 0;
   };
 
   void handle_request(int32_t connection, wire::Request request);
@@ -176,7 +199,7 @@ class ZkServer final : public Node {
   Runtime& rt_;
   ZkServerConfig config_;
   ZkDatabase db_;
-  ZkStorage storage_;
+  std::unique_ptr<ZkStorage> storage_;
   std::unique_ptr<ZkPrep> prep_;
   ZkSessionTracker sessions_;
   ZkWatchManager watches_;
@@ -197,6 +220,90 @@ class ZkServer final : public Node {
   bool flush_scheduled_ = false;
   TimerId flush_timer_{};
   TimerId tick_timer_{};
+
+  // ---- The replicated ensemble (zk_ensemble.cpp) ----
+  struct Vote {
+    int32_t leader = 0;
+    int64_t epoch = 0;
+    int64_t zxid = 0;
+    bool operator==(const Vote&) const = default;
+  };
+  // A follower as its leader sees it.
+  struct FollowerPeer {
+    int32_t connection = 0;  // the follower's connection into this server (negative id)
+    int64_t accepted_epoch = 0, current_epoch = 0, zxid = 0;
+    bool synced = false;        // sync and NEWLEADER sent: it receives proposals and commits
+    bool acked_leader = false;  // acknowledged NEWLEADER
+    Time last_heard{};
+  };
+  struct Proposal {
+    Txn txn;
+    std::set<int32_t> acks;
+  };
+  static bool better(const Vote& a, const Vote& b);  // a wins over b
+  int64_t quorum_size() const { return static_cast<int64_t>(config_.ensemble.size()) / 2 + 1; }
+  Vote own_vote() const;
+  bool known_peer(int32_t id) const;
+  void ensemble_start();
+  void load_epochs();
+  Status store_epoch(const std::string& name, int64_t epoch);
+  void reload_database();
+  void look(const std::string& reason);
+  void send_notification(int32_t to);
+  void broadcast_notification();
+  void schedule_election_timer();
+  void consider_finalize();
+  void finalize_election();
+  void on_peer_message(NodeId from, const QuorumMessage& m);
+  void on_notification(NodeId from, const QuorumMessage& m);
+  void on_peer_disconnect(NodeId peer);
+  void send_peer(NodeId to, QuorumMessage m);
+  void become_leader();
+  void leader_on_follower_info(NodeId from, const QuorumMessage& m);
+  void leader_establish_epoch();
+  void leader_sync(int32_t id, FollowerPeer& f);
+  void leader_on_ack_new_leader(int32_t id);
+  void leader_activate();
+  void leader_on_ack(int32_t id, int64_t zxid);
+  void leader_try_commit();
+  void leader_on_request(int32_t id, const QuorumMessage& m);
+  void propose(const Txn& txn);
+  void become_follower(int32_t leader);
+  void follower_on_message(const QuorumMessage& m);
+  void follower_apply_committed();
+  void forward(Pending& p, QuorumMessage m);
+  void peer_tick();
+  void after_flush();
+  void close_client_connections();
+  void drain_follower();
+
+  PeerState peer_state_ = PeerState::kLooking;
+  bool active_ = false;
+  int32_t leader_id_ = 0;
+  int64_t accepted_epoch_ = 0, current_epoch_ = 0;
+  int64_t round_ = 0;
+  Vote vote_;
+  std::map<int32_t, Vote> votes_;                 // this round's votes of LOOKING servers
+  std::map<int32_t, std::pair<PeerState, Vote>> out_of_election_;  // votes of settled servers
+  TimerId election_timer_{}, finalize_timer_{}, peer_timer_{};
+  bool finalize_scheduled_ = false;
+  Time state_since_{};
+  // Leader.
+  std::map<int32_t, FollowerPeer> followers_;  // by server id
+  std::map<int32_t, QuorumMessage> early_follower_info_;  // arrived before this server knew it leads
+  std::map<int32_t, int32_t> early_follower_connection_;
+  bool epoch_established_ = false;
+  std::deque<Proposal> proposals_;  // leader: proposed, not committed; follower: logged, not applied
+  int64_t committed_zxid_ = 0;
+  std::deque<Txn> history_;  // leader: committed txns after history_base_zxid_, for DIFF syncs
+  int64_t history_base_zxid_ = 0, history_base_epoch_ = 0;
+  std::map<int64_t, std::pair<int32_t, int64_t>> origin_;  // leader: zxid -> (follower, forward id)
+  // Follower.
+  int64_t next_forward_id_ = 1;
+  Time leader_heard_{};
+  std::set<int64_t> touched_;
+  int64_t acked_zxid_ = 0;
+  int64_t syncing_epoch_ = 0;
 };
 
 }  // namespace gregor::coord

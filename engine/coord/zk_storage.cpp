@@ -278,4 +278,21 @@ Status ZkStorage::snapshot(const ZkDatabase& db) {
   return Status::ok();
 }
 
+Status ZkStorage::install_snapshot(const ZkDatabase& db) {
+  GREGOR_ASSERT(!unflushed_);
+  auto names = disk_.list(config_.data_dir);
+  if (!names) return names.status();
+  for (const std::string& n : *names) {
+    int64_t zxid = 0;
+    if (parse_zxid_name(n, "log.", &zxid) || parse_zxid_name(n, "snapshot.", &zxid))
+      GREGOR_RETURN_IF_ERROR(disk_.remove(path(n)));
+  }
+  active_log_.clear();
+  last_appended_zxid_ = db.last_zxid();
+  txns_since_snapshot_ = 0;
+  const std::string name = "snapshot." + zxid_name(db.last_zxid());
+  Bytes data = db.encode_snapshot();
+  return disk_.write_file_atomic(path(name), as_view(data));
+}
+
 }  // namespace gregor::coord

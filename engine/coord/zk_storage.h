@@ -65,6 +65,13 @@ class ZkStorage {
   // REQUIRES: !has_unflushed() and db.last_zxid() == the last appended zxid.
   Status snapshot(const ZkDatabase& db);
 
+  // A follower's SNAP sync (a replicated ensemble): db is the leader's committed database, which
+  // replaces everything stored here. Every log and snapshot goes first (a log may hold txns the
+  // leader never committed, with zxids the new history reuses), then the snapshot is written; a
+  // crash between the two leaves an empty server, which the next sync fills again.
+  // REQUIRES: !has_unflushed().
+  Status install_snapshot(const ZkDatabase& db);
+
   int64_t last_appended_zxid() const { return last_appended_zxid_; }
   const std::string& active_log() const { return active_log_; }
   uint64_t flushes() const { return flushes_; }

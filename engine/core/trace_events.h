@@ -1080,6 +1080,46 @@ struct ZkServerHalt {
   std::string reason;
   GREGOR_TRACE_FIELDS(reason)
 };
+// The replicated ensemble (engine/coord/zk_ensemble.cpp): elections, leadership, sync, commits.
+struct ZkElection {
+  GREGOR_TRACE_EVENT(ZkElection, "zk_election");
+  int64_t round = 0;
+  int64_t epoch = 0;  // the server's current epoch
+  int64_t zxid = 0;   // its last logged zxid
+  std::string reason;
+  GREGOR_TRACE_FIELDS(round, epoch, zxid, reason)
+};
+struct ZkLeader {
+  GREGOR_TRACE_EVENT(ZkLeader, "zk_leader");
+  int32_t leader = 0;  // node id
+  int64_t epoch = 0;
+  int64_t zxid = 0;
+  int64_t quorum = 0;  // servers synced when it began serving (itself included)
+  GREGOR_TRACE_FIELDS(leader, epoch, zxid, quorum)
+};
+struct ZkFollow {
+  GREGOR_TRACE_EVENT(ZkFollow, "zk_follow");
+  int32_t leader = 0;
+  int64_t epoch = 0;
+  int64_t zxid = 0;
+  GREGOR_TRACE_FIELDS(leader, epoch, zxid)
+};
+struct ZkSync {
+  GREGOR_TRACE_EVENT(ZkSync, "zk_sync");
+  int32_t follower = 0;
+  std::string mode;     // "diff" or "snap"
+  int64_t from_zxid = 0;  // the follower's last logged zxid
+  int64_t to_zxid = 0;    // the leader's committed zxid it is brought to
+  GREGOR_TRACE_FIELDS(follower, mode, from_zxid, to_zxid)
+};
+struct ZkCommit {
+  GREGOR_TRACE_EVENT(ZkCommit, "zk_commit");
+  int64_t zxid = 0;
+  int64_t epoch = 0;
+  IntList acks;    // node ids whose durable ack made the quorum (leader included)
+  int64_t servers = 0;  // the ensemble's size
+  GREGOR_TRACE_FIELDS(zxid, epoch, acks, servers)
+};
 
 }  // namespace ev
 
@@ -1119,6 +1159,7 @@ using TraceBody = std::variant<
     // zk
     ev::ZkClientState, ev::ZkRecover, ev::ZkRecoverFailed, ev::ZkNode, ev::ZkSessionRestore, ev::ZkBadFrame,
     ev::ZkConnectRefused, ev::ZkRefused, ev::ZkSnapshot, ev::ZkWatchFire, ev::ZkSessionOpen, ev::ZkSessionExpire,
-    ev::ZkSessionClose, ev::ZkCreate, ev::ZkSet, ev::ZkDelete, ev::ZkServerHalt>;
+    ev::ZkSessionClose, ev::ZkCreate, ev::ZkSet, ev::ZkDelete, ev::ZkServerHalt, ev::ZkElection, ev::ZkLeader,
+    ev::ZkFollow, ev::ZkSync, ev::ZkCommit>;
 
 }  // namespace gregor

@@ -28,9 +28,8 @@ namespace gregor::sim {
 
 // Limits on what a file may ask for: a scenario is a teaching or test artefact, not a load test.
 inline constexpr int kScenarioBrokersMax = 16;
-// One zk server: the replicated ensemble (ZAB-style quorum writes) is not built, and independent
-// servers would each hold their own tree (two controllers, split brain). See README, "zk".
-inline constexpr int kScenarioZkServersMax = 1;
+// zk servers: one, or a replicated ensemble (ZAB, engine/coord/zk_ensemble.cpp) of up to five.
+inline constexpr int kScenarioZkServersMax = 5;
 inline constexpr int kScenarioTopicsMax = 16;
 inline constexpr int kScenarioPartitionsMax = 64;
 inline constexpr int kScenarioProducersMax = 16;

@@ -465,9 +465,7 @@ void read_cluster(const YAML::Node& c, Scenario& s) {
   R::check_keys(c, "cluster", {"brokers", "zookeeper", "network", "controller", "start"});
   if (c["brokers"]) s.brokers = static_cast<int32_t>(R::integer(c["brokers"], "cluster.brokers", 1, kScenarioBrokersMax));
   if (c["zookeeper"]) {
-    const int64_t zk = R::integer(c["zookeeper"], "cluster.zookeeper", 1, 5);
-    if (zk > kScenarioZkServersMax)
-      R::fail(c["zookeeper"], "cluster.zookeeper", "Gregor's zk is a single server for now (a replicated ensemble is not built): use 1");
+    const int64_t zk = R::integer(c["zookeeper"], "cluster.zookeeper", 1, kScenarioZkServersMax);
     s.zk_servers = static_cast<int32_t>(zk);
   }
   if (const YAML::Node net = c["network"]) {

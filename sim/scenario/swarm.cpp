@@ -47,7 +47,8 @@ class Generator {
     s.name = "swarm-" + profile_ + "-" + std::to_string(seed_);
     s.seed = seed_;
     s.brokers = static_cast<int32_t>(3 + rng_.uniform(3));
-    s.zk_servers = 1;  // a single zk server (kScenarioZkServersMax)
+    // A single zk server, but for the zk-ensemble profile: a replicated ensemble of three.
+    s.zk_servers = profile_ == "zk-ensemble" ? 3 : 1;
     const int64_t base_us = pick(rng_, std::vector<int64_t>{200, 500, 1000, 2000, 5000});
     s.latency = LinkLatency{Duration::micros(base_us), Duration::micros(base_us / 2)};
     s.broker_config["zookeeper.session.timeout.ms"] = pick(rng_, std::vector<std::string>{"2000", "4000", "6000", "10000"});
@@ -91,7 +92,9 @@ class Generator {
     const int m = static_cast<int>(more_.uniform(kTriggeredFaultsMax + 1));
     for (int i = 0; i < m; i++) add_triggered_or_message_fault(s);
     // Storage faults (issue 17), from a stream of their own too.
-    if (profile_ == "safe") add_disk_faults(s);
+    if (profile_ == "safe" || profile_ == "zk-ensemble") add_disk_faults(s);
+    // The ensemble's own failures, from a stream of their own too.
+    if (profile_ == "zk-ensemble") add_zk_faults(s);
     // The quiet phase.
     s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kHeal, {}));
     s.faults.push_back(fault(at_ms(kQuietAtMs), FaultKind::kResume, {"paused"}));
@@ -307,6 +310,39 @@ class Generator {
   // A full disk or I/O errors on a broker (it takes its log directory offline and halts), its disk
   // healed and the broker restarted later; or the whole cluster stopped cleanly, one bit flipped in
   // one replica's log while it is down, and every broker started again (issue 17's story).
+  // One or two of: the zk leader crashes, the ensemble loses its quorum (both followers crash),
+  // the zk leader is cut off from its followers (a 2|1 split), a broker is cut off from every zk
+  // server; each undone within 15s.
+  void add_zk_faults(Scenario& s) {
+    const int n = static_cast<int>(1 + zk_rng_.uniform(2));
+    for (int i = 0; i < n; i++) {
+      const Time t = at_ms(kChaosStartMs + static_cast<int64_t>(zk_rng_.uniform(kChaosEndMs - kChaosStartMs)));
+      const Time back = at_ms(std::min<int64_t>(t.us / 1000 + 500 + static_cast<int64_t>(zk_rng_.uniform(14500)), kQuietAtMs - 500));
+      FaultAction f;
+      switch (zk_rng_.uniform(4)) {
+        case 0:
+        case 1:
+          f = fault(t, FaultKind::kCrash, {zk_rng_.chance(0.5) ? "zk leader" : "zk followers"});
+          f.label = label();
+          s.faults.push_back(f);
+          s.faults.push_back(fault(back, FaultKind::kRestart, {f.label}));
+          break;
+        case 2:
+          f = fault(t, FaultKind::kPartition, {});
+          f.groups = {{"zk leader"}, {"zk followers"}};
+          s.faults.push_back(f);
+          s.faults.push_back(fault(back, FaultKind::kHeal, {}));
+          break;
+        default:
+          f = fault(t, FaultKind::kPartition, {});
+          f.groups = {{"broker-" + std::to_string(1 + zk_rng_.uniform(static_cast<uint64_t>(brokers_)))}, {"zookeeper"}};
+          s.faults.push_back(f);
+          s.faults.push_back(fault(back, FaultKind::kHeal, {}));
+          break;
+      }
+    }
+  }
+
   void add_disk_faults(Scenario& s) {
     const uint64_t kind = disk_.uniform(100);
     if (kind < 40) return;
@@ -347,6 +383,7 @@ class Generator {
   Rng rng_;
   Rng more_{Rng::derive(seed_, "swarm-triggers")};
   Rng disk_{Rng::derive(seed_, "swarm-disk")};
+  Rng zk_rng_{Rng::derive(seed_, "swarm-zk")};
   int32_t brokers_ = 3, zk_ = 1, partitions_ = 1;
   int labels_ = 0;
 };
@@ -381,6 +418,7 @@ const std::vector<SwarmProfile>& swarm_profiles() {
       {"hw-truncation", "replication.truncation=high-watermark (before KIP-101): followers truncate acked records"},
       {"power-loss", "the safe profile plus power losses of brokers that never fsync"},
       {"acks1", "producers with acks=1, whose acknowledged writes must survive too"},
+      {"zk-ensemble", "the safe profile on a three-server zk ensemble, with zk leader crashes, quorum losses and splits"},
   };
   return profiles;
 }

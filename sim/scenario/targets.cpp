@@ -42,7 +42,8 @@ Result<TargetSpec> parse_target(const std::string& text0, const std::set<std::st
       {"controller", TargetSpec::Kind::kController}, {"brokers", TargetSpec::Kind::kBrokers},
       {"zookeeper", TargetSpec::Kind::kZookeeper},   {"clients", TargetSpec::Kind::kClients},
       {"all", TargetSpec::Kind::kAll},               {"crashed", TargetSpec::Kind::kCrashed},
-      {"paused", TargetSpec::Kind::kPaused},         {"others", TargetSpec::Kind::kOthers}};
+      {"paused", TargetSpec::Kind::kPaused},         {"others", TargetSpec::Kind::kOthers},
+      {"zk leader", TargetSpec::Kind::kZkLeader},    {"zk followers", TargetSpec::Kind::kZkFollowers}};
   static const std::map<std::string, TargetSpec::Kind> kRoles = {
       {"leader", TargetSpec::Kind::kLeader},       {"follower", TargetSpec::Kind::kFollower},
       {"followers", TargetSpec::Kind::kFollowers}, {"replicas", TargetSpec::Kind::kReplicas},
@@ -175,6 +176,15 @@ std::vector<NodeId> TargetResolver::resolve(const TargetSpec& t, const std::set<
     case TargetSpec::Kind::kZookeeper:
       out = cluster_.zk_ids();
       break;
+    case TargetSpec::Kind::kZkLeader:
+      if (auto l = cluster_.zk_leader()) out.push_back(NodeId{*l});
+      break;
+    case TargetSpec::Kind::kZkFollowers: {
+      const auto l = cluster_.zk_leader();
+      for (NodeId z : cluster_.zk_ids())
+        if (!l || z.value != *l) out.push_back(z);
+      break;
+    }
     case TargetSpec::Kind::kClients:
       for (NodeId id : sim_.node_ids())
         if (id.value >= kFirstClientNodeId) out.push_back(id);

@@ -9,6 +9,7 @@
 //   followers of orders-0                   every replica but the leader
 //   replicas of orders-0, isr of orders-0   every replica; the in-sync ones
 //   controller                              the active controller
+//   zk leader, zk followers                 the serving zk leader (newest epoch); every other zk server
 //   brokers, zookeeper, clients, all        every broker, zk server, client node, node
 //   crashed, paused                         every node that is down, or paused, at that moment
 //   others                                  (partition groups only) every node in no other group
@@ -48,6 +49,8 @@ struct TargetSpec {
     kPaused,
     kOthers,
     kLabel,
+    kZkLeader,
+    kZkFollowers,
     kCoordinator,  // the group coordinator of group `name`: the leader of its __consumer_offsets partition
   };
   Kind kind = Kind::kName;

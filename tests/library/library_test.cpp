@@ -79,6 +79,10 @@ TEST_CASE("library: s8-jepsen-2013", "[library]") { check_story("s8-jepsen-2013.
 TEST_CASE("library: s9-zombie-leader", "[library]") { check_story("s9-zombie-leader.yaml"); }
 TEST_CASE("library: s10-rebalance-duplicates", "[library]") { check_story("s10-rebalance-duplicates.yaml"); }
 TEST_CASE("library: s11-operator-lowers-min-isr", "[library]") { check_story("s11-operator-lowers-min-isr.yaml"); }
+TEST_CASE("library: z1-zk-leader-crash", "[library]") { check_story("z1-zk-leader-crash.yaml"); }
+TEST_CASE("library: z2-zk-quorum-lost", "[library]") { check_story("z2-zk-quorum-lost.yaml"); }
+TEST_CASE("library: z3-zk-split", "[library]") { check_story("z3-zk-split.yaml"); }
+TEST_CASE("library: z4-broker-cut-from-zk", "[library]") { check_story("z4-broker-cut-from-zk.yaml"); }
 
 TEST_CASE("library: every file in scenarios/ has a test case above", "[library]") {
   // A new story must be added here too, so it cannot slip past the suite.
@@ -86,7 +90,8 @@ TEST_CASE("library: every file in scenarios/ has a test case above", "[library]"
                                         "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s4-missed-epoch.yaml", "s5-acks1-loss.yaml",
                                         "s6-last-replica-standing.yaml", "s7-unclean-election.yaml", "s8-jepsen-2013.yaml",
                                         "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
-                                        "s11-operator-lowers-min-isr.yaml"};
+                                        "s11-operator-lowers-min-isr.yaml", "z1-zk-leader-crash.yaml", "z2-zk-quorum-lost.yaml",
+                                        "z3-zk-split.yaml", "z4-broker-cut-from-zk.yaml"};
   std::vector<std::string> found;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(GREGOR_SOURCE_DIR) + "/scenarios"))
     if (entry.path().extension() == ".yaml") found.push_back(entry.path().filename().string());

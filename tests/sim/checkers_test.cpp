@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/check/checkers.h"
+#include "sim/check/zk_checkers.h"
 
 using namespace gregor;
 
@@ -169,4 +170,111 @@ TEST_CASE("acked-write-lost ignores a leader of an epoch the controller has alre
   b.leader(3, 3, {3});  // a real election of a replica without offset 1
   REQUIRE(b.violated("acked-write-lost"));
   CHECK(b.set.find("acked-write-lost")->violation()->message.find("offset 1") != std::string::npos);
+}
+
+// ---- The zk checkers (sim/check/zk_checkers.h), on hand-made ensemble traces ----
+
+namespace {
+
+struct ZkTrace {
+  sim::CheckerSet set;
+  int64_t t = 0;
+  ZkTrace() { sim::add_zk_checkers(set); }
+  void ev(int32_t node, TraceBody body) {
+    t += 1000;
+    set.on_event(TraceEvent{Time{t}, NodeId{node}, std::move(body)});
+  }
+  void leader(int32_t node, int64_t epoch, int64_t zxid) {
+    ev(node, ev::ZkLeader{.leader = node, .epoch = epoch, .zxid = zxid, .quorum = 2});
+  }
+  void commit(int32_t node, int64_t zxid, int64_t epoch, IntList acks) {
+    ev(node, ev::ZkCommit{.zxid = zxid, .epoch = epoch, .acks = std::move(acks), .servers = 3});
+  }
+  void create(int32_t node, const std::string& path, int64_t zxid, int64_t session = 7, bool ephemeral = false,
+              const std::string& data = "a") {
+    ev(node, ev::ZkCreate{.path = path, .version = 0, .session = session, .ephemeral = ephemeral, .data = data, .zxid = zxid});
+  }
+  void set_data(int32_t node, const std::string& path, int32_t version, int64_t zxid, const std::string& data) {
+    ev(node, ev::ZkSet{.path = path, .version = version, .session = 7, .data = data, .zxid = zxid});
+  }
+  void remove(int32_t node, const std::string& path, int64_t zxid, int64_t session = 7) {
+    ev(node, ev::ZkDelete{.path = path, .session = session, .zxid = zxid});
+  }
+  void expire(int32_t node, int64_t session, int64_t ephemerals) {
+    ev(node, ev::ZkSessionExpire{.session = session, .ephemerals = ephemerals});
+  }
+  bool violated(const std::string& name) { return set.find(name)->violation().has_value(); }
+};
+
+}  // namespace
+
+TEST_CASE("a clean zk ensemble trace violates no zk checker", "[checkers][zk]") {
+  ZkTrace z;
+  z.leader(1003, 1, 0);
+  z.commit(1003, 1, 1, {1001, 1003});
+  for (int32_t server : {1003, 1001, 1002}) z.create(server, "/brokers/ids/1", 1, 9, true, "b1");
+  z.commit(1003, 2, 1, {1002, 1003});
+  for (int32_t server : {1003, 1001, 1002}) z.set_data(server, "/x", 1, 2, "v1");
+  z.leader(1002, 2, 2);
+  z.commit(1002, 3, 2, {1001, 1002});
+  for (int32_t server : {1002, 1001}) {
+    z.remove(server, "/brokers/ids/1", 3, 9);
+    z.expire(server, 9, 1);
+  }
+  z.set.finish(Time{z.t});
+  for (const auto& c : z.set.checkers()) {
+    INFO(c->name());
+    CHECK_FALSE(c->violation());
+  }
+}
+
+TEST_CASE("zk-quorum-commit catches a commit acknowledged by a minority", "[checkers][zk]") {
+  ZkTrace z;
+  z.leader(1003, 1, 0);
+  z.commit(1003, 1, 1, {1003});
+  CHECK(z.violated("zk-quorum-commit"));
+}
+
+TEST_CASE("zk-quorum-commit catches a new leader without a committed write", "[checkers][zk]") {
+  ZkTrace z;
+  z.leader(1003, 1, 0);
+  z.commit(1003, 1, 1, {1001, 1003});
+  z.commit(1003, 2, 1, {1001, 1003});
+  z.leader(1002, 2, 1);  // elected from a log that stops before zxid 2
+  CHECK(z.violated("zk-quorum-commit"));
+}
+
+TEST_CASE("zk-quorum-commit catches two leaders of one epoch", "[checkers][zk]") {
+  ZkTrace z;
+  z.leader(1003, 1, 0);
+  z.leader(1002, 1, 0);
+  CHECK(z.violated("zk-quorum-commit"));
+}
+
+TEST_CASE("zk-znode-versions catches two values under one zxid", "[checkers][zk]") {
+  ZkTrace z;
+  z.set_data(1003, "/x", 1, 5, "leader's");
+  z.set_data(1001, "/x", 1, 5, "diverged");
+  CHECK(z.violated("zk-znode-versions"));
+}
+
+TEST_CASE("zk-znode-versions catches a version going back on a server", "[checkers][zk]") {
+  ZkTrace z;
+  z.set_data(1001, "/x", 2, 5, "v2");
+  z.set_data(1001, "/x", 2, 6, "v2 again");
+  CHECK(z.violated("zk-znode-versions"));
+}
+
+TEST_CASE("zk-ephemeral-session catches an ephemeral outliving its session", "[checkers][zk]") {
+  ZkTrace z;
+  z.create(1001, "/controller", 1, 9, true, "c");
+  z.expire(1001, 9, 0);  // expired without deleting /controller
+  CHECK(z.violated("zk-ephemeral-session"));
+}
+
+TEST_CASE("zk-ephemeral-session catches an ephemeral created for an ended session", "[checkers][zk]") {
+  ZkTrace z;
+  z.expire(1002, 9, 0);
+  z.create(1002, "/brokers/ids/2", 4, 9, true, "b2");
+  CHECK(z.violated("zk-ephemeral-session"));
 }
