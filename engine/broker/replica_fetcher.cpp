@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/broker/fetch_session.h"
 #include "engine/protocol/api_versions_table.h"
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/offset_for_leader_epoch.h"
@@ -161,37 +162,81 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
   req.min_bytes = config_.replica_fetch_min_bytes;
   req.max_bytes = 10 * 1024 * 1024;
   req.isolation_level = 0;
-  req.session_id = 0;
-  req.session_epoch = -1;
-  std::map<TopicPartition, std::pair<int32_t, int64_t>> asked;  // epoch, fetch offset
+  std::map<TopicPartition, Asked> next;  // the session's partitions after this request
   for (const auto& tp : tps) {
     Partition* p = lookup_(tp);
     if (!p) continue;
+    next[tp] = Asked{.leader_epoch = parts_[tp].leader_epoch,
+                     .fetch_offset = p->log_end_offset().value,
+                     .log_start_offset = p->log_start_offset().value};
+  }
+  if (next.empty()) return;
+  Session& session = sessions_[leader];
+  // KIP-227: a full request names every partition; an incremental one only those added or asked
+  // differently since the last request, and forgets those no longer fetched. The leader answers
+  // for the session's partitions either way.
+  const bool full = session.next_epoch == 0;
+  req.session_id = session.id;
+  req.session_epoch = session.next_epoch;
+  for (const auto& [tp, a] : next) {
+    auto was = session.partitions.find(tp);
+    if (!full && was != session.partitions.end() && was->second == a) continue;
     if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
     protocol::FetchRequest::FetchPartition fp;
     fp.partition = tp.partition;
-    fp.current_leader_epoch = parts_[tp].leader_epoch;
-    fp.fetch_offset = p->log_end_offset().value;
-    fp.log_start_offset = p->log_start_offset().value;
+    fp.current_leader_epoch = a.leader_epoch;
+    fp.fetch_offset = a.fetch_offset;
+    fp.log_start_offset = a.log_start_offset;
     fp.partition_max_bytes = config_.replica_fetch_max_bytes;
     req.topics.back().partitions.push_back(fp);
-    asked[tp] = {parts_[tp].leader_epoch, fp.fetch_offset};
   }
-  if (req.topics.empty()) return;
-  sessions_[leader].in_flight = true;
+  if (!full)
+    for (const auto& [tp, a] : session.partitions) {
+      if (next.count(tp)) continue;
+      if (req.forgotten_topics_data.empty() || req.forgotten_topics_data.back().topic != tp.topic)
+        req.forgotten_topics_data.push_back({.topic = tp.topic, .topic_id = {}, .partitions = {}, .unknown_tagged_fields = {}});
+      req.forgotten_topics_data.back().partitions.push_back(tp.partition);
+    }
+  session.partitions = next;
+  std::map<TopicPartition, std::pair<int32_t, int64_t>> asked;  // epoch, fetch offset
+  for (const auto& [tp, a] : next) asked[tp] = {a.leader_epoch, a.fetch_offset};
+  const int32_t epoch_sent = req.session_epoch;
+  session.in_flight = true;
   // The leader may hold the request for max_wait; the timeout covers that and the socket timeout.
   Duration timeout = Duration::millis(config_.replica_socket_timeout_ms + config_.replica_fetch_wait_max_ms);
   net_.send(NodeId{leader}, req, protocol::kReplicaFetchVersion, timeout,
-            [this, leader, asked](ErrorCode transport, ByteReader* body) {
-              sessions_[leader].in_flight = false;
-              if (transport != ErrorCode::NONE || !body) {
+            [this, leader, asked, epoch_sent](ErrorCode transport, ByteReader* body) {
+              Session& fetch_session = sessions_[leader];
+              fetch_session.in_flight = false;
+              std::optional<protocol::FetchResponse> resp;
+              if (transport == ErrorCode::NONE && body) {
+                auto decoded = protocol::FetchResponse::decode(*body, protocol::kReplicaFetchVersion);
+                if (decoded) resp = std::move(*decoded);
+              }
+              if (!resp) {
+                // The leader may have moved the session on without us: start over with a full
+                // request (which also closes the old session there).
+                fetch_session.next_epoch = 0;
                 for (const auto& [tp, a] : asked) fail(tp, a.first);
                 return;
               }
-              auto resp = protocol::FetchResponse::decode(*body, protocol::kReplicaFetchVersion);
-              if (!resp) {
+              if (resp->error_code != ErrorCode::NONE) {
+                // A session error (FETCH_SESSION_ID_NOT_FOUND: the leader restarted or evicted it;
+                // INVALID_FETCH_SESSION_EPOCH): a new session, at once. Any other: after a backoff.
+                fetch_session.next_epoch = 0;
+                if (resp->error_code == ErrorCode::FETCH_SESSION_ID_NOT_FOUND) fetch_session.id = 0;
+                if (resp->error_code == ErrorCode::FETCH_SESSION_ID_NOT_FOUND ||
+                    resp->error_code == ErrorCode::INVALID_FETCH_SESSION_EPOCH)
+                  return schedule(leader, Duration{0});
                 for (const auto& [tp, a] : asked) fail(tp, a.first);
                 return;
+              }
+              if (epoch_sent == 0) {
+                // A full request's answer names the new session (0: the leader kept none).
+                fetch_session.id = resp->session_id;
+                fetch_session.next_epoch = fetch_session.id != 0 ? 1 : 0;
+              } else {
+                fetch_session.next_epoch = FetchSessionCache::next_epoch(epoch_sent);
               }
               for (const auto& t : resp->responses)
                 for (const auto& pd : t.partitions) {

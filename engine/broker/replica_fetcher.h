@@ -1,5 +1,6 @@
 // ReplicaFetcher: the follower side of replication (Kafka's ReplicaFetcherThread), one fetch
-// session per leader broker.
+// session per leader broker (an incremental one, KIP-227: after the first request, each names only
+// the partitions whose fetch position changed, and the answers only those with news).
 //
 // A partition joins in the "truncating" state whenever it becomes a follower at a new leader
 // epoch (KAFKA-7164: truncate on every epoch change). With replication.truncation = leader-epoch
@@ -41,9 +42,21 @@ class ReplicaFetcher {
     bool truncating = true;
     Time retry_at{0};  // after an error, wait until then
   };
+  // What the leader's fetch session holds for a partition (what this fetcher last asked).
+  struct Asked {
+    int32_t leader_epoch = -1;
+    int64_t fetch_offset = 0;
+    int64_t log_start_offset = -1;
+    bool operator==(const Asked&) const = default;
+  };
   struct Session {
     bool in_flight = false;
     bool wake_scheduled = false;
+    // KIP-227 (engine/broker/fetch_session.h): the leader's session id (0: none) and the epoch of
+    // the next request (0: a full request, which opens a new session).
+    int32_t id = 0;
+    int32_t next_epoch = 0;
+    std::map<TopicPartition, Asked> partitions;  // the session's partitions, as last asked
   };
   void pump(int32_t leader);
   void schedule(int32_t leader, Duration d);

@@ -35,7 +35,8 @@ ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::Z
       fetcher_(rt, config, net, [this](const TopicPartition& tp) { return partition(tp); }),
       produce_purgatory_(rt),
       fetch_purgatory_(rt),
-      delete_records_purgatory_(rt) {}
+      delete_records_purgatory_(rt),
+      fetch_sessions_(rt.rng()) {}
 
 Partition* ReplicaManager::partition(const TopicPartition& tp) {
   auto it = partitions_.find(tp);

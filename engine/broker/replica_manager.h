@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "engine/broker/broker_config.h"
+#include "engine/broker/fetch_session.h"
 #include "engine/broker/log_dir_failure.h"
 #include "engine/broker/partition.h"
 #include "engine/broker/purgatory.h"
@@ -113,6 +114,8 @@ class ReplicaManager final : public PartitionOwner {
   Purgatory& produce_purgatory() { return produce_purgatory_; }
   Purgatory& fetch_purgatory() { return fetch_purgatory_; }
   Purgatory& delete_records_purgatory() { return delete_records_purgatory_; }
+  // The incremental fetch sessions (KIP-227) of the fetchers of this broker's leaders.
+  FetchSessionCache& fetch_sessions() { return fetch_sessions_; }
   // A follower reported a new log start offset: DeleteRecords waiting on tp try again. Nothing is
   // scheduled when none waits (so runs without DeleteRecords keep their event order).
   void on_low_watermark_change(const TopicPartition& tp);
@@ -160,6 +163,7 @@ class ReplicaManager final : public PartitionOwner {
   Purgatory produce_purgatory_;
   Purgatory fetch_purgatory_;
   Purgatory delete_records_purgatory_;
+  FetchSessionCache fetch_sessions_;
   bool waiting_check_scheduled_ = false;
   ProgressListener progress_listener_;
   TxnMarkerListener txn_marker_listener_;

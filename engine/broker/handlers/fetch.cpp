@@ -4,8 +4,10 @@
 // the last stable offset (v4+). Control batches are served as they are; clients skip them. A fetch with max_wait_ms waits in the fetch purgatory
 // until min_bytes are there, an error shows, or max_wait_ms passes.
 #include <algorithm>
+#include <memory>
 #include <set>
 
+#include "engine/broker/fetch_session.h"
 #include "engine/broker/request_handler.h"
 #include "engine/protocol/fetch.h"
 #include "engine/record/batch_split.h"
@@ -59,6 +61,134 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
 IsolationLevel isolation_of(const protocol::FetchRequest& req) {
   return req.isolation_level == static_cast<int8_t>(IsolationLevel::kReadCommitted) ? IsolationLevel::kReadCommitted
                                                                                     : IsolationLevel::kReadUncommitted;
+}
+
+// A fetch as the broker serves it (engine/broker/fetch_session.h): `reads` is the request itself
+// for a sessionless or full one, and the session's partitions for an incremental one (what the
+// request leaves out is asked as before). `listed` holds the partitions the request named.
+struct FetchContext {
+  protocol::FetchRequest reads;
+  std::shared_ptr<FetchSession> session;  // null: sessionless
+  bool incremental = false;
+  ErrorCode error = ErrorCode::NONE;      // a session error: the answer is that alone
+  std::set<TopicPartition> listed;
+};
+
+void remember_asked(FetchSessionPartition& sp, const protocol::FetchRequest::FetchTopic& t,
+                    const protocol::FetchRequest::FetchPartition& fp) {
+  sp.topic_id = t.topic_id;
+  sp.current_leader_epoch = fp.current_leader_epoch;
+  sp.fetch_offset = fp.fetch_offset;
+  sp.last_fetched_epoch = fp.last_fetched_epoch;
+  sp.log_start_offset = fp.log_start_offset;
+  sp.partition_max_bytes = fp.partition_max_bytes;
+}
+
+// KIP-227: which session the request belongs to, its partitions brought up to date (added,
+// changed, forgotten), and what the broker reads for it. Topics named by an id this broker does not
+// know (v13+, an empty name here) are answered as asked and stay out of the session.
+FetchContext open_fetch_context(HandlerContext& ctx, protocol::FetchRequest fetch) {
+  FetchContext fc;
+  FetchSessionCache& cache = ctx.replicas.fetch_sessions();
+  const int32_t id = fetch.session_id;
+  const int32_t epoch = fetch.session_epoch;
+  if (epoch == FetchSessionCache::kFinalEpoch || epoch == FetchSessionCache::kInitialEpoch) {
+    if (id != 0) cache.remove(id);
+    if (epoch == FetchSessionCache::kInitialEpoch && !fetch.topics.empty()) {
+      fc.session = cache.create(fetch.replica_id >= 0, ctx.rt.now());
+      if (fc.session)
+        for (const auto& t : fetch.topics)
+          if (!t.topic.empty())
+            for (const auto& fp : t.partitions)
+              remember_asked(fc.session->partitions[TopicPartition{t.topic, fp.partition}], t, fp);
+    }
+    fc.reads = std::move(fetch);
+    return fc;
+  }
+  fc.session = cache.find(id);
+  if (!fc.session) {
+    fc.error = ErrorCode::FETCH_SESSION_ID_NOT_FOUND;
+    return fc;
+  }
+  if (fc.session->next_epoch != epoch) {
+    fc.error = ErrorCode::INVALID_FETCH_SESSION_EPOCH;
+    fc.session = nullptr;
+    return fc;
+  }
+  FetchSession& session = *fc.session;
+  session.next_epoch = FetchSessionCache::next_epoch(epoch);
+  session.last_used = ctx.rt.now();
+  fc.incremental = true;
+  for (const auto& f : fetch.forgotten_topics_data)
+    for (int32_t partition : f.partitions) session.partitions.erase(TopicPartition{f.topic, partition});
+  std::vector<protocol::FetchRequest::FetchTopic> unknown;
+  for (auto& t : fetch.topics) {
+    if (t.topic.empty()) {
+      unknown.push_back(std::move(t));
+      continue;
+    }
+    for (const auto& fp : t.partitions) {
+      TopicPartition tp{t.topic, fp.partition};
+      remember_asked(session.partitions[tp], t, fp);
+      fc.listed.insert(std::move(tp));
+    }
+  }
+  fetch.topics.clear();
+  fetch.forgotten_topics_data.clear();
+  for (const auto& [tp, sp] : session.partitions) {
+    if (fetch.topics.empty() || fetch.topics.back().topic != tp.topic) {
+      fetch.topics.emplace_back();
+      fetch.topics.back().topic = tp.topic;
+      fetch.topics.back().topic_id = sp.topic_id;
+    }
+    protocol::FetchRequest::FetchPartition fp;
+    fp.partition = tp.partition;
+    fp.current_leader_epoch = sp.current_leader_epoch;
+    fp.fetch_offset = sp.fetch_offset;
+    fp.last_fetched_epoch = sp.last_fetched_epoch;
+    fp.log_start_offset = sp.log_start_offset;
+    fp.partition_max_bytes = sp.partition_max_bytes;
+    fetch.topics.back().partitions.push_back(fp);
+  }
+  for (auto& t : unknown) fetch.topics.push_back(std::move(t));
+  fc.reads = std::move(fetch);
+  return fc;
+}
+
+// The answer to send: a session error alone; else the session's id, and (incremental) only the
+// partitions with something to tell (Kafka's CachedPartition.maybeUpdateResponseData). Also the
+// partitions the request named: a fetcher that dropped an answer (its log was truncated meanwhile)
+// and asks again learns the high watermark even when it did not move.
+protocol::FetchResponse close_fetch_context(const FetchContext& fc, protocol::FetchResponse response) {
+  if (fc.error != ErrorCode::NONE) {
+    protocol::FetchResponse err;
+    err.error_code = fc.error;
+    return err;
+  }
+  if (!fc.session) return response;
+  response.session_id = fc.session->id;
+  for (auto& tr : response.responses) {
+    std::erase_if(tr.partitions, [&](const protocol::FetchResponse::PartitionData& pd) {
+      if (tr.topic.empty()) return false;
+      auto it = fc.session->partitions.find(TopicPartition{tr.topic, pd.partition_index});
+      if (it == fc.session->partitions.end()) return false;
+      FetchSessionPartition& sp = it->second;
+      const int64_t lso = pd.last_stable_offset;
+      bool respond = !fc.incremental || pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0 ||
+                     sp.high_watermark_sent != pd.high_watermark || sp.log_start_offset_sent != pd.log_start_offset ||
+                     sp.last_stable_offset_sent != lso || fc.listed.count(it->first);
+      if (pd.error_code != ErrorCode::NONE) {
+        sp.high_watermark_sent = sp.log_start_offset_sent = sp.last_stable_offset_sent = -1;
+      } else if (respond) {
+        sp.high_watermark_sent = pd.high_watermark;
+        sp.log_start_offset_sent = pd.log_start_offset;
+        sp.last_stable_offset_sent = lso;
+      }
+      return !respond;
+    });
+  }
+  std::erase_if(response.responses, [](const auto& tr) { return tr.partitions.empty(); });
+  return response;
 }
 
 // denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED).
@@ -164,8 +294,8 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const s
 // A fetch waiting for fetch.min.bytes of data.
 class DelayedFetch final : public DelayedOperation {
  public:
-  DelayedFetch(HandlerContext& ctx, Request req, protocol::FetchRequest fetch, std::set<std::string> denied)
-      : ctx_(ctx), req_(std::move(req)), fetch_(std::move(fetch)), denied_(std::move(denied)) {}
+  DelayedFetch(HandlerContext& ctx, Request req, FetchContext fetch, std::set<std::string> denied)
+      : ctx_(ctx), req_(std::move(req)), context_(std::move(fetch)), fetch_(context_.reads), denied_(std::move(denied)) {}
 
   bool try_complete(bool expired) override {
     // Most tries find nothing new. With fetch.min.bytes 1 any batch completes the fetch, so a try
@@ -174,14 +304,15 @@ class DelayedFetch final : public DelayedOperation {
     if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_)) return false;
     FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
-    ctx_.channel.respond(req_, read.response);
+    ctx_.channel.respond(req_, close_fetch_context(context_, std::move(read.response)));
     return true;
   }
 
  private:
   HandlerContext& ctx_;
   Request req_;
-  protocol::FetchRequest fetch_;
+  FetchContext context_;
+  const protocol::FetchRequest& fetch_;  // context_.reads
   std::set<std::string> denied_;
 };
 
@@ -190,24 +321,29 @@ class DelayedFetch final : public DelayedOperation {
 void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchRequest fetch) {
   const int16_t version = req.header.api_version;
   if (version >= kFetchVersionReplicaStateMin) fetch.replica_id = fetch.replica_state.replica_id;
-  if (version >= kFetchVersionTopicIdMin)
+  if (version >= kFetchVersionTopicIdMin) {
     for (auto& t : fetch.topics) t.topic = ctx.metadata.topic_name(t.topic_id).value_or("");
+    for (auto& f : fetch.forgotten_topics_data) f.topic = ctx.metadata.topic_name(f.topic_id).value_or("");
+  }
+  FetchContext fc = open_fetch_context(ctx, std::move(fetch));
+  if (fc.error != ErrorCode::NONE) return ctx.channel.respond(req, close_fetch_context(fc, {}));
+  const protocol::FetchRequest& reads = fc.reads;
   // Kafka's rules: a follower needs ClusterAction on the cluster (else every partition is refused),
-  // a consumer Read on each topic.
+  // a consumer Read on each topic (of the session's too, for an incremental fetch).
   std::set<std::string> denied;
-  const bool follower_allowed = fetch.replica_id < 0 || authorize_cluster(ctx, req, AclOperation::kClusterAction);
-  for (const auto& t : fetch.topics)
+  const bool follower_allowed = reads.replica_id < 0 || authorize_cluster(ctx, req, AclOperation::kClusterAction);
+  for (const auto& t : reads.topics)
     if (!t.topic.empty() && !denied.count(t.topic) &&
-        (!follower_allowed || (fetch.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
+        (!follower_allowed || (reads.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
       denied.insert(t.topic);
-  FetchRead read = read_fetch(ctx, fetch, req.header.api_version, denied);
-  if (fetch.max_wait_ms <= 0 || read.bytes >= std::max(1, fetch.min_bytes) || read.has_error || fetch.topics.empty())
-    return ctx.channel.respond(req, read.response);
+  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied);
+  if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
+    return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
   std::vector<TopicPartition> keys;
-  for (const auto& t : fetch.topics)
+  for (const auto& t : reads.topics)
     for (const auto& fp : t.partitions) keys.push_back(TopicPartition{t.topic, fp.partition});
-  const Duration wait = Duration::millis(fetch.max_wait_ms);
-  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fetch), std::move(denied)), std::move(keys), wait);
+  const Duration wait = Duration::millis(reads.max_wait_ms);
+  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied)), std::move(keys), wait);
 }
 
 }  // namespace gregor::broker
