@@ -4,6 +4,8 @@
 #include <cstring>
 #include <set>
 
+#include "engine/log/corruption_evidence.h"
+
 namespace gregor::sim {
 
 SimDisk::SimDisk(uint64_t capacity_bytes, size_t page_bytes) : capacity_(capacity_bytes), page_bytes_(page_bytes) {
@@ -258,8 +260,8 @@ void SimDisk::power_loss(Rng& rng) {
       const uint64_t kept = rng.uniform(extra + 1);
       f.size = f.synced + kept;
       if (kept > 0 && rng.chance(0.5)) {
-        // A torn write: the last few surviving bytes are garbage.
-        const uint64_t torn = 1 + rng.uniform(std::min<uint64_t>(kept, 16));
+        // A torn write: the last few surviving bytes are garbage (log recovery relies on the bound).
+        const uint64_t torn = 1 + rng.uniform(std::min<uint64_t>(kept, log::kTornWriteBytesMax));
         for (uint64_t i = 0; i < torn; i++) byte_for_write(f, f.size - 1 - i) = static_cast<uint8_t>(rng.next_u64());
       }
       trim_pages(f);

@@ -225,12 +225,13 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
       break;
     }
     r.bytes_truncated += result->truncated_bytes;
-    if (result->truncated_bytes > 0 && result->followed_by_batches) {
-      // Not a torn tail: good batches followed the bad one, so a bit went bad in the middle of the
-      // log. What was cut may have been acknowledged; the report says so.
+    if (result->truncated_bytes > 0 && !result->not_torn_because.empty()) {
+      // Not a torn tail: good batches followed the bad one, or one flipped bit explains it, so a
+      // bit went bad in the log. What was cut may have been acknowledged; the report says so.
       ScanResult found;
       found.corruption_position = s.size_bytes();
-      found.corruption_detail = "a bad batch followed by good ones (not a torn tail) at byte " + std::to_string(s.size_bytes());
+      found.corruption_detail = "a bad batch at byte " + std::to_string(s.size_bytes()) + " is not a torn tail: " +
+                                result->not_torn_because;
       note_corruption(s, found);
       r.damaged = true;
     }

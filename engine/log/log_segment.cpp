@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/log/batch_scanner.h"
+#include "engine/log/corruption_evidence.h"
 
 namespace gregor::log {
 namespace {
@@ -342,7 +343,9 @@ Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
     result.valid_bytes = scanner.position();
   }
   if (!bad.is_ok()) {
-    result.followed_by_batches = batches_follow(result.valid_bytes, *file_size);
+    auto why = not_torn_because(result.valid_bytes, *file_size, expected);
+    if (!why) return why.status();
+    result.not_torn_because = std::move(*why);
     if (expected < options.durable_below) {
       result.corruption = true;
       result.corruption_position = result.valid_bytes;
@@ -361,6 +364,14 @@ Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
     GREGOR_RETURN_IF_ERROR(disk_.fsync(time_index_.path()));
   }
   return result;
+}
+
+Result<std::string> LogSegment::not_torn_because(uint64_t bad_position, uint64_t file_size, Offset expected) {
+  if (batches_follow(bad_position, file_size)) return std::string("a whole batch header follows it");
+  const uint64_t to_end = file_size - bad_position;
+  auto bytes = disk_.read(log_path_, bad_position, static_cast<size_t>(std::min(to_end, kCorruptionEvidenceWindowBytes)));
+  if (!bytes) return bytes.status();
+  return corruption_evidence(as_view(*bytes), to_end, expected.value);
 }
 
 bool LogSegment::batches_follow(uint64_t bad_position, uint64_t file_size) {

@@ -47,10 +47,10 @@ struct ScanResult {
   int64_t batches = 0;
   uint64_t valid_bytes = 0;
   uint64_t truncated_bytes = 0;
-  // The cut-off part was not a torn tail: the bad batch is followed by at least one more whole
-  // batch (a torn write leaves garbage only at the end of the file; a flipped bit in the middle of
-  // a log leaves good batches after it).
-  bool followed_by_batches = false;
+  // Why the bad batch cannot be a torn tail, or "" when it can be one: a whole batch follows it (a
+  // torn write leaves garbage only at the end of the file; a flipped bit in the middle of a log
+  // leaves good batches after it), or one flipped bit explains it (corruption_evidence.h).
+  std::string not_torn_because;
   bool corruption = false;
   uint64_t corruption_position = 0;
   std::string corruption_detail;
@@ -111,8 +111,11 @@ class LogSegment {
   Status remove_files();
 
  private:
-  // Whether a whole batch follows the bad one at bad_position (ScanResult::followed_by_batches).
+  // Whether a whole batch header follows the bad one at bad_position, where the bad one's length
+  // says (one piece of ScanResult::not_torn_because).
   bool batches_follow(uint64_t bad_position, uint64_t file_size);
+  // ScanResult::not_torn_because for a bad batch at bad_position that should start at `expected`.
+  Result<std::string> not_torn_because(uint64_t bad_position, uint64_t file_size, Offset expected);
   LogSegment(Disk& disk, const std::string& dir, Offset base_offset, const LogConfig& config, Time now);
   // The position of the first batch whose last offset >= target, and its base offset; (size,
   // next_offset) when there is none.

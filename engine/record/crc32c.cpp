@@ -161,4 +161,21 @@ uint32_t crc32c_extend(uint32_t crc, ByteView data) {
 
 uint32_t crc32c(ByteView data) { return crc32c_extend(0, data); }
 
+std::optional<uint64_t> crc32c_single_bit_error(uint32_t stored, uint32_t computed, uint64_t length_bytes) {
+  // With the initial value and final xor cancelling out, stored ^ computed is the raw register a
+  // message of zeros with that one bit set leaves: the bit shifted through the remaining bits of
+  // the message. A bit at index g (byte g / 8, bit g % 8, LSB first as the reflected CRC reads)
+  // becomes the register value 1 after g % 8 plain shifts, then goes through 8 * length_bytes - g
+  // shifts with the polynomial.
+  const uint32_t syndrome = stored ^ computed;
+  if (syndrome == 0) return std::nullopt;
+  const uint64_t bits = 8 * length_bytes;
+  uint32_t state = 1;
+  for (uint64_t shifts = 1; shifts <= bits; shifts++) {
+    state = (state & 1) ? (state >> 1) ^ kReflectedPolynomial : state >> 1;
+    if (state == syndrome) return bits - shifts;
+  }
+  return std::nullopt;
+}
+
 }  // namespace gregor::record

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "engine/core/bytes.h"
 
@@ -18,6 +19,14 @@ uint32_t crc32c(ByteView data);
 // The CRC of (what `crc` was computed over) followed by `data`: crc32c_extend(crc32c(a), b) ==
 // crc32c(a + b), and crc32c_extend(0, b) == crc32c(b).
 uint32_t crc32c_extend(uint32_t crc, ByteView data);
+
+// Where one flipped bit would explain a CRC mismatch: given the CRC stored for `length_bytes` of
+// data and the CRC computed over them now, the index (from the first byte, bit 0 the least
+// significant) of the single bit whose flip turns one into the other; nullopt when no single bit
+// does. CRC-32C is linear, so the difference of the two CRCs depends only on where the bit is, and
+// distinct positions give distinct differences for any length below 2^31 bits: the answer is
+// unique. Linear in length_bytes (a shift and a conditional xor per bit).
+std::optional<uint64_t> crc32c_single_bit_error(uint32_t stored, uint32_t computed, uint64_t length_bytes);
 
 // The two implementations, for tests and the benchmark; crc32c() picks one of them.
 uint32_t crc32c_extend_software(uint32_t crc, ByteView data);
