@@ -131,8 +131,23 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
   const bool rebuild_epochs = !epochs_loaded.is_ok() && any_data;
   r.epoch_cache_rebuilt = rebuild_epochs;
 
-  auto assign_epoch = [this](const record::BatchHeader& h) -> Status {
+  // Leader epochs never decrease along a log. The epoch field lies outside the batch's CRC, so a
+  // bit flipped there passes every check; a batch whose epoch is below the one before it shows it.
+  // Where that earlier epoch started, the log is cut (as for any damage), so the epoch cache never
+  // takes a false epoch from it.
+  std::optional<Offset> epoch_anomaly;
+  std::string epoch_anomaly_detail;
+  std::optional<std::pair<int32_t, int64_t>> run;  // the last epoch scanned, and where its batches began
+  auto assign_epoch = [this, &epoch_anomaly, &epoch_anomaly_detail, &run](const record::BatchHeader& h) -> Status {
     if (h.partition_leader_epoch < 0) return Status::ok();
+    if (run && h.partition_leader_epoch < run->first && !epoch_anomaly) {
+      epoch_anomaly = Offset{run->second};
+      epoch_anomaly_detail = "the batch at offset " + std::to_string(h.base_offset) + " has leader epoch " +
+                             std::to_string(h.partition_leader_epoch) + " below epoch " + std::to_string(run->first) +
+                             " of the batches from offset " + std::to_string(run->second) +
+                             ": a leader epoch (outside the CRC) is corrupt";
+    }
+    if (!run || run->first != h.partition_leader_epoch) run = {h.partition_leader_epoch, h.base_offset};
     return epoch_cache_.assign(LeaderEpoch{h.partition_leader_epoch}, Offset{h.base_offset});
   };
   auto note_corruption = [&](const LogSegment& s, const ScanResult& result) {
@@ -157,6 +172,7 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     scan.durable_below = Offset{0};  // every bad byte is cut off now
     scan.truncate_torn_tail = true;
     scan.on_batch = assign_epoch;
+    run.reset();  // this segment is scanned again from its start
     auto again = segments_[i]->scan(scan);
     if (!again) return again.status();
     r.bytes_truncated += again->truncated_bytes;
@@ -268,6 +284,22 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     GREGOR_RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_offset_));
   } else {
     GREGOR_RETURN_IF_ERROR(epoch_cache_.truncate_from_start(log_start_offset_));
+  }
+  if (epoch_anomaly && *epoch_anomaly < log_end_offset()) {
+    ScanResult found;
+    found.corruption_detail = epoch_anomaly_detail;
+    LogSegment& s = *segments_[floor_segment(*epoch_anomaly)];
+    if (!options.repair_corruption) return report_corruption(s, found);
+    note_corruption(s, found);
+    r.damaged = true;
+    auto bytes = [this] {
+      uint64_t n = 0;
+      for (const auto& seg : segments_) n += seg->size_bytes();
+      return n;
+    };
+    const uint64_t before = bytes();
+    GREGOR_RETURN_IF_ERROR(truncate_to(*epoch_anomaly));
+    r.bytes_truncated += before - bytes();
   }
   r.log_start_offset = log_start_offset_;
   r.log_end_offset = log_end_offset();

@@ -138,3 +138,52 @@ TEST_CASE("log: a flipped bit below the recovery point is cut off with repair_co
   }
   CHECK(damaged > 30);
 }
+
+TEST_CASE("log: a leader epoch below the one before it shows a flipped epoch field and the log is cut where that epoch starts", "[log][corruption]") {
+  sim::SimDisk disk;
+  const LogConfig config = small_segments(1 << 20, 4096);  // one segment: recovery rescans it
+  std::vector<int64_t> bases;
+  size_t flipped_at = 0;
+  {
+    auto opened = Log::load(disk, "orders-0", config, Time{0});
+    REQUIRE(opened.is_ok());
+    for (int i = 0; i < 20; i++)
+      REQUIRE((*opened)->append_as_leader(make_batch(2, "r" + std::to_string(i)), LeaderEpoch{i < 10 ? 0 : 3}, Time{0}).is_ok());
+    REQUIRE((*opened)->flush().is_ok());  // a clean stop
+    Bytes storage;
+    const auto batches = read_all_batches(**opened, storage);
+    for (size_t i = 0; i < batches.size(); i++) {
+      bases.push_back(batches[i].header.base_offset);
+      if (i < 5) flipped_at += batches[i].bytes.size();
+    }
+  }
+  // One bit of batch 5's partitionLeaderEpoch (bytes 12..15, big-endian, outside the CRC): 0 -> 2^29.
+  const std::string path = segment_path("orders-0", 0, kLogSuffix);
+  auto whole = disk.read_all(path);
+  REQUIRE(whole.is_ok());
+  Bytes bytes = *whole;
+  bytes[flipped_at + 12] ^= 0x20;
+  REQUIRE(disk.truncate(path, 0).is_ok());
+  REQUIRE(disk.append(path, as_view(bytes)).is_ok());
+  REQUIRE(disk.fsync(path).is_ok());
+
+  auto refused = Log::load(disk, "orders-0", config, Time{0});
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().code() == StatusCode::kCorruption);
+  RecoveryReport report;
+  OpenOptions repair;
+  repair.repair_corruption = true;
+  auto opened = Log::load(disk, "orders-0", config, Time{0}, &report, repair);
+  REQUIRE(opened.is_ok());
+  CHECK(report.damaged);
+  CHECK(report.corruption_found);
+  CHECK(report.corruption_detail.find("leader epoch") != std::string::npos);
+  CHECK((*opened)->log_end_offset() == Offset{bases[5]});
+  CHECK((*opened)->epoch_cache().latest_epoch() == LeaderEpoch{0});
+  opened->reset();
+  RecoveryReport again;
+  auto reopened = Log::load(disk, "orders-0", config, Time{0}, &again, repair);
+  REQUIRE(reopened.is_ok());
+  CHECK(!again.damaged);
+  CHECK((*reopened)->log_end_offset() == Offset{bases[5]});
+}
