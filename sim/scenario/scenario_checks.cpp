@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/check/consume_checkers.h"
+#include "sim/check/txn_checkers.h"
 
 namespace gregor::sim {
 
@@ -39,6 +40,7 @@ void add_scenario_checkers(CheckerSet& set) {
   set.add(std::make_unique<ReplicasConvergeChecker>());
   // The delivery guarantees of consumer groups; they pass trivially in a run without groups.
   add_consume_checkers(set);
+  add_txn_checkers(set);
 }
 
 std::vector<std::string> known_checker_names() {
