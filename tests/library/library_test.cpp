@@ -80,6 +80,7 @@ TEST_CASE("library: s9-zombie-leader", "[library]") { check_story("s9-zombie-lea
 TEST_CASE("library: s10-rebalance-duplicates", "[library]") { check_story("s10-rebalance-duplicates.yaml"); }
 TEST_CASE("library: s11-operator-lowers-min-isr", "[library]") { check_story("s11-operator-lowers-min-isr.yaml"); }
 TEST_CASE("library: s12-transactions", "[library]") { check_story("s12-transactions.yaml"); }
+TEST_CASE("library: s13-zombie-producer", "[library]") { check_story("s13-zombie-producer.yaml"); }
 
 TEST_CASE("library: s12-transactions holds its expectations at every one of 20 seeds", "[library]") {
   // The transaction checkers must hold whatever the interleaving, not only at the story's seed.
@@ -101,7 +102,8 @@ TEST_CASE("library: every file in scenarios/ has a test case above", "[library]"
                                         "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s4-missed-epoch.yaml", "s5-acks1-loss.yaml",
                                         "s6-last-replica-standing.yaml", "s7-unclean-election.yaml", "s8-jepsen-2013.yaml",
                                         "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
-                                        "s11-operator-lowers-min-isr.yaml", "s12-transactions.yaml"};
+                                        "s11-operator-lowers-min-isr.yaml", "s12-transactions.yaml",
+                                        "s13-zombie-producer.yaml"};
   std::vector<std::string> found;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(GREGOR_SOURCE_DIR) + "/scenarios"))
     if (entry.path().extension() == ".yaml") found.push_back(entry.path().filename().string());
