@@ -54,7 +54,8 @@ void ConsumerNode::start() {
                              .client_id = consumer_.config().client_id,
                              .mode = delivery_mode_name(workload_.mode),
                              .behaviour = delivery_mode_name(behaviour()),
-                             .topics = workload_.topics});
+                             .topics = workload_.topics,
+                             .isolation = consumer_.config().isolation_level});
   RebalanceListener listener;
   if (behaviour() == DeliveryMode::kExactlyOnce) {
     // The sink, not the group, knows where this member's new partitions stand.

@@ -55,6 +55,7 @@ Producer::Producer(Runtime& rt, ProducerConfig config)
                 Duration::millis(config_.metadata_max_age_ms)) {
   net_.set_sasl(config_.sasl());  // SASL_PLAINTEXT: every connection authenticates first
   metadata_.set_listener([this] { place_waiting(); });
+  if (transactional()) config_.enable_idempotence = true;  // as Kafka's producer: transactions need it
   if (config_.enable_idempotence) {
     // As Kafka's producer does for enable.idempotence: acks=all, retries, at most 5 in flight.
     config_.acks = -1;
@@ -105,6 +106,15 @@ Status Producer::reconfigure(const std::map<std::string, std::string>& settings)
 void Producer::start() { metadata_.start(); }
 
 void Producer::send(ProducerRecord record, Callback cb) {
+  if (transactional()) {
+    // Kafka's producer throws here; Gregor fails the record: fenced, or outside a transaction, or
+    // in one that can only abort.
+    ErrorCode e = fatal_error_ != ErrorCode::NONE                 ? fatal_error_
+                  : txn_phase_ != TxnPhase::kInTransaction       ? ErrorCode::INVALID_TXN_STATE
+                  : abortable_error_ != ErrorCode::NONE          ? abortable_error_
+                                                                 : ErrorCode::NONE;
+    if (e != ErrorCode::NONE) return cb(RecordMetadata{e, record.topic, record.partition.value_or(-1), -1});
+  }
   if (ErrorCode e = metadata_.topic_error(record.topic); e != ErrorCode::NONE) {
     // The cluster said the topic cannot be used (an illegal name, no permission): fail at once, as
     // Kafka's producer does, instead of waiting delivery.timeout.ms for metadata that never comes.
@@ -222,7 +232,9 @@ void Producer::expire_old_batches() {
 void Producer::drain() {
   expire_old_batches();
   const Time now = rt_.now();
-  if (idempotent()) {
+  if (transactional()) {
+    if (producer_id_ < 0 || txn_phase_ == TxnPhase::kFatal) return maybe_end_transaction();
+  } else if (idempotent()) {
     maybe_reset_producer_id();
     if (producer_id_ < 0) {
       init_producer_id();
@@ -238,7 +250,7 @@ void Producer::drain() {
     Batch& b = *q.front();
     const Time linger_done = b.created + Duration::millis(config_.linger_ms);
     const bool ready = b.bytes >= static_cast<size_t>(config_.batch_size) || q.size() > 1 || now >= linger_done ||
-                       b.attempts > 0;
+                       b.attempts > 0 || txn_phase_ == TxnPhase::kCommitting;  // commit flushes
     if (!ready) {
       next_wake = std::min(next_wake, linger_done - now);
       continue;
@@ -255,6 +267,7 @@ void Producer::drain() {
     }
     if (in_flight_[leader] + (per_leader.count(leader) ? 1 : 0) >= config_.max_in_flight_requests_per_connection) continue;
     if (idempotent() && !may_send_idempotent(tp, b)) continue;
+    if (transactional() && !may_send_transactional(tp)) continue;
     per_leader[leader].emplace_back(tp, std::move(q.front()));
     q.pop_front();
     auto sticky = sticky_.find(tp.topic);
@@ -263,13 +276,16 @@ void Producer::drain() {
   }
   if (need_metadata) metadata_.request_update();
   for (auto& [leader, batches] : per_leader) send_batches(leader, std::move(batches));
+  if (transactional()) add_partitions();
   if (pending_ > 0) schedule_drain(std::max(next_wake, Duration{0}));
+  if (transactional()) maybe_end_transaction();
 }
 
 void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>> batches) {
   protocol::ProduceRequest req;
   req.acks = config_.acks;
   req.timeout_ms = static_cast<int32_t>(config_.request_timeout_ms);
+  if (transactional()) req.transactional_id = config_.transactional_id;
   for (auto& [tp, b] : batches) {
     if (b->built.empty()) {
       record::BatchBuildOptions options;
@@ -283,6 +299,7 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
         options.producer_id = producer_id_;
         options.producer_epoch = producer_epoch_;
         options.base_sequence = b->base_sequence;
+        if (transactional()) options.attributes = record::kTransactionalFlagMask;
       }
       // compression.type: "none" or one of the codecs; the declaration admits nothing else.
       if (config_.compression_type != "none") {
@@ -385,8 +402,16 @@ void Producer::retry_or_fail(const TopicPartitionKey& tp, std::unique_ptr<Batch>
 void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, int64_t base_offset) {
   if (idempotent() && b.base_sequence >= 0) {
     unacked_[tp].erase(b.base_sequence);
-    // A sequenced batch that failed for good leaves a gap the broker would never accept.
-    if (err != ErrorCode::NONE) reset_needed_ = true;
+    // A sequenced batch that failed for good leaves a gap the broker would never accept. A
+    // transactional producer keeps its id: the transaction can only abort (below).
+    if (err != ErrorCode::NONE && !transactional()) reset_needed_ = true;
+  }
+  if (transactional() && err != ErrorCode::NONE) {
+    if (b.base_sequence >= 0) epoch_bump_needed_ = true;
+    if (fencing_error(err))
+      become_fatal(err);
+    else if (abortable_error_ == ErrorCode::NONE && fatal_error_ == ErrorCode::NONE)
+      abortable_error_ = err;
   }
   if (err == ErrorCode::NONE && b.sent_acks != 0)
     rt_.emit(ev::ProduceAck{.topic = tp.topic,
@@ -465,6 +490,68 @@ void Producer::requeue_in_sequence_order(const TopicPartitionKey& tp, std::uniqu
   auto it = q.begin();
   while (it != q.end() && (*it)->base_sequence >= 0 && (*it)->base_sequence < b->base_sequence) ++it;
   q.insert(it, std::move(b));
+}
+
+// Transactions: what touches the queues (the rest is in producer_txn.cpp).
+
+void Producer::fail_unsent(ErrorCode err) {
+  // Batches never sent hold no sequence numbers, so dropping them leaves no gap. Retries keep
+  // theirs and go out (they are in the transaction, the abort marker covers them).
+  for (auto& [tp, q] : queues_) {
+    std::deque<std::unique_ptr<Batch>> keep;
+    while (!q.empty()) {
+      auto b = std::move(q.front());
+      q.pop_front();
+      if (b->base_sequence < 0 && b->attempts == 0)
+        complete(tp, *b, err, -1);
+      else
+        keep.push_back(std::move(b));
+    }
+    q = std::move(keep);
+  }
+  while (!waiting_for_metadata_.empty()) {
+    auto p = std::move(waiting_for_metadata_.front());
+    waiting_for_metadata_.pop_front();
+    pending_--;
+    p->cb(RecordMetadata{err, p->record.topic, -1, -1});
+  }
+}
+
+void Producer::become_fatal(ErrorCode err) {
+  if (txn_phase_ == TxnPhase::kFatal) return;
+  const TxnPhase was = txn_phase_;
+  txn_phase_ = TxnPhase::kFatal;
+  fatal_error_ = err;
+  partitions_to_add_.clear();
+  // Everything queued fails with the fencing error; what is in flight fails when it returns
+  // (complete() sees the error or the callbacks below already ran).
+  for (auto& [tp, q] : queues_) {
+    auto batches = std::move(q);
+    q.clear();
+    for (auto& b : batches) complete(tp, *b, err, -1);
+  }
+  while (!waiting_for_metadata_.empty()) {
+    auto p = std::move(waiting_for_metadata_.front());
+    waiting_for_metadata_.pop_front();
+    pending_--;
+    p->cb(RecordMetadata{err, p->record.topic, -1, -1});
+  }
+  if (was == TxnPhase::kCommitting || was == TxnPhase::kAborting) {
+    const bool commit = was == TxnPhase::kCommitting;
+    if (commit)
+      rt_.emit(ev::TxnCommit{.transactional_id = config_.transactional_id, .producer_id = producer_id_,
+                             .epoch = producer_epoch_, .partitions = txn_partitions_text(), .outcome = protocol::error_name(err)});
+    else
+      rt_.emit(ev::TxnAbort{.transactional_id = config_.transactional_id, .producer_id = producer_id_,
+                            .epoch = producer_epoch_, .partitions = txn_partitions_text(), .outcome = protocol::error_name(err)});
+    auto cb = std::move(end_cb_);
+    end_cb_ = nullptr;
+    if (cb) cb(err);
+  }
+  if (auto cb = std::move(init_cb_)) {
+    init_cb_ = nullptr;
+    cb(err);
+  }
 }
 
 }  // namespace gregor::client

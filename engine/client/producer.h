@@ -23,6 +23,22 @@
 // Trace events: produce_ack {topic, partition, base_offset, count, crc, acks} when a batch is
 // acknowledged (checkers match it against replica logs), produce_error {topic, partition, error},
 // producer_init {producer_id, producer_epoch}.
+//
+// Transactions (transactional.id, KIP-98, as Kafka's TransactionManager): init_transactions()
+// finds the transaction coordinator (FindCoordinator, key type 1) and takes the id's producer id
+// and epoch from it (InitProducerId), fencing any older instance. Then, one at a time:
+// begin_transaction(); send() adds each new partition to the transaction (AddPartitionsToTxn)
+// before its first batch goes out, and every batch carries the transactional bit;
+// send_offsets_to_transaction() adds a group's offsets (AddOffsetsToTxn, then TxnOffsetCommit to
+// the group coordinator); commit_transaction() flushes what is queued and sends EndTxn(commit);
+// abort_transaction() drops batches not yet sent, waits for those in flight and sends
+// EndTxn(abort). Coordinator errors (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR,
+// COORDINATOR_LOAD_IN_PROGRESS, CONCURRENT_TRANSACTIONS) and lost connections are retried after
+// retry.backoff.ms, looking the coordinator up again, until delivery.timeout.ms. Fencing
+// (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, TRANSACTIONAL_ID_AUTHORIZATION_FAILED) is fatal: every
+// pending and later call fails with it. A batch that fails for good inside a transaction makes it
+// abortable only: commit fails with that error, abort works. Trace events: txn_begin, txn_commit,
+// txn_abort (docs/trace-events.md).
 #pragma once
 
 #include <deque>
@@ -47,6 +63,13 @@ struct ProducerRecord {
   std::optional<Bytes> value;
   std::vector<record::RecordHeader> headers;
   int64_t timestamp = -1;  // -1: now
+};
+
+// An offset for send_offsets_to_transaction: the next record the group will read.
+struct TopicPartitionOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
 };
 
 struct RecordMetadata {
@@ -83,7 +106,22 @@ class Producer {
   static Result<ProducerConfig> reconfigured(const ProducerConfig& current, const std::map<std::string, std::string>& settings);
   MetadataManager& metadata() { return metadata_; }
 
+  // Transactions. REQUIRES for each: transactional() (a transactional.id is set).
+  using TxnCallback = std::function<void(protocol::ErrorCode)>;
+  bool transactional() const { return !config_.transactional_id.empty(); }
+  void init_transactions(TxnCallback cb);
+  // NONE, the fatal error, or INVALID_TXN_STATE when not initialised or a transaction is open.
+  protocol::ErrorCode begin_transaction();
+  void send_offsets_to_transaction(std::vector<TopicPartitionOffset> offsets, std::string group_id, TxnCallback cb);
+  void commit_transaction(TxnCallback cb);
+  void abort_transaction(TxnCallback cb);
+  bool in_transaction() const { return txn_phase_ == TxnPhase::kInTransaction; }
+  // NONE, or the fencing error that ended this producer.
+  protocol::ErrorCode fatal_error() const { return fatal_error_; }
+  int16_t producer_epoch() const { return producer_epoch_; }
+
  private:
+  enum class TxnPhase { kUninitialized, kInitializing, kReady, kInTransaction, kCommitting, kAborting, kFatal };
   struct Pending;
   struct Batch;
   struct TopicPartitionKey {
@@ -107,6 +145,23 @@ class Producer {
   void maybe_reset_producer_id();
   bool may_send_idempotent(const TopicPartitionKey& tp, const Batch& b);
   void requeue_in_sequence_order(const TopicPartitionKey& tp, std::unique_ptr<Batch> b);
+  // Transactions (producer_txn.cpp).
+  template <typename Req, typename Resp>
+  void coordinator_call(int8_t key_type, std::string key, Req req, int16_t version,
+                        std::function<protocol::ErrorCode(const Resp&)> error_of,
+                        std::function<void(protocol::ErrorCode, const Resp*)> done, Time deadline);
+  void txn_init_producer_id(bool bump, TxnCallback cb);
+  void find_coordinator(int8_t key_type, const std::string& key, std::function<void(protocol::ErrorCode)> done);
+  std::optional<int32_t>& coordinator_for(int8_t key_type, const std::string& key);
+  bool may_send_transactional(const TopicPartitionKey& tp);
+  void add_partitions();
+  void maybe_end_transaction();
+  void end_transaction(bool commit);
+  void finish_end(bool commit, protocol::ErrorCode err);
+  void become_fatal(protocol::ErrorCode err);
+  void fail_unsent(protocol::ErrorCode err);
+  std::string txn_partitions_text() const;
+  static bool fencing_error(protocol::ErrorCode err);
 
   Runtime& rt_;
   ProducerConfig config_;
@@ -127,6 +182,21 @@ class Producer {
   std::map<TopicPartitionKey, int32_t> next_sequence_;
   std::map<TopicPartitionKey, std::set<int32_t>> unacked_;  // base sequences sent and not completed
   std::map<TopicPartitionKey, int32_t> in_flight_batches_;
+  // Transaction state.
+  TxnPhase txn_phase_ = TxnPhase::kUninitialized;
+  protocol::ErrorCode fatal_error_ = protocol::ErrorCode::NONE;
+  protocol::ErrorCode abortable_error_ = protocol::ErrorCode::NONE;
+  std::optional<int32_t> txn_coordinator_;
+  std::map<std::string, std::optional<int32_t>> group_coordinators_;
+  std::set<TopicPartitionKey> txn_partitions_;     // added to the open transaction
+  std::set<TopicPartitionKey> partitions_to_add_;  // waiting for AddPartitionsToTxn
+  bool add_in_flight_ = false;
+  bool offsets_added_ = false;
+  int32_t offsets_in_flight_ = 0;
+  bool end_in_flight_ = false;
+  bool epoch_bump_needed_ = false;  // a sequenced batch failed for good: bump the epoch after the abort
+  TxnCallback init_cb_;
+  TxnCallback end_cb_;
 
  public:
   int64_t producer_id() const { return producer_id_; }

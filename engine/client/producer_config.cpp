@@ -44,6 +44,11 @@ const ConfigDef<ProducerConfig>& producer_config_def() {
     d.define("retries", &ProducerConfig::retries, at_least(0), "How often a failed batch is sent again.");
     d.define("retry.backoff.ms", &ProducerConfig::retry_backoff_ms, at_least(0),
              "How long a failed batch waits before it is sent again.", kDynamic);
+    d.define("transaction.timeout.ms", &ProducerConfig::transaction_timeout_ms, between(1, INT32_MAX),
+             "How long the transaction coordinator waits for a transaction to end before it aborts it.");
+    d.define("transactional.id", &ProducerConfig::transactional_id, {},
+             "Makes the producer transactional (and idempotent): the id names it across restarts, so a new "
+             "instance fences the old one and ends what it left open.");
     return d;
   }();
   return def;

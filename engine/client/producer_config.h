@@ -30,6 +30,10 @@ struct ProducerConfig {
   bool enable_idempotence = false;
   std::string compression_type = "none";  // none, gzip, snappy, lz4 or zstd
   int64_t metadata_max_age_ms = 300000;
+  // Transactions (KIP-98): a non-empty transactional.id makes the producer transactional (and
+  // idempotent); transaction.timeout.ms is how long the coordinator lets a transaction stay open.
+  std::string transactional_id;  // "" is Kafka's null
+  int64_t transaction_timeout_ms = 60000;
 
   // Kafka's client security keys (engine/protocol/sasl_client.h): security.protocol,
   // sasl.mechanism, sasl.jaas.config (sensitive), and librdkafka's sasl.username / sasl.password.

@@ -4,6 +4,10 @@
 //
 // Key patterns: "none" (null keys: sticky partitioning), "seq" (key = the record's sequence
 // number), "mod:N" (N distinct keys, round robin).
+//
+// With a transactional.id the node runs transactions back to back: init_transactions, then
+// begin, `transaction_records` records, commit (or abort, for every `abort_every`-th transaction;
+// a failed commit aborts). A fenced producer stops. Stopping commits the open transaction.
 #pragma once
 
 #include <memory>
@@ -21,6 +25,8 @@ struct ProducerWorkload {
   int64_t max_records = -1;  // -1: until stopped
   Time start_at{0};
   Time stop_at{INT64_MAX};
+  int64_t transaction_records = 100;  // records per transaction (transactional producers)
+  int64_t abort_every = 0;            // every k-th transaction aborts; 0: none
 };
 
 class ProducerNode final : public Node {
@@ -38,12 +44,19 @@ class ProducerNode final : public Node {
 
  private:
   void tick();
+  void send_one();
+  // Transactions: returns whether records may be sent now.
+  bool transaction_step();
+  void end_transaction(bool commit);
   Runtime& rt_;
   ProducerWorkload workload_;
   Producer producer_;
   int64_t sent_ = 0, acked_ = 0, failed_ = 0;
   double credit_ = 0;
   Time last_tick_{0};
+  enum class Txn { kUninitialized, kInitializing, kIdle, kOpen, kEnding, kStopped } txn_ = Txn::kUninitialized;
+  int64_t txn_sent_ = 0;    // records sent in the open transaction
+  int64_t txn_number_ = 0;  // transactions begun
 };
 
 }  // namespace gregor::client

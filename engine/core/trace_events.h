@@ -773,6 +773,34 @@ struct ProducerReset {
   int64_t producer_id = 0;
   GREGOR_TRACE_FIELDS(producer_id)
 };
+// A transactional producer's own view of its transactions (engine/client/producer.h). The records
+// of a transaction are the produce_acks the same node emits between its txn_begin and its
+// txn_commit or txn_abort. partitions: "topic-partition" comma-separated, in order.
+struct TxnBegin {
+  GREGOR_TRACE_EVENT(TxnBegin, "txn_begin");
+  std::string transactional_id;
+  int64_t producer_id = 0;
+  int32_t epoch = 0;
+  GREGOR_TRACE_FIELDS(transactional_id, producer_id, epoch)
+};
+struct TxnCommit {
+  GREGOR_TRACE_EVENT(TxnCommit, "txn_commit");
+  std::string transactional_id;
+  int64_t producer_id = 0;
+  int32_t epoch = 0;
+  std::string partitions;
+  std::string outcome;  // NONE: EndTxn committed it; else the error the commit failed with
+  GREGOR_TRACE_FIELDS(transactional_id, producer_id, epoch, partitions, outcome)
+};
+struct TxnAbort {
+  GREGOR_TRACE_EVENT(TxnAbort, "txn_abort");
+  std::string transactional_id;
+  int64_t producer_id = 0;
+  int32_t epoch = 0;
+  std::string partitions;
+  std::string outcome;  // NONE: EndTxn aborted it; else the error the abort failed with
+  GREGOR_TRACE_FIELDS(transactional_id, producer_id, epoch, partitions, outcome)
+};
 
 // ---- Consumers (engine/client) -----------------------------------------------------------------
 
@@ -783,7 +811,8 @@ struct ConsumerStart {
   std::string mode;       // the delivery guarantee the group claims
   std::string behaviour;  // what this consumer actually does (a broken mode in a test)
   NameList topics;
-  GREGOR_TRACE_FIELDS(group, client_id, mode, behaviour, topics)
+  std::string isolation;  // isolation.level: read_uncommitted or read_committed
+  GREGOR_TRACE_FIELDS(group, client_id, mode, behaviour, topics, isolation)
 };
 struct ConsumerCoordinator {
   GREGOR_TRACE_EVENT(ConsumerCoordinator, "consumer_coordinator");
@@ -1149,7 +1178,7 @@ using TraceBody = std::variant<
     ev::TxnTopicCreate, ev::TxnLoad, ev::TxnUnload, ev::TxnStateChange, ev::TxnMarkerSend, ev::TxnMarkerError,
     // producers
     ev::ProduceAck, ev::ProduceError, ev::ProducerConfigChange, ev::ProducerInit, ev::ProducerInitError,
-    ev::ProducerReset,
+    ev::ProducerReset, ev::TxnBegin, ev::TxnCommit, ev::TxnAbort,
     // consumers
     ev::ConsumerStart, ev::ConsumerCoordinator, ev::ConsumerCoordinatorLost, ev::ConsumerRejoinNeeded,
     ev::ConsumerJoin, ev::ConsumerAssignment, ev::ConsumerRevoke, ev::ConsumerGenerationReset,

@@ -18,16 +18,25 @@ bool mode_promises_no_duplicates(const std::string& mode) { return mode == "at-m
 // ---------------------------------------------------------------------------------------------
 // ConsumeLedger.
 
+void ConsumeLedger::add_acked(const PartitionKey& tp, int64_t base, int64_t count) {
+  if (base < 0 || count <= 0) return;
+  auto& ranges = acked_[tp];
+  auto [it, inserted] = ranges.emplace(base, base + count);
+  if (!inserted) it->second = std::max(it->second, base + count);
+}
+
 void ConsumeLedger::apply(const TraceEvent& e) {
+  const bool transactional_ack = e.as<ev::ProduceAck>() && txns_.in_transaction(e.node.value);
+  if (const int64_t settled = txns_.apply(e); settled >= 0) {
+    const TxnLedger::Txn& t = txns_.transactions()[static_cast<size_t>(settled)];
+    if (t.outcome == TxnLedger::Outcome::kCommitted)
+      for (const auto& r : t.ranges) add_acked(r.tp, r.begin, r.end - r.begin);
+    return;
+  }
   if (const auto* a = e.as<ev::ProduceAck>()) {
     // acks=1 records may be lost by the brokers (acks1-write-lost tells); only acks=all counts.
-    if (a->acks != -1) return;
-    const int64_t base = a->base_offset;
-    const int64_t count = a->count;
-    if (base < 0 || count <= 0) return;
-    auto& ranges = acked_[key_of(*a)];
-    auto [it, inserted] = ranges.emplace(base, base + count);
-    if (!inserted) it->second = std::max(it->second, base + count);
+    if (a->acks != -1 || transactional_ack) return;
+    add_acked(key_of(*a), a->base_offset, a->count);
     return;
   }
   if (const auto* s = e.as<ev::ConsumerStart>()) {

@@ -5,7 +5,8 @@
 //
 //   consume-lost          every acks=all acknowledged record (produce_ack: base_offset + count) of a topic
 //                         a group consumes is consumed by that group, for groups whose mode
-//                         promises it (at-least-once, exactly-once); checked at the end of the run
+//                         promises it (at-least-once, exactly-once); checked at the end of the run.
+//                         A transaction's records count only once it committed (txn_checkers.h)
 //   consume-duplicate     no record (by id, the value up to its first '.') is consumed twice by a
 //                         group whose mode promises it (at-most-once, exactly-once)
 //   consume-order         a consumer process consumes each partition's offsets in increasing order
@@ -30,6 +31,7 @@
 
 #include "engine/core/trace_event.h"
 #include "sim/check/checkers.h"
+#include "sim/check/txn_checkers.h"
 
 namespace gregor::sim {
 
@@ -60,6 +62,10 @@ class ConsumeLedger {
  private:
   std::map<std::string, GroupView> groups_;
   std::map<PartitionKey, std::map<int64_t, int64_t>> acked_;
+  // A transaction's records count as acknowledged once it commits: an aborted (or never ended)
+  // one's records are not for read_committed consumers to deliver.
+  TxnLedger txns_;
+  void add_acked(const PartitionKey& tp, int64_t base, int64_t count);
 };
 
 // Adds the six checkers above to `set`.

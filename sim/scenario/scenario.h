@@ -61,6 +61,10 @@ struct ProducerSpec {
   Time start{0};
   Time stop{INT64_MAX};
   ConfigMap config;  // producer configs with Kafka's keys (acks, enable.idempotence, linger.ms, ...)
+  // A producer with transactional.id in its config runs transactions of this many records; every
+  // abort_every-th one aborts (0: none). See engine/client/producer_node.h.
+  int64_t transaction_records = 100;
+  int64_t abort_every = 0;
   int line = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/check/consume_checkers.h"
+#include "sim/check/txn_checkers.h"
 #include "sim/check/zk_checkers.h"
 
 namespace gregor::sim {
@@ -42,6 +43,7 @@ void add_scenario_checkers(CheckerSet& set) {
   add_consume_checkers(set);
   // The coordination service's guarantees; they matter for a replicated zk ensemble.
   add_zk_checkers(set);
+  add_txn_checkers(set);
 }
 
 std::vector<std::string> known_checker_names() {

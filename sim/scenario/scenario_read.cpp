@@ -543,7 +543,8 @@ std::string read_keys_spec(const YAML::Node& n, const std::string& key) {
 }
 
 ProducerSpec read_producer(const YAML::Node& p, const std::string& key, size_t index, const Names& names) {
-  R::check_keys(p, key, {"name", "topic", "rate", "keys", "value-bytes", "records", "start", "stop", "config"});
+  R::check_keys(p, key,
+                {"name", "topic", "rate", "keys", "value-bytes", "records", "start", "stop", "config", "transaction.records", "abort.every"});
   ProducerSpec spec;
   spec.line = line_of(p, 0);
   spec.name = p["name"] ? R::scalar(p["name"], key + ".name") : "producer-" + std::to_string(index + 1);
@@ -559,6 +560,14 @@ ProducerSpec read_producer(const YAML::Node& p, const std::string& key, size_t i
   if (p["start"]) spec.start = Time{0} + R::duration(p["start"], key + ".start");
   if (p["stop"]) spec.stop = Time{0} + R::duration(p["stop"], key + ".stop");
   if (p["config"]) spec.config = read_config(p["config"], key + ".config", validate_producer_key);
+  // Transactions: only for a producer that has a transactional.id.
+  const bool transactional = spec.config.count("transactional.id") && !spec.config.at("transactional.id").empty();
+  for (const char* k : {"transaction.records", "abort.every"})
+    if (p[k] && !transactional)
+      R::fail(p[k], key + "." + k, std::string(k) + " needs a transactional.id under config:");
+  if (p["transaction.records"])
+    spec.transaction_records = R::integer(p["transaction.records"], key + ".transaction.records", 1, 1000000);
+  if (p["abort.every"]) spec.abort_every = R::integer(p["abort.every"], key + ".abort.every", 0, 1000000);
   return spec;
 }
 

@@ -87,6 +87,8 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
     w.max_records = p.records;
     w.start_at = p.start;
     w.stop_at = p.stop;
+    w.transaction_records = p.transaction_records;
+    w.abort_every = p.abort_every;
     const NodeId id{next_id++};
     producer_configs_[id] = pc;
     sim_->add_node(

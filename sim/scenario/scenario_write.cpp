@@ -222,6 +222,8 @@ std::string to_yaml(const Scenario& s) {
       if (p.start.us != 0) out << YAML::Key << "start" << YAML::Value << format_duration(p.start - Time{0});
       if (p.stop.us != INT64_MAX) out << YAML::Key << "stop" << YAML::Value << format_duration(p.stop - Time{0});
       emit_config(out, "config", p.config);
+      if (p.transaction_records != 100) out << YAML::Key << "transaction.records" << YAML::Value << p.transaction_records;
+      if (p.abort_every != 0) out << YAML::Key << "abort.every" << YAML::Value << p.abort_every;
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

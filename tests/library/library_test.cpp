@@ -83,6 +83,22 @@ TEST_CASE("library: z1-zk-leader-crash", "[library]") { check_story("z1-zk-leade
 TEST_CASE("library: z2-zk-quorum-lost", "[library]") { check_story("z2-zk-quorum-lost.yaml"); }
 TEST_CASE("library: z3-zk-split", "[library]") { check_story("z3-zk-split.yaml"); }
 TEST_CASE("library: z4-broker-cut-from-zk", "[library]") { check_story("z4-broker-cut-from-zk.yaml"); }
+TEST_CASE("library: s12-transactions", "[library]") { check_story("s12-transactions.yaml"); }
+TEST_CASE("library: s13-zombie-producer", "[library]") { check_story("s13-zombie-producer.yaml"); }
+
+TEST_CASE("library: s12-transactions holds its expectations at every one of 20 seeds", "[library]") {
+  // The transaction checkers must hold whatever the interleaving, not only at the story's seed.
+  auto s = sim::load_scenario(std::string(GREGOR_SOURCE_DIR) + "/scenarios/s12-transactions.yaml");
+  REQUIRE(s.is_ok());
+  for (uint64_t seed = 1; seed <= kSeeds; seed++) {
+    sim::ScenarioRun run(*s, seed);
+    run.run_to_end();
+    const sim::Verdicts v = run.verdicts();
+    INFO("gregor run scenarios/s12-transactions.yaml --seed " << seed << failed_expectations(v));
+    CHECK(v.finished);
+    CHECK(v.all_hold());
+  }
+}
 
 TEST_CASE("library: every file in scenarios/ has a test case above", "[library]") {
   // A new story must be added here too, so it cannot slip past the suite.
@@ -90,8 +106,9 @@ TEST_CASE("library: every file in scenarios/ has a test case above", "[library]"
                                         "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s4-missed-epoch.yaml", "s5-acks1-loss.yaml",
                                         "s6-last-replica-standing.yaml", "s7-unclean-election.yaml", "s8-jepsen-2013.yaml",
                                         "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
-                                        "s11-operator-lowers-min-isr.yaml", "z1-zk-leader-crash.yaml", "z2-zk-quorum-lost.yaml",
-                                        "z3-zk-split.yaml", "z4-broker-cut-from-zk.yaml"};
+                                        "s11-operator-lowers-min-isr.yaml", "s12-transactions.yaml", "s13-zombie-producer.yaml",
+                                        "z1-zk-leader-crash.yaml", "z2-zk-quorum-lost.yaml", "z3-zk-split.yaml",
+                                        "z4-broker-cut-from-zk.yaml"};
   std::vector<std::string> found;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(GREGOR_SOURCE_DIR) + "/scenarios"))
     if (entry.path().extension() == ".yaml") found.push_back(entry.path().filename().string());

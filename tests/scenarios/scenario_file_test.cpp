@@ -344,3 +344,33 @@ TEST_CASE("targets: a group's coordinator and the partitions of __consumer_offse
   CHECK(parse_scenario("name: t\nfaults:\n  - at: 1s\n    crash: leader of __consumer_offsets-49\n", "x.yaml").is_ok());
   CHECK_FALSE(parse_scenario("name: t\nfaults:\n  - at: 1s\n    crash: leader of __consumer_offsets-50\n", "x.yaml").is_ok());
 }
+
+TEST_CASE("transactional producers and read_committed groups parse and write back", "[scenario]") {
+  const std::string head = "name: t\ntopics:\n  - name: o\nproducers:\n  - name: p\n    topic: o\n";
+  const std::string txn = head + "    config: {transactional.id: w}\n";
+  auto a = parse_scenario(txn + "    transaction.records: 7\n    abort.every: 2\ngroups:\n  - name: g\n    topics: [o]\n"
+                                "    config: {isolation.level: read_committed}\n",
+                          "a.yaml");
+  REQUIRE(a.is_ok());
+  CHECK(a->producers[0].transaction_records == 7);
+  CHECK(a->producers[0].abort_every == 2);
+  CHECK(a->producers[0].config.at("transactional.id") == "w");
+  CHECK(a->groups[0].config.at("isolation.level") == "read_committed");
+  auto b = parse_scenario(to_yaml(*a), "b.yaml");
+  REQUIRE(b.is_ok());
+  CHECK(b->producers[0].transaction_records == 7);
+  CHECK(b->producers[0].abort_every == 2);
+  CHECK(b->groups[0].config == a->groups[0].config);
+  // Defaults: 100 records a transaction, none aborted.
+  auto d = parse_scenario(txn, "d.yaml");
+  REQUIRE(d.is_ok());
+  CHECK(d->producers[0].transaction_records == 100);
+  CHECK(d->producers[0].abort_every == 0);
+  // Errors name the file, the line and the key.
+  CHECK(error_of(head + "    abort.every: 2\n") ==
+        "x.yaml:7: producers[0].abort.every: abort.every needs a transactional.id under config:");
+  CHECK(error_of(txn + "    transaction.records: 0\n").find("x.yaml:8: producers[0].transaction.records: must be between") == 0);
+  CHECK(error_of(txn + "    abort.every: often\n").find("x.yaml:8: producers[0].abort.every:") == 0);
+  CHECK(error_of(head + "groups:\n  - name: g\n    topics: [o]\n    config: {isolation.level: committed}\n")
+            .find("x.yaml:10: groups[0].config.isolation.level:") == 0);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/check/checkers.h"
+#include "sim/check/txn_checkers.h"
 #include "sim/check/zk_checkers.h"
 
 using namespace gregor;
@@ -277,4 +278,118 @@ TEST_CASE("zk-ephemeral-session catches an ephemeral created for an ended sessio
   z.expire(1002, 9, 0);
   z.create(1002, "/brokers/ids/2", 4, 9, true, "b2");
   CHECK(z.violated("zk-ephemeral-session"));
+}
+
+namespace {
+
+// A transactional producer (node 2001) and a group's consumer (node 2002) in hand-made traces.
+struct TxnTrace {
+  TraceBuilder b;
+  TxnTrace() { sim::add_txn_checkers(b.set); }
+  void consumer(const std::string& group, const std::string& isolation) {
+    b.ev(2002, ev::ConsumerStart{.group = group, .client_id = group + "-1", .mode = "at-least-once",
+                                 .behaviour = "at-least-once", .topics = {"t"}, .isolation = isolation});
+  }
+  void begin() { b.ev(2001, ev::TxnBegin{.transactional_id = "tx", .producer_id = 7, .epoch = 0}); }
+  void ack(int32_t partition, int64_t base, int64_t count, int64_t crc) {
+    b.ev(2001, ev::ProduceAck{.topic = "t", .partition = partition, .base_offset = base, .count = count, .crc = crc, .acks = -1});
+  }
+  void commit(const std::string& outcome = "NONE") {
+    b.ev(2001, ev::TxnCommit{.transactional_id = "tx", .producer_id = 7, .epoch = 0, .partitions = "t-0,t-1", .outcome = outcome});
+  }
+  void abort(const std::string& outcome = "NONE") {
+    b.ev(2001, ev::TxnAbort{.transactional_id = "tx", .producer_id = 7, .epoch = 0, .partitions = "t-0", .outcome = outcome});
+  }
+  void consume(const std::string& group, int32_t partition, int64_t offset) {
+    b.ev(2002, ev::Consume{.group = group, .member = "m", .generation = 1, .mode = "at-least-once", .topic = "t",
+                           .partition = partition, .offset = offset, .value = "p2001-" + std::to_string(offset)});
+  }
+  // Broker 1 leads t-<partition> and holds the batch [base, base + count) below its HW.
+  void logged(int32_t partition, int64_t base, int64_t count, int64_t crc) {
+    b.ev(4, ev::LeaderChange{.topic = "t", .partition = partition, .leader = 1, .leader_epoch = 0, .isr = {1},
+                             .controller_epoch = 1, .reason = "test"});
+    b.ev(1, ev::LogAppend{.topic = "t", .partition = partition, .base_offset = base, .last_offset = base + count - 1,
+                          .epoch = 0, .crc = crc, .role = "leader"});
+    b.ev(1, ev::HwAdvance{.topic = "t", .partition = partition, .hw = base + count, .leader_epoch = 0, .role = "leader"});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("read-committed-no-aborted catches a read_committed group delivering an aborted record", "[checkers]") {
+  SECTION("delivered after the abort was known") {
+    TxnTrace t;
+    t.consumer("g", "read_committed");
+    t.begin();
+    t.ack(0, 0, 2, 11);
+    t.abort();
+    t.consume("g", 0, 1);
+    CHECK(t.b.violated("read-committed-no-aborted"));
+    CHECK(t.b.violated("txn-atomic"));
+  }
+  SECTION("delivered before the producer heard its abort answered") {
+    TxnTrace t;
+    t.consumer("g", "read_committed");
+    t.begin();
+    t.ack(0, 0, 2, 11);
+    t.consume("g", 0, 0);
+    CHECK_FALSE(t.b.violated("read-committed-no-aborted"));
+    t.abort();
+    CHECK(t.b.violated("read-committed-no-aborted"));
+  }
+  SECTION("a fenced producer's open transaction counts as aborted") {
+    TxnTrace t;
+    t.consumer("g", "read_committed");
+    t.begin();
+    t.ack(0, 0, 1, 11);
+    t.commit("PRODUCER_FENCED");
+    t.consume("g", 0, 0);
+    CHECK(t.b.violated("read-committed-no-aborted"));
+  }
+}
+
+TEST_CASE("read-committed-no-aborted stays quiet on committed records and read_uncommitted groups", "[checkers]") {
+  TxnTrace t;
+  t.consumer("g", "read_uncommitted");
+  t.consumer("rc", "read_committed");
+  t.begin();
+  t.ack(0, 0, 2, 11);
+  t.abort();
+  t.consume("g", 0, 0);  // read_uncommitted sees aborted records: allowed
+  t.begin();
+  t.ack(0, 3, 2, 12);
+  t.commit("REQUEST_TIMED_OUT");  // a failed commit ends nothing
+  t.commit();
+  t.consume("rc", 0, 3);
+  t.consume("rc", 0, 4);
+  CHECK_FALSE(t.b.violated("read-committed-no-aborted"));
+  CHECK_FALSE(t.b.violated("txn-atomic"));
+}
+
+TEST_CASE("txn-atomic catches a committed transaction that is only partly in the logs", "[checkers]") {
+  TxnTrace t;
+  t.begin();
+  t.ack(0, 0, 2, 11);
+  t.ack(1, 0, 3, 22);
+  t.commit();
+  t.logged(0, 0, 2, 11);
+  t.logged(1, 5, 1, 99);  // partition 1's leader holds something else
+  t.b.set.finish(Time{t.b.t + 1000});
+  REQUIRE(t.b.violated("txn-atomic"));
+  CHECK(t.b.set.find("txn-atomic")->violation()->message.find("t-1@0") != std::string::npos);
+}
+
+TEST_CASE("txn-atomic passes a committed transaction wholly in the logs and an aborted one partly there", "[checkers]") {
+  TxnTrace t;
+  t.begin();
+  t.ack(0, 0, 2, 11);
+  t.ack(1, 0, 3, 22);
+  t.commit();
+  t.begin();
+  t.ack(0, 2, 1, 33);
+  t.abort();
+  t.logged(0, 0, 2, 11);
+  t.logged(1, 0, 3, 22);
+  t.b.set.finish(Time{t.b.t + 1000});
+  CHECK_FALSE(t.b.violated("txn-atomic"));
 }
