@@ -58,6 +58,19 @@ async function main() {
     'createTopics returned false',
   );
 
+  // The group's coordinator comes up with __consumer_offsets, made on the first lookup; until its
+  // leader has loaded it, brokers answer NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, and
+  // kafkajs' sendOffsets asks the coordinator it found first again and again. Wait for it here.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.fetchOffsets({ groupId: group, topics: [input] });
+      break;
+    } catch (e) {
+      if (attempt >= 50) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
   const p1 = kafka.producer({ transactionalId: 'js-tx', maxInFlightRequests: 1, idempotent: true });
   await p1.connect();
 
