@@ -722,6 +722,15 @@ void ZkServer::forward(Pending& p, QuorumMessage m) {
   send_peer(NodeId{leader_id_}, std::move(m));
 }
 
+void ZkServer::forward_ops(Pending& p, int64_t session, const wire::Request& request) {
+  QuorumMessage m;
+  m.kind = ForwardKind::kOps;
+  m.session = session;
+  m.xid = request.xid;
+  m.frame = wire::encode_request(request);
+  forward(p, std::move(m));
+}
+
 void ZkServer::drain_follower() {
   while (serving_) {
     if (peer_state_ == PeerState::kLeading) {

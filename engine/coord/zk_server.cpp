@@ -191,12 +191,7 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     case wire::OpCode::kSetData:
     case wire::OpCode::kCheck: {
       if (peer_state_ == PeerState::kFollowing) {
-        QuorumMessage m;
-        m.kind = ForwardKind::kOps;
-        m.session = conn.session;
-        m.xid = request.xid;
-        m.frame = wire::encode_request(request);
-        forward(p, std::move(m));
+        forward_ops(p, conn.session, request);
         break;
       }
       PrepOutcome out = prep_->ops(conn.session, request.xid, time_ms, {request.args}, false);
@@ -209,12 +204,7 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
     case wire::OpCode::kMulti: {
       if (request.ops.empty()) break;  // nothing to do: an empty result list
       if (peer_state_ == PeerState::kFollowing) {
-        QuorumMessage m;
-        m.kind = ForwardKind::kOps;
-        m.session = conn.session;
-        m.xid = request.xid;
-        m.frame = wire::encode_request(request);
-        forward(p, std::move(m));
+        forward_ops(p, conn.session, request);
         p.request = std::move(request);
         break;
       }
@@ -236,12 +226,7 @@ void ZkServer::handle_request(int32_t connection, wire::Request request) {
       if (!valid_path(request.args.path)) p.error = ZkError::kBadArguments;
       if (p.error == ZkError::kOk && request.op == wire::OpCode::kSync && peer_state_ == PeerState::kFollowing) {
         // The leader answers with its newest zxid; the reply waits until this server applied it.
-        QuorumMessage m;
-        m.kind = ForwardKind::kOps;
-        m.session = conn.session;
-        m.xid = request.xid;
-        m.frame = wire::encode_request(request);
-        forward(p, std::move(m));
+        forward_ops(p, conn.session, request);
       }
       p.request = std::move(request);
       break;

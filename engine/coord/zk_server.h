@@ -272,6 +272,8 @@ class ZkServer final : public Node {
   void follower_on_message(const QuorumMessage& m);
   void follower_apply_committed();
   void forward(Pending& p, QuorumMessage m);
+  // Forwards a client request the leader must order (writes, sync) as it came.
+  void forward_ops(Pending& p, int64_t session, const wire::Request& request);
   void peer_tick();
   void after_flush();
   void close_client_connections();

@@ -9,10 +9,7 @@
 source "$(dirname "$0")/lib.sh" "$1"
 G="$GREGOR"
 require kcat "Debian's kcat (librdkafka)"
-require node "Debian's nodejs"
-CLIENTS="$(cd "$(dirname "$0")/../clients" && pwd)"
-[ -f "$CLIENTS/node_modules/kafkajs/package.json" ] ||
-  fail "kafkajs is not installed in $CLIENTS (make test installs it; or: cd tests/clients && npm ci)"
+require_kafkajs
 
 start_cluster 3 --sasl --config sasl.plain.users=admin:admin-secret,alice:alice-secret,bob:bob-secret \
   --config authorizer.class.name=kafka.security.authorizer.AclAuthorizer --config 'super.users=User:admin;User:ANONYMOUS'

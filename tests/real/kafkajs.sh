@@ -3,10 +3,7 @@
 # Gregor cluster, in two node processes (the second resumes the first one's group from its
 # commits): see tests/clients/kafkajs_test.js.
 source "$(dirname "$0")/lib.sh" "$1"
-require node "Debian's nodejs"
-CLIENTS="$(cd "$(dirname "$0")/../clients" && pwd)"
-[ -f "$CLIENTS/node_modules/kafkajs/package.json" ] ||
-  fail "kafkajs is not installed in $CLIENTS (make test installs it; or: cd tests/clients && npm ci)"
+require_kafkajs
 grep -q '"version": "2.2.4"' "$CLIENTS/node_modules/kafkajs/package.json" || fail "kafkajs in $CLIENTS is not 2.2.4"
 
 start_cluster 3

@@ -40,6 +40,14 @@ require() {
   command -v "$1" >/dev/null 2>&1 || fail "$1 is not installed; it is needed by this test ($2)"
 }
 
+# require_kafkajs: node, and kafkajs where make test installs it (tests/clients); sets CLIENTS.
+require_kafkajs() {
+  require node "Debian's nodejs"
+  CLIENTS="$(cd "$(dirname "${BASH_SOURCE[0]}")/../clients" && pwd)"
+  [ -f "$CLIENTS/node_modules/kafkajs/package.json" ] ||
+    fail "kafkajs is not installed in $CLIENTS (make test installs it; or: cd tests/clients && npm ci)"
+}
+
 # until_true SECONDS COMMAND...: runs COMMAND every 100 ms until it succeeds; fails after SECONDS.
 until_true() {
   local seconds=$1

@@ -12,10 +12,7 @@
 source "$(dirname "$0")/lib.sh" "$1"
 G="$GREGOR"
 require kcat "Debian's kcat (librdkafka)"
-require node "Debian's nodejs"
-CLIENTS="$(cd "$(dirname "$0")/../clients" && pwd)"
-[ -f "$CLIENTS/node_modules/kafkajs/package.json" ] ||
-  fail "kafkajs is not installed in $CLIENTS (make test installs it; or: cd tests/clients && npm ci)"
+require_kafkajs
 
 start_cluster 3 --sasl --config sasl.plain.users=alice:alice-secret,admin:admin-secret
 grep -q "CLIENT:SASL_PLAINTEXT" "$TMP/cluster.log" || fail "cluster up --sasl did not make CLIENT a SASL_PLAINTEXT listener"
