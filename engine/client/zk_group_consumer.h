@@ -6,6 +6,7 @@
 // The znodes (Kafka 0.8's layout, under the group's directory /consumers/<group>):
 //   ids/<member>                 ephemeral: the member's registration, JSON
 //                                {"pattern":"static","subscription":{"<topic>":1},"timestamp":"<ms>","version":1}
+//                                (timestamp: the runtime's clock, virtual time in the simulator)
 //   owners/<topic>/<partition>   ephemeral: the member that owns the partition (data = member id)
 //   offsets/<topic>/<partition>  persistent: the next offset to consume, decimal text
 //

@@ -184,3 +184,21 @@ TEST_CASE("zk group: a bad coordination value is a FILE:LINE error", "[groups][z
   // 0.8's keys are checked.
   CHECK_FALSE(sim::parse_scenario(zk_group_scenario("    config: {rebalance.max.retries: zero}\n", ""), "zk-group.yaml").is_ok());
 }
+
+TEST_CASE("zk group: coordination survives saving a scenario", "[groups][zk-group]") {
+  auto s = sim::parse_scenario(zk_group_scenario("", ""), "zk-group.yaml");
+  REQUIRE(s.is_ok());
+  REQUIRE(s->groups.size() == 1);
+  CHECK(s->groups[0].zookeeper);
+  auto again = sim::parse_scenario(sim::to_yaml(*s), "saved.yaml");
+  REQUIRE(again.is_ok());
+  CHECK(again->groups[0].zookeeper);
+  // The default is the group coordinator.
+  std::string text = zk_group_scenario("", "");
+  const std::string from = "    coordination: zookeeper\n";
+  text.erase(text.find(from), from.size());
+  auto plain = sim::parse_scenario(text, "zk-group.yaml");
+  REQUIRE(plain.is_ok());
+  CHECK_FALSE(plain->groups[0].zookeeper);
+  CHECK(sim::to_yaml(*plain).find("coordination") == std::string::npos);
+}
