@@ -22,6 +22,8 @@
 #include "app/real_client.h"
 #include "engine/client/consumer_config.h"
 #include "engine/client/producer_config.h"
+#include "engine/client/zk_group_consumer.h"
+#include "net/zookeeper_connect.h"
 
 namespace po = boost::program_options;
 
@@ -192,12 +194,98 @@ int cmd_produce(const Args& args) {
   return failed == 0 ? 0 : 1;
 }
 
+namespace {
+
+// gregor consume --zookeeper-group: the records of the partitions this member claims in the zk
+// group (engine/client/zk_group_consumer.h), printed as they are processed; offsets are written to
+// zk after each batch (unless auto.commit.enable=true). At the end the session is closed, so the
+// member's registration and claims go at once and the others rebalance.
+int consume_zookeeper_group(const std::string& bootstrap, const std::string& topic, const std::string& group,
+                            const std::string& zk_connect, bool from_beginning, bool print_key, bool print_offset,
+                            int64_t max_messages, int64_t timeout_ms, std::map<std::string, std::string> settings) {
+  auto connect = net::parse_zookeeper_connect(zk_connect);
+  if (!connect) {
+    std::cerr << "gregor consume: --zookeeper: " << connect.status().message() << "\n";
+    return 2;
+  }
+  if (!settings.count("auto.offset.reset")) settings["auto.offset.reset"] = from_beginning ? "earliest" : "latest";
+  if (!settings.count("auto.commit.enable")) settings["auto.commit.enable"] = "false";
+  client::ZkConsumerSettings zs;
+  if (Status st = zs.apply(settings); !st) {
+    std::cerr << "gregor consume: " << st.message() << "\n";
+    return 2;
+  }
+  client::ConsumerConfig cc;
+  // 0.8's consumer id: unique per process, so that two consumers on one host are two members.
+  cc.client_id = "console-consumer-" + std::to_string(::getpid());
+  settings["group.id"] = group;
+  settings["enable.auto.commit"] = "false";
+  if (Status st = cc.apply(client::without_zk_consumer_keys(settings)); !st) {
+    std::cerr << "gregor consume: " << st.message() << "\n";
+    return 2;
+  }
+  coord::ZkClientConfig zc;
+  zc.chroot = connect->chroot;
+  std::map<NodeId, net::PeerAddress> zk_peers;
+  for (size_t i = 0; i < connect->servers.size(); i++) {
+    const NodeId server{kZkPeerIdBase + static_cast<int32_t>(i)};
+    zk_peers[server] = connect->servers[i];
+    zc.servers.push_back(server);
+  }
+  client::ConsumerWorkload w;
+  w.topics = {topic};
+  w.mode = client::DeliveryMode::kAtLeastOnce;
+  w.processing_time = Duration{0};
+  w.poll_idle = Duration::millis(100);
+  int64_t printed = 0;
+  Time last_record{0};
+  client::ZkGroupConsumerNode* member = nullptr;
+  auto session = ClientSession::open(
+      "consume", bootstrap,
+      [&](ClientNode& n, const std::vector<NodeId>& ids) {
+        cc.bootstrap_servers = ids;
+        auto node = std::make_unique<client::ZkGroupConsumerNode>(n.rt(), cc, zs, zc, w);
+        member = node.get();
+        n.inner = std::move(node);
+      },
+      std::nullopt, zk_peers);
+  if (!session) return 2;
+  if (max_messages >= 0) member->set_max_records(max_messages);
+  last_record = session->rt().now();
+  member->set_record_handler([&](const client::ConsumerRecord& r) {
+    std::string line;
+    if (print_offset) line += std::to_string(r.partition) + "@" + std::to_string(r.offset) + "\t";
+    if (print_key) line += (r.key ? to_string(*r.key) : std::string("null")) + "\t";
+    line += r.value ? to_string(*r.value) : std::string("null");
+    std::cout << line << "\n";
+    printed++;
+    last_record = session->rt().now();
+  });
+  while (!session->interrupted()) {
+    session->run_until([&] { return member->limit_reached() && member->idle(); }, Duration::millis(100));
+    std::cout << std::flush;
+    if (member->limit_reached() && member->idle()) break;
+    if (timeout_ms >= 0 && session->rt().now() - last_record >= Duration::millis(timeout_ms)) break;
+  }
+  // Wait for the batch in hand (its offsets are written after it), then close.
+  session->run_until([&] { return member->idle(); }, kCloseTimeout);
+  bool closed = false;
+  member->close([&closed] { closed = true; });
+  session->run_until([&] { return closed; }, kCloseTimeout);
+  std::cout << std::flush;
+  std::cerr << "Processed a total of " << printed << " messages\n";
+  return 0;
+}
+
+}  // namespace
+
 int cmd_consume(const Args& args) {
   po::options_description desc(
       "usage: gregor consume --bootstrap-server H:P --topic T [--group G] [--from-beginning] [--max-messages N]\n"
-      "                      [--isolation-level read_uncommitted|read_committed]\n\n"
+      "                      [--isolation-level read_uncommitted|read_committed]\n"
+      "       gregor consume --bootstrap-server H:P --topic T --zookeeper-group G --zookeeper H:P[,H:P...][/chroot]\n\n"
       "Prints the records of a topic, one per line (kafka-console-consumer).\n\noptions");
-  std::string bootstrap, topic, group, isolation_level;
+  std::string bootstrap, topic, group, isolation_level, zk_group, zk_connect;
   bool from_beginning = false, print_key = false, print_offset = false;
   int64_t max_messages = -1, timeout_ms = -1;
   std::vector<std::string> properties;
@@ -211,7 +299,12 @@ int cmd_consume(const Args& args) {
       "isolation-level", po::value<std::string>(&isolation_level),
       "read_committed: only committed transactions' records; read_uncommitted (default): all")(
       "print-offset", po::bool_switch(&print_offset), "print partition and offset first: P@OFFSET<TAB>...")(
-      "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value");
+      "consumer-property", po::value<std::vector<std::string>>(&properties)->composing(), "a consumer config key=value")(
+      "zookeeper-group", po::value<std::string>(&zk_group),
+      "consume as a member of this group coordinated through ZooKeeper, as Kafka 0.8's consumer did "
+      "(/consumers/G/ids, owners, offsets; rebalance.max.retries, rebalance.backoff.ms, zookeeper.session.timeout.ms, "
+      "auto.commit.enable as --consumer-property)")(
+      "zookeeper", po::value<std::string>(&zk_connect), "the zk connect string of --zookeeper-group: H:P[,H:P...][/chroot]");
   ClientConfigFiles files;
   files.add_to(desc, false, true);
   po::variables_map vm;
@@ -222,10 +315,22 @@ int cmd_consume(const Args& args) {
     std::cerr << "gregor consume: --bootstrap-server and --topic are required\n";
     return 2;
   }
+  if (!zk_group.empty() || !zk_connect.empty()) {
+    if (zk_group.empty() || zk_connect.empty()) {
+      std::cerr << "gregor consume: --zookeeper-group and --zookeeper go together\n";
+      return 2;
+    }
+    if (!group.empty()) {
+      std::cerr << "gregor consume: --group and --zookeeper-group exclude each other\n";
+      return 2;
+    }
+  }
   client::ConsumerConfig cc;
   cc.client_id = "console-consumer";
   std::map<std::string, std::string> settings;
   if (!parse_key_values("consume", properties, settings)) return 2;
+  if (!zk_group.empty()) return consume_zookeeper_group(bootstrap, topic, zk_group, zk_connect, from_beginning, print_key,
+                                                       print_offset, max_messages, timeout_ms, settings);
   std::map<std::string, std::string> file_settings;
   if (!files.read("consume", file_settings)) return 2;
   settings = merge_client_properties("consume", std::move(file_settings), settings,

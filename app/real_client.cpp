@@ -18,6 +18,7 @@ ClientNode::~ClientNode() = default;
 void ClientNode::start() {
   if (producer) producer->start();
   if (consumer) consumer->start();
+  if (inner) inner->start();
 }
 
 void ClientNode::on_message(NodeId from, Bytes frame) {
@@ -25,12 +26,14 @@ void ClientNode::on_message(NodeId from, Bytes frame) {
   if (net) net->on_message(from, frame);
   if (producer) producer->on_message(from, frame);
   if (consumer) consumer->on_message(from, frame);
+  if (inner) inner->on_message(from, frame);
 }
 
 void ClientNode::on_disconnect(NodeId peer) {
   if (net) net->on_disconnect(peer);
   if (producer) producer->on_disconnect(peer);
   if (consumer) consumer->on_disconnect(peer);
+  if (inner) inner->on_disconnect(peer);
 }
 
 bool parse_key_values(const std::string& command, const std::vector<std::string>& items,
@@ -110,7 +113,8 @@ std::map<std::string, std::string> merge_client_properties(const std::string& co
 
 std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, const std::string& bootstrap,
                                                    std::function<void(ClientNode&, const std::vector<NodeId>&)> setup,
-                                                   std::optional<protocol::SaslCredentials> sasl) {
+                                                   std::optional<protocol::SaslCredentials> sasl,
+                                                   const std::map<NodeId, net::PeerAddress>& more_peers) {
   std::unique_ptr<ClientSession> s(new ClientSession());
   s->command_ = command;
   net::NodeConfig config;
@@ -138,6 +142,7 @@ std::unique_ptr<ClientSession> ClientSession::open(const std::string& command, c
     std::cerr << "gregor " << command << ": --bootstrap-server HOST:PORT is required\n";
     return nullptr;
   }
+  for (const auto& [id, address] : more_peers) config.peers[id] = address;
   // The runtime wants a data directory; a client writes nothing there.
   char pattern[] = "/tmp/gregor-client-XXXXXX";
   char* made = ::mkdtemp(pattern);

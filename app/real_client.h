@@ -51,6 +51,9 @@ class ClientNode final : public Node {
   std::unique_ptr<protocol::NetworkClient> net;
   std::unique_ptr<client::Producer> producer;
   std::unique_ptr<client::Consumer> consumer;
+  // A node of its own that this one hosts (the zk-coordinated consumer: its zk client and its
+  // Consumer share the node's connections).
+  std::unique_ptr<Node> inner;
 
  private:
   Runtime& rt_;
@@ -59,12 +62,13 @@ class ClientNode final : public Node {
 class ClientSession {
  public:
   // bootstrap: "host:port[,host:port...]". setup creates the node's client, given the bootstrap
-  // servers' ids; a NetworkClient it creates (ClientNode::net) authenticates with `sasl` when set
+  // servers' ids (more_peers: other servers it reaches by their ids, e.g. zk's); a NetworkClient it creates (ClientNode::net) authenticates with `sasl` when set
   // (a Producer or Consumer takes its own from its config). Returns nullptr with a message on
   // stderr for bad input.
   static std::unique_ptr<ClientSession> open(const std::string& command, const std::string& bootstrap,
                                              std::function<void(ClientNode&, const std::vector<NodeId>& bootstrap)> setup,
-                                             std::optional<protocol::SaslCredentials> sasl = std::nullopt);
+                                             std::optional<protocol::SaslCredentials> sasl = std::nullopt,
+                                             const std::map<NodeId, net::PeerAddress>& more_peers = {});
   ~ClientSession();
 
   ClientNode& node();

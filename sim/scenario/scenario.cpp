@@ -50,6 +50,8 @@ ConfigMap group_consumer_config(const GroupSpec& g) {
                      {"enable.auto.commit", "false"},
                      {"fetch.max.wait.ms", "100"},
                      {"max.poll.records", "100"}};
+  // A zookeeper group commits as the coordinator groups do: by its delivery mode, not on a timer.
+  if (g.zookeeper) settings["auto.commit.enable"] = "false";
   for (const auto& [k, v] : g.config) settings[k] = v;
   return settings;
 }

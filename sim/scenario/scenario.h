@@ -81,6 +81,10 @@ struct GroupSpec {
   DeliveryMode delivery = DeliveryMode::kAtLeastOnce;
   Time start{0};
   ConfigMap config;  // consumer configs with Kafka's keys (session.timeout.ms, max.poll.interval.ms, ...)
+  // `coordination: zookeeper`: Kafka 0.8's consumer, coordinated through zk
+  // (engine/client/zk_group_consumer.h) instead of the brokers' group coordinator; its config may
+  // use 0.8's keys too (rebalance.max.retries, zookeeper.session.timeout.ms, ...).
+  bool zookeeper = false;
   int line = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "engine/broker/broker_config.h"
 #include "engine/client/consumer_config.h"
 #include "engine/client/producer.h"
+#include "engine/client/zk_group_consumer.h"
 #include "engine/protocol/topic_name.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario.h"
@@ -427,6 +428,8 @@ void check_fault_targets(const YAML::Node& n, const std::string& key, const Faul
 
 // A consumer key of a group: checked alone here, and with the group's other keys in read_group.
 Status validate_consumer_key(const std::string& k, const std::string& v) {
+  // Kafka 0.8's consumer keys (groups with coordination: zookeeper; the others ignore them).
+  if (client::ZkConsumerSettings::is_zk_key(k)) return client::ZkConsumerSettings{}.apply({{k, v}});
   const auto* key = client::consumer_config_def().find(k);
   if (!key) return client::consumer_config_def().unknown(k);
   client::ConsumerConfig c;
@@ -578,9 +581,14 @@ DeliveryMode read_delivery(const YAML::Node& n, const std::string& key) {
 }
 
 GroupSpec read_group(const YAML::Node& g, const std::string& key, const Names& names) {
-  R::check_keys(g, key, {"name", "topics", "members", "delivery", "start", "config"});
+  R::check_keys(g, key, {"name", "topics", "members", "delivery", "start", "config", "coordination"});
   GroupSpec spec;
   spec.line = line_of(g, 0);
+  if (g["coordination"]) {
+    const std::string c = R::scalar(g["coordination"], key + ".coordination");
+    if (c != "coordinator" && c != "zookeeper") R::fail(g["coordination"], key + ".coordination", "expected coordinator or zookeeper, got '" + c + "'");
+    spec.zookeeper = c == "zookeeper";
+  }
   if (!g["name"]) R::fail(g, key + ".name", "a group needs a name (its group.id)");
   spec.name = R::scalar(g["name"], key + ".name");
   if (names.nodes.count(spec.name) || names.labels.count(spec.name))
@@ -591,11 +599,14 @@ GroupSpec read_group(const YAML::Node& g, const std::string& key, const Names& n
     if (!names.partitions.count(t)) R::fail(g["topics"], key + ".topics", "no topic '" + t + "' under topics:");
   if (g["members"]) spec.members = static_cast<int32_t>(R::integer(g["members"], key + ".members", 1, kScenarioGroupMembersMax));
   if (g["delivery"]) spec.delivery = read_delivery(g["delivery"], key + ".delivery");
+  if (spec.zookeeper && spec.delivery == DeliveryMode::kExactlyOnce)
+    R::fail(g["delivery"], key + ".delivery", "a zookeeper group is at-most-once or at-least-once (0.8 had no transactions)");
   if (g["start"]) spec.start = Time{0} + R::duration(g["start"], key + ".start");
   if (g["config"]) {
     spec.config = read_config(g["config"], key + ".config", validate_consumer_key);
     client::ConsumerConfig together;  // keys that only fail together (heartbeat vs session timeout)
-    if (Status s = together.apply(group_consumer_config(spec)); !s.is_ok()) R::fail(g["config"], key + ".config", s.message());
+    if (Status s = together.apply(client::without_zk_consumer_keys(group_consumer_config(spec))); !s.is_ok())
+      R::fail(g["config"], key + ".config", s.message());
   }
   return spec;
 }

@@ -5,6 +5,7 @@
 #include "engine/client/consumer_node.h"
 #include "engine/client/producer_node.h"
 #include "engine/client/transactional_sink.h"
+#include "engine/client/zk_group_consumer.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario_checks.h"
 
@@ -110,7 +111,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
     for (int32_t m = 1; m <= g.members; m++) {
       client::ConsumerConfig cc;
       settings["client.id"] = g.name + "-" + std::to_string(m);
-      Status ok = cc.apply(settings);
+      Status ok = cc.apply(client::without_zk_consumer_keys(settings));
       GREGOR_ASSERT_MSG(ok.is_ok(), ok.to_string());
       cc.bootstrap_servers = bootstrap;
       client::ConsumerWorkload w;
@@ -121,7 +122,18 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
       w.start_at = g.start;
       if (w.mode == client::DeliveryMode::kExactlyOnce) w.sink = sink_id;
       const NodeId id{next_id++};
-      sim_->add_node(id, cc.client_id, [cc, w](Runtime& rt) { return std::make_unique<client::ConsumerNode>(rt, cc, w); }, false);
+      if (g.zookeeper) {
+        // Kafka 0.8's consumer: the group lives in zk (engine/client/zk_group_consumer.h).
+        client::ZkConsumerSettings zs;
+        Status zok = zs.apply(settings);
+        GREGOR_ASSERT_MSG(zok.is_ok(), zok.to_string());
+        coord::ZkClientConfig zc;
+        zc.servers = cluster_->zk_ids();
+        sim_->add_node(id, cc.client_id, [cc, zs, zc, w](Runtime& rt) { return std::make_unique<client::ZkGroupConsumerNode>(rt, cc, zs, zc, w); },
+                       false);
+      } else {
+        sim_->add_node(id, cc.client_id, [cc, w](Runtime& rt) { return std::make_unique<client::ConsumerNode>(rt, cc, w); }, false);
+      }
       names_[cc.client_id] = id;
       client_ids_.push_back(id);
       members.push_back(id);

@@ -236,6 +236,7 @@ std::string to_yaml(const Scenario& s) {
       emit_list(out, g.topics);
       out << YAML::Key << "members" << YAML::Value << g.members;
       out << YAML::Key << "delivery" << YAML::Value << delivery_mode_name(g.delivery);
+      if (g.zookeeper) out << YAML::Key << "coordination" << YAML::Value << "zookeeper";
       if (g.start.us != 0) out << YAML::Key << "start" << YAML::Value << format_duration(g.start - Time{0});
       emit_config(out, "config", g.config);
       out << YAML::EndMap;

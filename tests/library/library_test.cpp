@@ -83,6 +83,7 @@ TEST_CASE("library: z1-zk-leader-crash", "[library]") { check_story("z1-zk-leade
 TEST_CASE("library: z2-zk-quorum-lost", "[library]") { check_story("z2-zk-quorum-lost.yaml"); }
 TEST_CASE("library: z3-zk-split", "[library]") { check_story("z3-zk-split.yaml"); }
 TEST_CASE("library: z4-broker-cut-from-zk", "[library]") { check_story("z4-broker-cut-from-zk.yaml"); }
+TEST_CASE("library: z5-zk-consumer-rebalance", "[library]") { check_story("z5-zk-consumer-rebalance.yaml"); }
 TEST_CASE("library: s12-transactions", "[library]") { check_story("s12-transactions.yaml"); }
 TEST_CASE("library: s13-zombie-producer", "[library]") { check_story("s13-zombie-producer.yaml"); }
 
@@ -108,7 +109,7 @@ TEST_CASE("library: every file in scenarios/ has a test case above", "[library]"
                                         "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
                                         "s11-operator-lowers-min-isr.yaml", "s12-transactions.yaml", "s13-zombie-producer.yaml",
                                         "z1-zk-leader-crash.yaml", "z2-zk-quorum-lost.yaml", "z3-zk-split.yaml",
-                                        "z4-broker-cut-from-zk.yaml"};
+                                        "z4-broker-cut-from-zk.yaml", "z5-zk-consumer-rebalance.yaml"};
   std::vector<std::string> found;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(GREGOR_SOURCE_DIR) + "/scenarios"))
     if (entry.path().extension() == ".yaml") found.push_back(entry.path().filename().string());
