@@ -231,7 +231,7 @@ void ZkGroupConsumerNode::register_member() {
   reg["version"] = Json(1);
   reg["subscription"] = Json(std::move(subscription));
   reg["pattern"] = Json("static");
-  reg["timestamp"] = Json(std::to_string(rt_.now().ms()));
+  reg["timestamp"] = Json(std::to_string(rt_.wall_time_ms()));  // as 0.8: milliseconds since the epoch
   zk_.create(ids_path(group_) + "/" + member_, text_bytes(Json(std::move(reg)).dump()), CreateMode::kEphemeral,
              [this, epoch, session](ZkError err, std::string) {
                if (epoch != epoch_) return;
