@@ -145,6 +145,9 @@ struct TxnClientModel {
   int32_t epoch = -1;
   std::string last;     // "begin", "commit", "abort"
   std::string outcome;  // NONE, or the error its last EndTxn failed with (PRODUCER_FENCED, ...)
+  // Fenced: its EndTxn failed with PRODUCER_FENCED (or INVALID_PRODUCER_EPOCH), or another
+  // instance holds a newer epoch of the same producer id (a zombie: its next request is refused).
+  bool fenced = false;
   Time at{0};
 };
 

@@ -792,7 +792,14 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
   m.health = health();
   m.topic_configs = model_.topic_configs();
   m.zk = zk_model();
-  for (const auto& [id, t] : txns_) m.transactions.push_back(t);
+  for (const auto& [id, t] : txns_) {
+    m.transactions.push_back(t);
+    for (auto& c : m.transactions.back().clients) {
+      c.fenced = c.outcome == "PRODUCER_FENCED" || c.outcome == "INVALID_PRODUCER_EPOCH";
+      for (const auto& other : t.clients)
+        c.fenced |= other.client != c.client && other.producer_id == c.producer_id && other.epoch > c.epoch;
+    }
+  }
 
   std::map<int32_t, size_t> index;
   for (const auto& [id, n] : model_.nodes()) {

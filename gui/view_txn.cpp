@@ -130,15 +130,16 @@ void draw_txn_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
     ImGui::Text("%s: the producer instances using it", t.transactional_id.c_str());
     for (const auto& cl : t.clients) {
       const bool failed = !cl.outcome.empty() && cl.outcome != "NONE";
+      const bool bad = failed || cl.fenced;
       const bool current = cl.producer_id == t.producer_id && cl.epoch == t.producer_epoch;
       char line[256];
       std::snprintf(line, sizeof line, "  %s  producer id %lld epoch %d  last %s%s%s at %s%s", node_label(m, cl.client).c_str(),
                     static_cast<long long>(cl.producer_id), cl.epoch, cl.last.c_str(), failed ? " failed: " : "",
                     failed ? cl.outcome.c_str() : "", seconds_text(cl.at).c_str(),
-                    failed && cl.outcome == "PRODUCER_FENCED" ? "   (a fenced zombie: a newer instance took the epoch)"
-                    : current                                  ? "   (the current epoch)"
-                                                               : "");
-      ImGui::TextColored(failed ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.8f, 0.9f, 0.8f, 1), "%s", line);
+                    cl.fenced ? "   FENCED: a zombie (a newer instance took the epoch; its next request is refused)"
+                    : current ? "   (the current epoch)"
+                              : "");
+      ImGui::TextColored(bad ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.8f, 0.9f, 0.8f, 1), "%s", line);
     }
     ImGui::TextDisabled("its states over the last 10 s (as the coordinator wrote them to __transaction_state):");
     state_strip(t, m.now);

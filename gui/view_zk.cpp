@@ -116,10 +116,9 @@ ImU32 role_color(const std::string& role) {
 }
 
 std::string zxid_text(int64_t zxid) {
-  char buf[48];
-  // ZooKeeper's zxid: the epoch in the high 32 bits, a counter in the low 32.
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64 " (%lld:%lld)", static_cast<uint64_t>(zxid), static_cast<long long>(zxid >> 32),
-                static_cast<long long>(zxid & 0xffffffffLL));
+  // The simulated ensemble's zxid is one counter across epochs (docs/zk.md).
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(zxid));
   return buf;
 }
 
@@ -140,7 +139,7 @@ void draw_ensemble(const DashboardModel& m, const ViewContext& c) {
     ImGui::TableSetupColumn("server", 0, 0.9f);
     ImGui::TableSetupColumn("role", 0, 0.8f);
     ImGui::TableSetupColumn("epoch", 0, 0.45f);
-    ImGui::TableSetupColumn("last zxid (epoch:counter)", 0, 1.5f);
+    ImGui::TableSetupColumn("last zxid", 0, 1.5f);
     ImGui::TableSetupColumn("leader", 0, 0.8f);
     ImGui::TableSetupColumn("sessions", 0, 0.55f);
     ImGui::TableSetupColumn("elections", 0, 0.55f);

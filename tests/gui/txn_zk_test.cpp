@@ -169,16 +169,18 @@ TEST_CASE("the transactions list follows the coordinator and shows the fenced zo
   // producer-2's InitProducerId bumped the epoch; producer-1 is the zombie, fenced.
   CHECK(t->producer_epoch >= 1);
   REQUIRE(t->clients.size() == 2);
-  int fenced = 0, current = 0;
+  int fenced_zombie = 0, current = 0;
   for (const auto& c : t->clients) {
-    fenced += c.outcome == "PRODUCER_FENCED";
-    current += c.producer_id == t->producer_id && c.epoch == t->producer_epoch;
+    INFO("client " << c.client << " epoch " << c.epoch << " outcome " << c.outcome);
+    fenced_zombie += c.fenced && c.client == t->clients.front().client;
+    current += c.producer_id == t->producer_id && c.epoch == t->producer_epoch && !c.fenced;
   }
-  CHECK(fenced == 1);
+  CHECK(fenced_zombie == 1);  // producer-1, the first instance
   CHECK(current == 1);
-  bool fence_step = false;
-  for (const auto& h : t->history) fence_step |= h.state == "PrepareEpochFence" || (h.state == "PrepareAbort" && h.producer_epoch >= 1);
-  CHECK(fence_step);
+  // The coordinator's history shows the epoch bump of producer-2's InitProducerId.
+  bool bumped = false;
+  for (size_t i = 1; i < t->history.size(); i++) bumped |= t->history[i].producer_epoch > t->history[i - 1].producer_epoch;
+  CHECK(bumped);
   // The coordinator in the list is the one in the simulator.
   broker::Broker* coordinator = session->runner()->cluster().broker(t->coordinator);
   REQUIRE(coordinator != nullptr);
@@ -204,7 +206,8 @@ TEST_CASE("the ensemble view shows each zk server's role and the new leader afte
     }
     CHECK(followers == 2);
     CHECK(sessions >= 3);  // the three brokers (and the clients that use zk) are connected somewhere
-    CHECK(m.zk.last_commit_zxid >> 32 == old_epoch);
+    CHECK(m.zk.last_commit_zxid > 0);
+    CHECK(m.zk.last_commit_acks.size() >= 2);  // a quorum of three, the leader included
   }
   // 10 s: the zk leader crashes. The two others elect a new leader in a newer epoch.
   session->run_to(Time{20'000'000});
@@ -219,7 +222,7 @@ TEST_CASE("the ensemble view shows each zk server's role and the new leader afte
     // The survivors went looking, and their role history says so.
     for (const auto& z : m.zk.ensemble) {
       if (z.id == old_leader) continue;
-      CHECK(z.elections >= 2);
+      CHECK(z.elections >= 1);
       bool looked = false;
       for (const auto& span : z.spans) looked |= span.role == "looking" && span.from >= Time{10'000'000};
       CHECK(looked);
