@@ -357,6 +357,7 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
   ImGui::TextDisabled("solid: committed (below HW)   faded: not yet committed   white bar: LEO   cyan: HW");
   if (txns) {
     auto swatch = [&](ImU32 col, const char* text) {
+      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(text).x + 20) ImGui::NewLine();
       const ImVec2 a = ImGui::GetCursorScreenPos();
       dl->AddRectFilled(ImVec2(a.x, a.y + 2), ImVec2(a.x + 14, a.y + 14), col);
       ImGui::Dummy(ImVec2(16, 14));
@@ -367,7 +368,7 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     swatch(kCommitColor, "C: commit marker");
     swatch(kAbortColor, "A: abort marker");
     swatch(kAbortedColor, "crossed out: aborted records");
-    swatch(kLsoColor, "orange dashes: LSO (first offset of an open transaction; read_committed reads below it)");
+    swatch(kLsoColor, "orange dashes: LSO (read_committed reads below it)");
     ImGui::NewLine();
   }
   if (hi - lo + 2 > visible) {

@@ -55,6 +55,7 @@ void state_strip(const TransactionModel& t, Time now) {
 
 void state_legend() {
   for (const char* s : {"Empty", "Ongoing", "PrepareCommit", "CompleteCommit", "PrepareAbort", "CompleteAbort", "PrepareEpochFence"}) {
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(s).x + 20) ImGui::NewLine();
     const ImVec2 a = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(a.x, a.y + 3), ImVec2(a.x + 12, a.y + 13), txn_state_color(s));
     ImGui::Dummy(ImVec2(14, 14));
@@ -136,7 +137,7 @@ void draw_txn_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
       std::snprintf(line, sizeof line, "  %s  producer id %lld epoch %d  last %s%s%s at %s%s", node_label(m, cl.client).c_str(),
                     static_cast<long long>(cl.producer_id), cl.epoch, cl.last.c_str(), failed ? " failed: " : "",
                     failed ? cl.outcome.c_str() : "", seconds_text(cl.at).c_str(),
-                    cl.fenced ? "   FENCED: a zombie (a newer instance took the epoch; its next request is refused)"
+                    cl.fenced ? "   FENCED (a zombie: a newer instance has the epoch)"
                     : current ? "   (the current epoch)"
                               : "");
       ImGui::TextColored(bad ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.8f, 0.9f, 0.8f, 1), "%s", line);

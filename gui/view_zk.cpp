@@ -234,8 +234,11 @@ void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
               static_cast<uint64_t>(zk.last_zxid), zk.znodes.size(), live_sessions,
               static_cast<long long>(zk.watches_fired), static_cast<long long>(zk.refused));
   ImGui::TextDisabled("green rows: changed in the last 2 s of the run");
-  ImGui::SameLine();
-  internal_topics_toggle(m, ui);
+  // Without internal topics the toggle draws nothing: the tree must not start on this line.
+  if (m.internal_partitions() > 0) {
+    ImGui::SameLine();
+    internal_topics_toggle(m, ui);
+  }
 
   const float avail_h = ImGui::GetContentRegionAvail().y;
   const float tree_h = std::max(160.0f, avail_h * 0.58f);
