@@ -249,12 +249,15 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
         if (o < w0 || o >= w1) continue;
         const float x = x_of(o);
         const ImVec2 c0(x + 0.5f, y + 1), c1(x + cell_w - 0.5f, y + row_h - 1);
-        const bool committed = o < p.hw;
-        dl->AddRectFilled(c0, c1, committed ? color : (color & 0x00FFFFFF) | 0x60000000);
-        dl->AddRect(c0, c1, IM_COL32(255, 255, 255, 200));
+        // Dark with a colored frame and letter: unlike any epoch's (pastel) color.
+        const ImU32 faded = o < p.hw ? color : (color & 0x00FFFFFF) | 0x90000000;
         if (cell_w >= 9) {
+          dl->AddRectFilled(c0, c1, IM_COL32(12, 12, 16, 255));
+          dl->AddRect(c0, c1, faded, 0, 0, 2);
           const ImVec2 ts = ImGui::CalcTextSize(letter);
-          dl->AddText(ImVec2(x + (cell_w - ts.x) / 2, y + (row_h - ts.y) / 2), IM_COL32(15, 15, 20, 255), letter);
+          dl->AddText(ImVec2(x + (cell_w - ts.x) / 2, y + (row_h - ts.y) / 2), faded, letter);
+        } else {
+          dl->AddRectFilled(c0, c1, faded);
         }
       }
     };
@@ -359,7 +362,8 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     auto swatch = [&](ImU32 col, const char* text) {
       if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(text).x + 20) ImGui::NewLine();
       const ImVec2 a = ImGui::GetCursorScreenPos();
-      dl->AddRectFilled(ImVec2(a.x, a.y + 2), ImVec2(a.x + 14, a.y + 14), col);
+      dl->AddRectFilled(ImVec2(a.x, a.y + 2), ImVec2(a.x + 14, a.y + 14), IM_COL32(12, 12, 16, 255));
+      dl->AddRect(ImVec2(a.x, a.y + 2), ImVec2(a.x + 14, a.y + 14), col, 0, 0, 2);
       ImGui::Dummy(ImVec2(16, 14));
       ImGui::SameLine(0, 3);
       ImGui::TextDisabled("%s", text);
