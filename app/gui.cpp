@@ -60,7 +60,7 @@ int cmd_gui(const Args& args) {
       ("screenshot", po::value(&screenshot), "render at --at to this PNG and exit (uses xvfb-run when there is no display)")
       ("at", po::value(&at_text), "virtual time for --screenshot/--bench-frames/--text: 20, 20s, 1500ms")
       ("size", po::value(&size_text)->default_value("1600x900"), "window size WxH")
-      ("view", po::value(&view)->default_value("partition"), "middle tab first shown: partition, topics, groups, zk, events")
+      ("view", po::value(&view)->default_value("partition"), "middle tab first shown: partition, topics, groups, txn, zk, events")
       ("partition", po::value(&focus), "the partition the partition view shows first, e.g. orders-0")
       ("bench-frames", po::value(&bench_frames)->default_value(0), "render N frames and print frame times")
       ("bench-play", "play at --speed while benchmarking (simulation included in frame time)")
@@ -103,7 +103,7 @@ int cmd_gui(const Args& args) {
     at = *t;
   }
   if (!gui::center_view_known(view)) {
-    std::cerr << "gregor gui: unknown --view '" << view << "' (partition, topics, groups, zk, events)\n";
+    std::cerr << "gregor gui: unknown --view '" << view << "' (partition, topics, groups, txn, zk, events)\n";
     return 2;
   }
   const bool text = vm.count("text") > 0;

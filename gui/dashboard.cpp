@@ -121,7 +121,8 @@ void Dashboard::frame(double wall_seconds, float width, float height) {
       const Tab tabs[] = {{CenterView::kPartition, "Partition (replica logs)", draw_partition_view},
                           {CenterView::kTopics, "Topics (kafka-topics --describe)", draw_topics_table},
                           {CenterView::kGroups, "Consumer groups", draw_groups_view},
-                          {CenterView::kZk, "ZooKeeper (znodes)", draw_zk_view},
+                          {CenterView::kTxn, "Transactions", draw_txn_view},
+                          {CenterView::kZk, "ZooKeeper", draw_zk_view},
                           {CenterView::kEvents, "Event log", draw_event_log}};
       const auto request = ui_->center_request;
       ui_->center_request.reset();

@@ -81,6 +81,23 @@ struct ReplicaRowModel {
   int64_t lag = 0;             // the leader's LEO minus this LEO (followers)
   // How long since the follower last had the leader's LEO: 0 caught up, -1 never.
   int64_t since_caught_up_ms = 0;
+  // The last stable offset as this replica would compute it (Kafka's UnifiedLog.lastStableOffset):
+  // its HW, or the first offset of a transaction still open on the partition if that is lower.
+  int64_t lso = 0;
+  // Transaction markers (control batches) and aborted transactions' data batches this replica's
+  // log holds (the same batch as the leader wrote: same base offset and CRC), oldest first.
+  std::vector<int64_t> commit_markers, abort_markers;
+  std::vector<EpochRun> aborted;  // [start, end) of aborted data batches (epoch unused)
+};
+
+// A transaction marker a leader appended (txn_marker_append): a control batch of one offset.
+struct TxnMarkerModel {
+  int64_t offset = 0;
+  bool commit = true;
+  int64_t producer_id = -1;
+  int32_t producer_epoch = -1;
+  int64_t lso = -1;  // the leader's LSO right after it, as the event says
+  Time at{0};
 };
 
 struct PartitionModel {
@@ -106,6 +123,45 @@ struct PartitionModel {
   bool offline = false;           // no leader, or a leader that is down
   int32_t leader_changes = 0, isr_changes = 0;
   std::vector<ReplicaRowModel> rows;  // in replica order
+  // Transactions (KIP-98). The leader's last stable offset: read_committed consumers read below it.
+  // Equal to the HW unless a transaction is open on the partition; then its first offset.
+  int64_t lso = 0;
+  // The producers with a transaction open here, each with its first offset (what holds the LSO).
+  std::vector<std::pair<int64_t, int64_t>> open_txns;  // (producer id, first offset), by first offset
+  int64_t commit_markers = 0, abort_markers = 0;  // appended so far
+};
+
+// A transactional producer's transaction as its coordinator records it (txn_state_change), and
+// what the producer instances behind the transactional.id saw (txn_begin, txn_commit, txn_abort).
+struct TxnStateSpan {
+  Time from{0};
+  std::string state;  // Kafka's: Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, ...
+  int32_t producer_epoch = -1;
+};
+
+struct TxnClientModel {
+  int32_t client = -1;
+  int64_t producer_id = -1;
+  int32_t epoch = -1;
+  std::string last;     // "begin", "commit", "abort"
+  std::string outcome;  // NONE, or the error its last EndTxn failed with (PRODUCER_FENCED, ...)
+  // Fenced: its EndTxn failed with PRODUCER_FENCED (or INVALID_PRODUCER_EPOCH), or another
+  // instance holds a newer epoch of the same producer id (a zombie: its next request is refused).
+  bool fenced = false;
+  Time at{0};
+};
+
+struct TransactionModel {
+  std::string transactional_id;
+  int64_t producer_id = -1;
+  int32_t producer_epoch = -1;
+  std::string state = "Empty";
+  std::vector<std::string> partitions;  // of the current (or last) transaction: "orders-0", ...
+  int32_t coordinator = -1;             // the broker whose txn_state_change said so last
+  Time since{0};                        // when the state was entered
+  int64_t commits = 0, aborts = 0;      // transactions completed (CompleteCommit / CompleteAbort)
+  std::vector<TxnStateSpan> history;    // state changes, oldest first (the latest few hundred)
+  std::vector<TxnClientModel> clients;  // producer instances with this transactional.id, by node
 };
 
 // kafka-consumer-groups --describe, one row per partition a group consumes.
@@ -190,7 +246,37 @@ struct ZkActivityModel {
   int64_t zxid = 0;             // a txn's (the ops of one multi share it)
 };
 
+// One server of a replicated ensemble (cluster.zookeeper: 3 or 5), from zk_election, zk_leader,
+// zk_follow, zk_sync and zk_commit and the node's status.
+struct ZkRoleSpan {
+  Time from{0};
+  std::string role;  // looking, leading, following, down
+  int64_t epoch = 0;
+};
+
+struct ZkServerModel {
+  int32_t id = -1;
+  NodeStatus status = NodeStatus::kAlive;
+  std::string role = "unknown";  // looking, leading, following, down (unknown: no ensemble event yet)
+  int64_t epoch = 0;             // its current epoch
+  int64_t zxid = 0;              // its last logged or applied zxid (ZooKeeper: epoch << 32 | counter)
+  int32_t leader = -1;           // the leader it follows (or itself when leading)
+  int64_t election_round = 0;
+  int64_t elections = 0;         // zk_election events (times it went looking)
+  int32_t sessions = 0;          // clients connected to it now (zk_client_state connected)
+  std::string last_sync;         // the latest zk_sync it took part in: "diff 0x..->0x.." / "snap ..."
+  std::vector<ZkRoleSpan> spans; // its role over time, oldest first
+};
+
 struct ZkModel {
+  // The ensemble (empty when the run has one zk server, which emits no election events).
+  std::vector<ZkServerModel> ensemble;  // by id
+  int32_t ensemble_leader = -1;         // the server that last said zk_leader and is still leading
+  int64_t ensemble_epoch = 0;
+  int64_t last_commit_zxid = 0;         // the leader's last zk_commit
+  std::vector<int32_t> last_commit_acks;
+  const ZkServerModel* server_model(int32_t id) const;
+
   int32_t server = -1;          // the zk server whose tree this is (the lowest id that emitted)
   std::vector<ZnodeModel> znodes;         // sorted by path: a parent before its children
   std::vector<ZkSessionModel> sessions;   // by session id
@@ -225,8 +311,10 @@ struct DashboardModel {
   std::map<std::string, std::map<std::string, std::string>> topic_configs;  // non-default, per topic
   std::vector<VerdictModel> verdicts;
   ZkModel zk;
+  std::vector<TransactionModel> transactions;  // by transactional.id
 
   const NodeModel* node(int32_t id) const;
+  const TransactionModel* transaction(const std::string& transactional_id) const;
   const PartitionModel* partition(const std::string& topic, int32_t p) const;
   // The partition a view shows first: the first user topic's first partition (orders-0), or the
   // first partition of all when there are only internal topics; null when there is none.

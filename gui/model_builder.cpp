@@ -1,6 +1,8 @@
 #include "gui/model_builder.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 
 #include "engine/broker/topic_config.h"
 #include "engine/coord/zk_types.h"
@@ -88,6 +90,18 @@ const ZnodeModel* ZkModel::znode(const std::string& path) const {
   return it != znodes.end() && it->path == path ? &*it : nullptr;
 }
 
+const TransactionModel* DashboardModel::transaction(const std::string& transactional_id) const {
+  for (const auto& t : transactions)
+    if (t.transactional_id == transactional_id) return &t;
+  return nullptr;
+}
+
+const ZkServerModel* ZkModel::server_model(int32_t id) const {
+  for (const auto& s : ensemble)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
 const GroupModel* DashboardModel::group(const std::string& name) const {
   for (const auto& g : groups)
     if (g.group == name) return &g;
@@ -105,6 +119,9 @@ void ModelBuilder::apply(const TraceEvent& e) {
     // dropping every cached run here is simply the safe choice for these rare events.
     runs_.clear();
     model_.apply(e);
+    // A zk server of the ensemble that crashed or lost power is down until it looks again.
+    for (auto& [id, z] : zk_servers_)
+      if (!model_.alive(id) && z.role != "down") zk_role(id, e.time, "down", z.epoch);
     return;
   }
   // A log that is truncated, reopened or rewritten below its cached end loses its cached runs.
@@ -119,7 +136,12 @@ void ModelBuilder::apply(const TraceEvent& e) {
   }
   model_.apply(e);
   // The znode tree, zk sessions and zk activity: the dashboard's ZooKeeper view.
-  if (e.kind().starts_with("zk_")) on_zk_tree(e);
+  if (e.kind().starts_with("zk_")) {
+    on_zk_tree(e);
+    on_zk_ensemble(e);
+  }
+  // Transactions: the coordinator's states, the producers' transactions, markers and the LSO.
+  if (e.kind().starts_with("txn_") || e.is<ev::ProduceAck>()) on_txn(e);
 
   // What the dashboard adds: messages on the links, Kafka's broker metrics, caught-up times.
   auto acting_leader = [&](const std::string& topic, int32_t partition) {
@@ -171,6 +193,200 @@ void ModelBuilder::apply(const TraceEvent& e) {
         } else if constexpr (std::is_same_v<B, ev::Consume>) {
           const int32_t leader = acting_leader(b.topic, b.partition);
           if (leader >= 0) add_traffic(e.time, leader, node, TrafficKind::kFetch);
+        }
+      },
+      e.body);
+}
+
+// ---- The replicated zk ensemble ----------------------------------------------------------------
+
+void ModelBuilder::zk_role(int32_t server, Time at, const std::string& role, int64_t epoch) {
+  ZkServerModel& z = zk_servers_[server];
+  z.id = server;
+  z.role = role;
+  z.epoch = epoch;
+  if (!z.spans.empty() && z.spans.back().role == role && z.spans.back().epoch == epoch) return;
+  // Two changes at one instant: the later one is what the server was in.
+  if (!z.spans.empty() && z.spans.back().from == at) z.spans.pop_back();
+  z.spans.push_back({at, role, epoch});
+  constexpr size_t kSpansKept = 512;
+  if (z.spans.size() > kSpansKept) z.spans.erase(z.spans.begin());
+}
+
+void ModelBuilder::on_zk_ensemble(const TraceEvent& e) {
+  const int32_t node = e.node.value;
+  std::visit(
+      [&](const auto& b) {
+        using B = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<B, ev::ZkClientState>) {
+          zk_clients_[node] = {b.state, b.server};
+        } else if constexpr (std::is_same_v<B, ev::ZkElection>) {
+          ZkServerModel& z = zk_servers_[node];
+          z.zxid = b.zxid;
+          z.election_round = b.round;
+          z.elections++;
+          z.leader = -1;
+          zk_role(node, e.time, "looking", b.epoch);
+        } else if constexpr (std::is_same_v<B, ev::ZkLeader>) {
+          ZkServerModel& z = zk_servers_[node];
+          z.zxid = b.zxid;
+          z.leader = node;
+          zk_role(node, e.time, "leading", b.epoch);
+        } else if constexpr (std::is_same_v<B, ev::ZkFollow>) {
+          ZkServerModel& z = zk_servers_[node];
+          z.zxid = b.zxid;
+          z.leader = b.leader;
+          zk_role(node, e.time, "following", b.epoch);
+        } else if constexpr (std::is_same_v<B, ev::ZkSync>) {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%s 0x%llx -> 0x%llx", b.mode.c_str(), static_cast<unsigned long long>(b.from_zxid),
+                        static_cast<unsigned long long>(b.to_zxid));
+          zk_servers_[b.follower].id = b.follower;
+          zk_servers_[b.follower].last_sync = std::string(buf) + " from zk " + std::to_string(node);
+          zk_servers_[node].last_sync = std::string(buf) + " to zk " + std::to_string(b.follower);
+        } else if constexpr (std::is_same_v<B, ev::ZkCommit>) {
+          zk_commit_zxid_ = b.zxid;
+          zk_commit_acks_ = b.acks;
+          // The servers that acknowledged a proposal logged it durably.
+          for (int32_t a : b.acks) {
+            auto it = zk_servers_.find(a);
+            if (it != zk_servers_.end()) it->second.zxid = std::max(it->second.zxid, b.zxid);
+          }
+        } else if constexpr (std::is_same_v<B, ev::ZkCreate> || std::is_same_v<B, ev::ZkSet> || std::is_same_v<B, ev::ZkDelete>) {
+          // Every server applies committed txns and says so.
+          auto it = zk_servers_.find(node);
+          if (it != zk_servers_.end()) it->second.zxid = std::max(it->second.zxid, b.zxid);
+        } else if constexpr (std::is_same_v<B, ev::ZkRecover>) {
+          auto it = zk_servers_.find(node);
+          if (it != zk_servers_.end()) it->second.zxid = b.zxid;
+        }
+      },
+      e.body);
+}
+
+std::vector<ZkServerModel> ModelBuilder::ensemble_model() const {
+  std::vector<ZkServerModel> out;
+  if (zk_servers_.empty()) return out;
+  // Every zk server of the cluster, also one that has not spoken yet.
+  std::map<int32_t, ZkServerModel> all = zk_servers_;
+  for (const auto& [id, n] : model_.nodes())
+    if (node_kind_of(id) == NodeKind::kZk && !all.count(id)) all[id].id = id;
+  for (auto& [id, z] : all) {
+    z.id = id;
+    const auto* n = model_.node(id);
+    z.status = n ? n->status : NodeStatus::kAlive;
+    if (!model_.alive(id)) z.role = "down";
+    z.sessions = 0;
+    for (const auto& [client, c] : zk_clients_)
+      if (c.server == id && c.state == "SyncConnected" && model_.alive(client)) z.sessions++;
+    out.push_back(std::move(z));
+  }
+  return out;
+}
+
+// ---- Transactions ------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void ModelBuilder::on_txn(const TraceEvent& e) {
+  const int32_t node = e.node.value;
+  auto client = [&](const std::string& tid, int64_t pid, int32_t epoch, const char* what, const std::string& outcome) {
+    TransactionModel& t = txns_[tid];
+    t.transactional_id = tid;
+    auto it = std::find_if(t.clients.begin(), t.clients.end(), [&](const TxnClientModel& c) { return c.client == node; });
+    if (it == t.clients.end()) {
+      t.clients.push_back({});
+      it = t.clients.end() - 1;
+      it->client = node;
+      std::sort(t.clients.begin(), t.clients.end(), [](const TxnClientModel& a, const TxnClientModel& b) { return a.client < b.client; });
+      it = std::find_if(t.clients.begin(), t.clients.end(), [&](const TxnClientModel& c) { return c.client == node; });
+    }
+    it->producer_id = pid;
+    it->epoch = epoch;
+    it->last = what;
+    it->outcome = outcome;
+    it->at = e.time;
+  };
+  std::visit(
+      [&](const auto& b) {
+        using B = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<B, ev::TxnStateChange>) {
+          TransactionModel& t = txns_[b.transactional_id];
+          t.transactional_id = b.transactional_id;
+          t.producer_id = b.producer_id;
+          t.producer_epoch = b.producer_epoch;
+          t.coordinator = node;
+          if (t.state != b.to || t.history.empty()) t.since = e.time;
+          t.state = b.to;
+          // The partitions of the transaction; a completed one keeps the list it had.
+          const auto parts = split_list(b.partitions);
+          if (!parts.empty() || (b.to != "CompleteCommit" && b.to != "CompleteAbort")) t.partitions = parts;
+          if (b.to == "CompleteCommit") t.commits++;
+          if (b.to == "CompleteAbort") t.aborts++;
+          t.history.push_back({e.time, b.to, b.producer_epoch});
+          constexpr size_t kHistoryKept = 600;
+          if (t.history.size() > kHistoryKept) t.history.erase(t.history.begin());
+        } else if constexpr (std::is_same_v<B, ev::TxnBegin>) {
+          txn_clients_[node] = {b.transactional_id, b.producer_id};
+          client(b.transactional_id, b.producer_id, b.epoch, "begin", "");
+        } else if constexpr (std::is_same_v<B, ev::TxnCommit>) {
+          client(b.transactional_id, b.producer_id, b.epoch, "commit", b.outcome);
+        } else if constexpr (std::is_same_v<B, ev::TxnAbort>) {
+          client(b.transactional_id, b.producer_id, b.epoch, "abort", b.outcome);
+        } else if constexpr (std::is_same_v<B, ev::ProduceAck>) {
+          // A transactional producer's batch: it belongs to the producer's open transaction on the
+          // partition, or opens one (a write after that transaction's marker opens the next).
+          auto c = txn_clients_.find(node);
+          if (c == txn_clients_.end() || c->second.producer_id < 0) return;
+          const int64_t pid = c->second.producer_id;
+          PartitionTxns& pt = part_txns_[{b.topic, b.partition}];
+          auto lm = pt.last_marker.find(pid);
+          // Acknowledged after its transaction's marker went in (the marker was appended after
+          // the batch): it was part of that transaction, already ended.
+          if (lm != pt.last_marker.end() && b.base_offset < lm->second) return;
+          auto [it, opened] = pt.open.try_emplace(pid);
+          if (opened || b.base_offset < it->second.first) it->second.first = b.base_offset;
+          it->second.batches.push_back(b.base_offset);
+        } else if constexpr (std::is_same_v<B, ev::TxnMarkerAppend>) {
+          const sim::PartitionKey key{b.topic, b.partition};
+          PartitionTxns& pt = part_txns_[key];
+          const auto* log = model_.replica(node, key);
+          auto crc_at = [&](int64_t offset) -> std::pair<int64_t, int64_t> {
+            if (!log) return {offset + 1, 0};
+            auto it = log->batches.find(offset);
+            if (it == log->batches.end()) return {offset + 1, 0};
+            return {it->second.last_offset + 1, it->second.crc};
+          };
+          TxnMarkerModel mk;
+          mk.offset = b.offset;
+          mk.commit = b.result == "commit";
+          mk.producer_id = b.producer_id;
+          mk.producer_epoch = b.producer_epoch;
+          mk.lso = b.lso;
+          mk.at = e.time;
+          pt.markers[b.offset] = {mk, crc_at(b.offset).second};
+          auto open = pt.open.find(b.producer_id);
+          if (open != pt.open.end()) {
+            if (!mk.commit)
+              for (int64_t base : open->second.batches)
+                if (base < b.offset) pt.aborted[base] = crc_at(base);
+            pt.open.erase(open);
+          }
+          pt.last_marker[b.producer_id] = b.offset;
         }
       },
       e.body);
@@ -293,6 +509,14 @@ void ModelBuilder::on_zk_tree(const TraceEvent& e) {
 
 ZkModel ModelBuilder::zk_model() const {
   ZkModel z;
+  z.ensemble = ensemble_model();
+  for (const auto& s : z.ensemble)
+    if (s.role == "leading" && s.epoch >= z.ensemble_epoch) {
+      z.ensemble_leader = s.id;
+      z.ensemble_epoch = s.epoch;
+    }
+  z.last_commit_zxid = zk_commit_zxid_;
+  z.last_commit_acks = zk_commit_acks_;
   z.server = zk_server_;
   z.last_zxid = zk_last_zxid_;
   z.watches_fired = zk_watches_fired_;
@@ -420,6 +644,18 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
     m.leo = leader_log->leo;
     m.hw = leader_log->hw;
   }
+  // The LSO: the HW, held back by the first offset of a transaction still open.
+  const auto pt = part_txns_.find(key);
+  int64_t first_open = INT64_MAX;
+  if (pt != part_txns_.end()) {
+    for (const auto& [pid, o] : pt->second.open) {
+      m.open_txns.push_back({pid, o.first});
+      first_open = std::min(first_open, o.first);
+    }
+    std::sort(m.open_txns.begin(), m.open_txns.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const auto& [off, mk] : pt->second.markers) (mk.first.commit ? m.commit_markers : m.abort_markers)++;
+  }
+  m.lso = std::min(m.hw, first_open);
   for (int32_t b : m.replicas) {
     ReplicaRowModel row;
     row.broker = b;
@@ -437,6 +673,23 @@ PartitionModel ModelBuilder::partition_model(const sim::PartitionKey& key, const
       row.hw = log->hw;
       row.log_start = log->batches.empty() ? log->leo : log->batches.begin()->first;
       row.runs = epoch_runs(b, key, *log);
+      row.lso = std::min(row.hw, first_open);
+      if (pt != part_txns_.end()) {
+        // The markers and aborted batches this replica holds: the leader's batch, same CRC.
+        auto holds = [&](int64_t offset, int64_t crc) {
+          auto it = log->batches.find(offset);
+          return it != log->batches.end() && it->second.crc == crc;
+        };
+        for (const auto& [off, mk] : pt->second.markers)
+          if (holds(off, mk.second)) (mk.first.commit ? row.commit_markers : row.abort_markers).push_back(off);
+        for (const auto& [base, a] : pt->second.aborted)
+          if (holds(base, a.second)) {
+            if (!row.aborted.empty() && row.aborted.back().end == base)
+              row.aborted.back().end = a.first;
+            else
+              row.aborted.push_back({base, a.first, 0});
+          }
+      }
     }
     if (b == acting || !leader_log) {
       row.lag = 0;
@@ -539,6 +792,14 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
   m.health = health();
   m.topic_configs = model_.topic_configs();
   m.zk = zk_model();
+  for (const auto& [id, t] : txns_) {
+    m.transactions.push_back(t);
+    for (auto& c : m.transactions.back().clients) {
+      c.fenced = c.outcome == "PRODUCER_FENCED" || c.outcome == "INVALID_PRODUCER_EPOCH";
+      for (const auto& other : t.clients)
+        c.fenced |= other.client != c.client && other.producer_id == c.producer_id && other.epoch > c.epoch;
+    }
+  }
 
   std::map<int32_t, size_t> index;
   for (const auto& [id, n] : model_.nodes()) {

@@ -60,6 +60,10 @@ class ModelBuilder {
   };
 
   void on_zk_tree(const TraceEvent& e);
+  void on_zk_ensemble(const TraceEvent& e);
+  void zk_role(int32_t server, Time at, const std::string& role, int64_t epoch);
+  void on_txn(const TraceEvent& e);
+  std::vector<ZkServerModel> ensemble_model() const;
   void zk_activity(const TraceEvent& e, const char* what, const std::string& path, std::string detail, int64_t session);
   int32_t session_node(int64_t session) const;
   ZkModel zk_model() const;
@@ -95,6 +99,35 @@ class ModelBuilder {
   std::map<int64_t, int32_t> session_nodes_;  // session -> the client node that holds it
   std::deque<ZkActivityModel> zk_activity_;
   int64_t zk_last_zxid_ = 0, zk_watches_fired_ = 0, zk_refused_ = 0;
+  // The replicated ensemble (ZkModel::ensemble): each server's role, epoch, zxid and role history.
+  std::map<int32_t, ZkServerModel> zk_servers_;
+  struct ZkClientConn {
+    std::string state;
+    int32_t server = -1;
+  };
+  std::map<int32_t, ZkClientConn> zk_clients_;  // client node -> its session's state and server
+  int64_t zk_commit_zxid_ = 0;
+  std::vector<int32_t> zk_commit_acks_;
+  // Transactions: the coordinator's view per transactional.id, which client runs which producer
+  // id, and per partition the transactions open (their first offset holds the LSO), the markers
+  // and the aborted data batches (base offset -> CRC, the leader's, to find them in every replica).
+  std::map<std::string, TransactionModel> txns_;
+  struct TxnProducer {
+    std::string transactional_id;
+    int64_t producer_id = -1;
+  };
+  std::map<int32_t, TxnProducer> txn_clients_;  // client node -> its transactional producer
+  struct OpenTxn {
+    int64_t first = 0;
+    std::vector<int64_t> batches;  // base offsets of its data batches (from produce_ack)
+  };
+  struct PartitionTxns {
+    std::map<int64_t, OpenTxn> open;           // producer id -> the open transaction
+    std::map<int64_t, int64_t> last_marker;    // producer id -> the offset of its latest marker
+    std::map<int64_t, std::pair<TxnMarkerModel, int64_t>> markers;  // offset -> marker, CRC
+    std::map<int64_t, std::pair<int64_t, int64_t>> aborted;  // base offset -> (last offset + 1, CRC)
+  };
+  std::map<sim::PartitionKey, PartitionTxns> part_txns_;
   std::deque<Traffic> traffic_;
   HealthModel counters_;  // the cumulative counters (the counts are computed in snapshots)
   Time last_time_{0};

@@ -99,6 +99,7 @@ const char* center_view_name(CenterView v) {
     case CenterView::kPartition: return "partition";
     case CenterView::kTopics: return "topics";
     case CenterView::kGroups: return "groups";
+    case CenterView::kTxn: return "txn";
     case CenterView::kZk: return "zk";
     case CenterView::kEvents: return "events";
   }
@@ -106,7 +107,8 @@ const char* center_view_name(CenterView v) {
 }
 
 std::optional<CenterView> center_view_from(const std::string& name) {
-  for (CenterView v : {CenterView::kPartition, CenterView::kTopics, CenterView::kGroups, CenterView::kZk, CenterView::kEvents})
+  for (CenterView v : {CenterView::kPartition, CenterView::kTopics, CenterView::kGroups, CenterView::kTxn, CenterView::kZk,
+                       CenterView::kEvents})
     if (name == center_view_name(v)) return v;
   return std::nullopt;
 }

@@ -12,6 +12,12 @@ namespace gregor::gui {
 
 namespace {
 
+// Transactions in the log: commit and abort markers, aborted records, the LSO.
+constexpr ImU32 kCommitColor = IM_COL32(70, 235, 140, 255);
+constexpr ImU32 kAbortColor = IM_COL32(255, 70, 90, 255);
+constexpr ImU32 kAbortedColor = IM_COL32(255, 90, 90, 230);
+constexpr ImU32 kLsoColor = IM_COL32(255, 165, 40, 255);
+
 std::string tp_name(const PartitionModel& p) { return p.topic + "-" + std::to_string(p.partition); }
 
 ImU32 partition_status_color(const PartitionModel& p) {
@@ -113,9 +119,24 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
   ImGui::Text("Topic: %s  Partition: %d  Leader: %s  Replicas: %s  Isr: %s", p.topic.c_str(), p.partition,
               p.leader < 0 ? "none" : std::to_string(p.leader).c_str(), int_list_text(p.replicas).c_str(),
               int_list_text(p.isr).c_str());
-  ImGui::Text("leader epoch %d   HW %lld   LEO %lld   min.insync.replicas=%d   unclean.leader.election.enable=%s",
-              p.leader_epoch, static_cast<long long>(p.hw), static_cast<long long>(p.leo), p.min_insync_replicas,
-              p.unclean_leader_election ? "true" : "false");
+  const bool txns = p.commit_markers + p.abort_markers > 0 || !p.open_txns.empty();
+  if (txns)
+    ImGui::Text("leader epoch %d   HW %lld   LSO %lld   LEO %lld   min.insync.replicas=%d   unclean.leader.election.enable=%s",
+                p.leader_epoch, static_cast<long long>(p.hw), static_cast<long long>(p.lso), static_cast<long long>(p.leo),
+                p.min_insync_replicas, p.unclean_leader_election ? "true" : "false");
+  else
+    ImGui::Text("leader epoch %d   HW %lld   LEO %lld   min.insync.replicas=%d   unclean.leader.election.enable=%s",
+                p.leader_epoch, static_cast<long long>(p.hw), static_cast<long long>(p.leo), p.min_insync_replicas,
+                p.unclean_leader_election ? "true" : "false");
+  if (txns) {
+    std::string open;
+    for (const auto& [pid, first] : p.open_txns)
+      open += (open.empty() ? "" : ", ") + std::string("producer ") + std::to_string(pid) + " from offset " + std::to_string(first);
+    ImGui::TextColored(p.lso < p.hw ? ImVec4(1, 0.65f, 0.25f, 1) : ImVec4(0.7f, 0.7f, 0.75f, 1),
+                       "transactions: %lld commit / %lld abort markers;  open: %s%s", static_cast<long long>(p.commit_markers),
+                       static_cast<long long>(p.abort_markers), open.empty() ? "none" : open.c_str(),
+                       p.lso < p.hw ? "  (they hold the LSO below the HW: read_committed consumers wait)" : "");
+  }
   if (!p.adding.empty() || !p.removing.empty())
     ImGui::TextColored(ImVec4(0.45f, 0.75f, 1, 1),
                        "REASSIGNING: adding %s (they copy the log as followers), removing %s (once every target replica "
@@ -215,6 +236,38 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
         if (!committed) dl->AddRect(c0, c1, epoch_color(run.epoch, 0.9f));
       }
     }
+    // Transactions: aborted data batches crossed out, markers (control batches) in their own colors.
+    for (const auto& ab : r.aborted) {
+      const int64_t a = std::max(ab.start, w0), b = std::min(ab.end, w1);
+      if (a >= b) continue;
+      const float x0 = x_of(a), x1 = x_of(b);
+      dl->AddRectFilled(ImVec2(x0, y + 1), ImVec2(x1, y + row_h - 1), IM_COL32(25, 10, 12, 150));
+      dl->AddLine(ImVec2(x0 + 1, y + row_h * 0.5f), ImVec2(x1 - 1, y + row_h * 0.5f), kAbortedColor, 2);
+    }
+    auto draw_markers = [&](const std::vector<int64_t>& offsets, ImU32 color, const char* letter) {
+      for (int64_t o : offsets) {
+        if (o < w0 || o >= w1) continue;
+        const float x = x_of(o);
+        const ImVec2 c0(x + 0.5f, y + 1), c1(x + cell_w - 0.5f, y + row_h - 1);
+        // Dark with a colored frame and letter: unlike any epoch's (pastel) color.
+        const ImU32 faded = o < p.hw ? color : (color & 0x00FFFFFF) | 0x90000000;
+        if (cell_w >= 9) {
+          dl->AddRectFilled(c0, c1, IM_COL32(12, 12, 16, 255));
+          dl->AddRect(c0, c1, faded, 0, 0, 2);
+          const ImVec2 ts = ImGui::CalcTextSize(letter);
+          dl->AddText(ImVec2(x + (cell_w - ts.x) / 2, y + (row_h - ts.y) / 2), faded, letter);
+        } else {
+          dl->AddRectFilled(c0, c1, faded);
+        }
+      }
+    };
+    draw_markers(r.commit_markers, kCommitColor, "C");
+    draw_markers(r.abort_markers, kAbortColor, "A");
+    // This replica's LSO when a transaction holds it below its HW: an orange tick at the top.
+    if (txns && r.has_log && r.lso >= w0 && r.lso <= w1 && r.lso < r.hw) {
+      const float x = x_of(r.lso);
+      dl->AddLine(ImVec2(x, y), ImVec2(x, y + 8), kLsoColor, 3);
+    }
     if (!r.alive) dl->AddRectFilled(ImVec2(strip_x0, y), ImVec2(strip_x1, y + row_h), IM_COL32(20, 20, 24, 140));
     // LEO: where the next append goes.
     if (r.has_log && r.leo >= w0 && r.leo <= w1) {
@@ -232,7 +285,11 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     // Info: LEO, lag, and the lag clock against replica.lag.time.max.ms.
     const float ix = strip_x1 + 12;
     char buf[128];
-    std::snprintf(buf, sizeof buf, "LEO %lld  HW %lld", static_cast<long long>(r.leo), static_cast<long long>(r.hw));
+    if (txns)
+      std::snprintf(buf, sizeof buf, "LEO %lld  HW %lld  LSO %lld", static_cast<long long>(r.leo), static_cast<long long>(r.hw),
+                    static_cast<long long>(r.lso));
+    else
+      std::snprintf(buf, sizeof buf, "LEO %lld  HW %lld", static_cast<long long>(r.leo), static_cast<long long>(r.hw));
     dl->AddText(ImVec2(ix, y), text, buf);
     if (r.leader) {
       dl->AddText(ImVec2(ix, y + 15), IM_COL32(250, 210, 60, 255), r.acting_leader ? "leader" : "leader (not acting)");
@@ -268,6 +325,20 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
     dl->AddRectFilled(ImVec2(x - ts.x / 2 - 3, rows_y0 - 36), ImVec2(x + ts.x / 2 + 3, rows_y0 - 36 + ts.y), IM_COL32(20, 70, 90, 255), 3);
     dl->AddText(ImVec2(x - ts.x / 2, rows_y0 - 36), IM_COL32(80, 220, 255, 255), buf);
   }
+  // The LSO: where read_committed consumers stop. Drawn across the rows when a transaction holds
+  // it below the HW (otherwise it is the HW), with its number beside the HW's.
+  if (txns && p.lso < p.hw && p.lso >= w0 && p.lso <= w1) {
+    const float x = x_of(p.lso);
+    for (float yy = rows_y0 - 4; yy < rows_y1 - row_gap + 4; yy += 8)
+      dl->AddLine(ImVec2(x, yy), ImVec2(x, std::min(yy + 5, rows_y1 - row_gap + 4)), kLsoColor, 2.5f);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "LSO %lld", static_cast<long long>(p.lso));
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    // Left of its line, so that it does not cover the HW's label when the two are close.
+    const float lx = x - ts.x - 6;
+    dl->AddRectFilled(ImVec2(lx - 3, rows_y0 - 36), ImVec2(x - 3, rows_y0 - 36 + ts.y), IM_COL32(90, 55, 15, 255), 3);
+    dl->AddText(ImVec2(lx, rows_y0 - 36), kLsoColor, buf);
+  }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, rows_y1 + 6));
 
   // Legend: the epochs present, and what solid and faded mean.
@@ -287,6 +358,23 @@ void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState&
   }
   ImGui::SameLine(0, 20);
   ImGui::TextDisabled("solid: committed (below HW)   faded: not yet committed   white bar: LEO   cyan: HW");
+  if (txns) {
+    auto swatch = [&](ImU32 col, const char* text) {
+      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(text).x + 20) ImGui::NewLine();
+      const ImVec2 a = ImGui::GetCursorScreenPos();
+      dl->AddRectFilled(ImVec2(a.x, a.y + 2), ImVec2(a.x + 14, a.y + 14), IM_COL32(12, 12, 16, 255));
+      dl->AddRect(ImVec2(a.x, a.y + 2), ImVec2(a.x + 14, a.y + 14), col, 0, 0, 2);
+      ImGui::Dummy(ImVec2(16, 14));
+      ImGui::SameLine(0, 3);
+      ImGui::TextDisabled("%s", text);
+      ImGui::SameLine(0, 14);
+    };
+    swatch(kCommitColor, "C: commit marker");
+    swatch(kAbortColor, "A: abort marker");
+    swatch(kAbortedColor, "crossed out: aborted records");
+    swatch(kLsoColor, "orange dashes: LSO (read_committed reads below it)");
+    ImGui::NewLine();
+  }
   if (hi - lo + 2 > visible) {
     bool follow = ui.window_start < 0;
     if (ImGui::Checkbox("follow the tail", &follow)) ui.window_start = follow ? -1 : w0;

@@ -107,10 +107,121 @@ void draw_selected(const DashboardModel& m, const UiState& ui) {
                       who(m, z->written_by).c_str(), seconds_text(z->modified).c_str());
 }
 
+ImU32 role_color(const std::string& role) {
+  if (role == "leading") return IM_COL32(245, 200, 60, 255);
+  if (role == "following") return IM_COL32(80, 180, 110, 255);
+  if (role == "looking") return IM_COL32(240, 120, 50, 255);
+  if (role == "down") return IM_COL32(150, 45, 45, 255);
+  return IM_COL32(90, 90, 100, 255);
+}
+
+std::string zxid_text(int64_t zxid) {
+  // The simulated ensemble's zxid is one counter across epochs (docs/zk.md).
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(zxid));
+  return buf;
+}
+
+// The replicated ensemble: each server's role, epoch, zxid, leader and sessions, then its role
+// over the run as a strip (elections show as orange, a crash as dark red).
+void draw_ensemble(const DashboardModel& m, const ViewContext& c) {
+  const ZkModel& zk = m.zk;
+  if (zk.ensemble_leader >= 0)
+    ImGui::Text("ZooKeeper ensemble of %zu: leader %s in epoch %lld; last commit %s acked by %s", zk.ensemble.size(),
+                node_label(m, zk.ensemble_leader).c_str(), static_cast<long long>(zk.ensemble_epoch),
+                zxid_text(zk.last_commit_zxid).c_str(), int_list_text(zk.last_commit_acks).c_str());
+  else
+    ImGui::TextColored(ImVec4(1, 0.55f, 0.3f, 1), "ZooKeeper ensemble of %zu: NO LEADER (servers are looking: writes wait)",
+                       zk.ensemble.size());
+  const ImGuiTableFlags flags = ImGuiTableFlags_BordersV | ImGuiTableFlags_BordersOuterH | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("ensemble", 8, flags)) {
+    ImGui::TableSetupColumn("server", 0, 0.9f);
+    ImGui::TableSetupColumn("role", 0, 0.8f);
+    ImGui::TableSetupColumn("epoch", 0, 0.45f);
+    ImGui::TableSetupColumn("last zxid", 0, 1.5f);
+    ImGui::TableSetupColumn("leader", 0, 0.8f);
+    ImGui::TableSetupColumn("sessions", 0, 0.55f);
+    ImGui::TableSetupColumn("elections", 0, 0.55f);
+    ImGui::TableSetupColumn("last sync", 0, 2.0f);
+    ImGui::TableHeadersRow();
+    for (const auto& s : zk.ensemble) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(node_label(m, s.id).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(role_color(s.role)), "%s", s.role.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(s.epoch));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(zxid_text(s.zxid).c_str());
+      ImGui::TableNextColumn();
+      if (s.role == "following" || s.role == "leading")
+        ImGui::TextUnformatted(node_label(m, s.leader).c_str());
+      else
+        ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", s.sessions);
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(s.elections));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(s.last_sync.empty() ? "-" : s.last_sync.c_str());
+    }
+    ImGui::EndTable();
+  }
+  // Roles over the run.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float label_w = 90, w = std::max(200.0f, ImGui::GetContentRegionAvail().x - label_w - 10), h = 14, gap = 3;
+  const int64_t t1 = std::max<int64_t>(1, std::max(c.end.us, m.now.us));
+  auto x_of = [&](int64_t us) {
+    return o.x + label_w + w * static_cast<float>(static_cast<double>(std::clamp<int64_t>(us, 0, t1)) / static_cast<double>(t1));
+  };
+  float y = o.y;
+  for (const auto& s : zk.ensemble) {
+    dl->AddText(ImVec2(o.x, y), IM_COL32(200, 200, 210, 255), node_label(m, s.id).c_str());
+    dl->AddRectFilled(ImVec2(x_of(0), y), ImVec2(x_of(t1), y + h), IM_COL32(30, 32, 40, 255));
+    for (size_t i = 0; i < s.spans.size(); i++) {
+      const int64_t from = s.spans[i].from.us;
+      if (from > m.now.us) break;
+      const int64_t to = i + 1 < s.spans.size() ? std::min(s.spans[i + 1].from.us, m.now.us) : m.now.us;
+      const float x0 = x_of(from), x1 = std::max(x_of(to), x0 + 1);
+      dl->AddRectFilled(ImVec2(x0, y + 1), ImVec2(x1, y + h - 1), role_color(s.spans[i].role));
+      // The epoch a leader leads in, when there is room for it.
+      if (s.spans[i].role == "leading" && x1 - x0 > 40) {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "epoch %lld", static_cast<long long>(s.spans[i].epoch));
+        dl->AddText(ImVec2(x0 + 3, y - 1), IM_COL32(30, 25, 10, 255), buf);
+      }
+    }
+    y += h + gap;
+  }
+  // Now, and the time axis.
+  dl->AddLine(ImVec2(x_of(m.now.us), o.y - 2), ImVec2(x_of(m.now.us), y), IM_COL32(255, 255, 255, 200), 1.5f);
+  const int64_t step = t1 > 60'000'000 ? 10'000'000 : 5'000'000;
+  for (int64_t t = 0; t <= t1; t += step) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(t / 1'000'000));
+    dl->AddText(ImVec2(x_of(t) - 4, y), IM_COL32(140, 140, 150, 255), buf);
+  }
+  ImGui::Dummy(ImVec2(label_w + w, y - o.y + 16));
+  for (const char* r : {"leading", "following", "looking", "down"}) {
+    const ImVec2 a = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(ImVec2(a.x, a.y + 3), ImVec2(a.x + 12, a.y + 13), role_color(r));
+    ImGui::Dummy(ImVec2(14, 14));
+    ImGui::SameLine(0, 3);
+    ImGui::TextDisabled("%s", r);
+    ImGui::SameLine(0, 12);
+  }
+  ImGui::TextDisabled("sessions: clients connected to the server now");
+  ImGui::Separator();
+}
+
 }  // namespace
 
 void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
   const ZkModel& zk = m.zk;
+  if (!zk.ensemble.empty()) draw_ensemble(m, c);
   if (zk.server < 0) {
     ImGui::TextWrapped("No zk activity in this run yet. The tree, sessions and watches of the coordination service "
                        "show here as the zk server reports them.");
@@ -118,12 +229,16 @@ void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
   }
   size_t live_sessions = 0;
   for (const auto& s : zk.sessions) live_sessions += s.state == "open" || s.state == "restored";
-  ImGui::Text("zk server %s   last zxid 0x%" PRIx64 "   %zu znodes   %zu live sessions   %lld watches fired   %lld writes refused",
-              node_label(m, zk.server).c_str(), static_cast<uint64_t>(zk.last_zxid), zk.znodes.size(), live_sessions,
+  ImGui::Text("%s %s   last zxid 0x%" PRIx64 "   %zu znodes   %zu live sessions   %lld watches fired   %lld writes refused",
+              zk.ensemble.empty() ? "zk server" : "znodes as held by", node_label(m, zk.server).c_str(),
+              static_cast<uint64_t>(zk.last_zxid), zk.znodes.size(), live_sessions,
               static_cast<long long>(zk.watches_fired), static_cast<long long>(zk.refused));
   ImGui::TextDisabled("green rows: changed in the last 2 s of the run");
-  ImGui::SameLine();
-  internal_topics_toggle(m, ui);
+  // Without internal topics the toggle draws nothing: the tree must not start on this line.
+  if (m.internal_partitions() > 0) {
+    ImGui::SameLine();
+    internal_topics_toggle(m, ui);
+  }
 
   const float avail_h = ImGui::GetContentRegionAvail().y;
   const float tree_h = std::max(160.0f, avail_h * 0.58f);

@@ -19,7 +19,7 @@
 
 namespace gregor::gui {
 
-enum class CenterView { kPartition, kTopics, kGroups, kZk, kEvents };
+enum class CenterView { kPartition, kTopics, kGroups, kTxn, kZk, kEvents };
 const char* center_view_name(CenterView v);
 std::optional<CenterView> center_view_from(const std::string& name);
 
@@ -96,6 +96,7 @@ void draw_fault_panel(const DashboardModel& m, const ViewContext& c, UiState& ui
 void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
+void draw_txn_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_story(const DashboardModel& m, const ViewContext& c, UiState& ui);
@@ -108,6 +109,7 @@ ImU32 node_status_color(const NodeModel& n);
 ImU32 traffic_color(TrafficKind k);
 ImVec4 verdict_color(VerdictState s);
 ImU32 marker_color(MarkerKind k);
+ImU32 txn_state_color(const std::string& state);  // Kafka's transaction states (gui/view_txn.cpp)
 // Shades fault periods over [x0, x1] for the times [t0, t1] (Jepsen's nemesis shading).
 void shade_fault_periods(ImDrawList* dl, const History& h, Time t0, Time t1, ImVec2 top_left, ImVec2 bottom_right);
 std::string seconds_text(Time t);  // "12.345 s"
