@@ -200,6 +200,8 @@ int cmd_produce(const Args& args) {
     uint64_t committed = 0, aborted = 0;
     std::deque<std::string> backlog;
   } txn;
+  std::function<void(std::string)> handle_line;
+  std::function<void()> end_transaction, finish_transaction;
   auto send_line = [&](std::string line) {
     client::ProducerRecord r;
     r.topic = topic;
@@ -231,8 +233,6 @@ int cmd_produce(const Args& args) {
     });
     if (reader_ptr && producer.pending() >= kProducerPendingMax) reader_ptr->pause();
   };
-  std::function<void(std::string)> handle_line;
-  std::function<void()> end_transaction, finish_transaction;
   handle_line = [&](std::string line) {
     if (!transactional) return send_line(std::move(line));
     if (txn.failed) return;
