@@ -4,7 +4,10 @@
 // produce reads lines from stdin (a pipe or a terminal asynchronously, a regular file in slices),
 // one record per line, "key<sep>value" with --key-separator (a line without the separator has a
 // null key); it exits 0 when every record was
-// acknowledged, 1 when one failed (each failure is printed).
+// acknowledged, 1 when one failed (each failure is printed). With --transactional-id it sends in
+// transactions with the engine's transactional producer (engine/client/producer.h): init, then
+// begin, send, commit for every --transaction-records lines (0: one transaction for the whole
+// input), or with --abort wait until the transaction's records are acknowledged and abort it.
 // consume prints one line per record (the value, or key<TAB>value with --print-key), from the
 // group's committed offsets (--group) or from the partitions' ends (earliest with
 // --from-beginning), and exits after --max-messages records, after --timeout-ms without one, or on
@@ -15,7 +18,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <iostream>
+#include <optional>
 
 #include "app/command_line.h"
 #include "app/commands.h"
@@ -112,16 +118,23 @@ class LineReader {
 
 int cmd_produce(const Args& args) {
   po::options_description desc(
-      "usage: gregor produce --bootstrap-server H:P --topic T [--acks all] [--key-separator :]\n\n"
+      "usage: gregor produce --bootstrap-server H:P --topic T [--acks all] [--key-separator :]\n"
+      "                      [--transactional-id ID [--transaction-records N] [--abort]]\n\n"
       "Sends each line of stdin as a record (kafka-console-producer).\n\noptions");
-  std::string bootstrap, topic, acks = "all", separator;
+  std::string bootstrap, topic, acks = "all", separator, transactional_id;
   std::vector<std::string> properties;
-  bool print_offsets = false;
+  bool print_offsets = false, abort_transactions = false;
+  int64_t transaction_records = 0;
   desc.add_options()("help,h", "show this help")("bootstrap-server", po::value<std::string>(&bootstrap), "H:P[,H:P...]")(
       "print-offsets", po::bool_switch(&print_offsets), "print value<TAB>PARTITION@OFFSET for each acknowledged record")(
       "topic", po::value<std::string>(&topic), "the topic")("acks", po::value<std::string>(&acks)->default_value(acks),
                                                             "0, 1 or all")(
       "key-separator", po::value<std::string>(&separator), "split each line into key and value at this string")(
+      "transactional-id", po::value<std::string>(&transactional_id),
+      "send in transactions with this transactional.id (init, begin, send, commit)")(
+      "transaction-records", po::value<int64_t>(&transaction_records),
+      "records per transaction (default 0: one transaction for the whole input)")(
+      "abort", po::bool_switch(&abort_transactions), "abort each transaction (once its records are in the log) instead of committing it")(
       "producer-property", po::value<std::vector<std::string>>(&properties)->composing(),
       "a producer config key=value (linger.ms=0, enable.idempotence=true, ...)");
   ClientConfigFiles files;
@@ -134,6 +147,10 @@ int cmd_produce(const Args& args) {
     std::cerr << "gregor produce: --bootstrap-server and --topic are required\n";
     return 2;
   }
+  if (transaction_records < 0) {
+    std::cerr << "gregor produce: --transaction-records must be 0 or more\n";
+    return 2;
+  }
   client::ProducerConfig pc;
   pc.client_id = "console-producer";
   std::map<std::string, std::string> settings;
@@ -143,8 +160,14 @@ int cmd_produce(const Args& args) {
   settings = merge_client_properties("produce", std::move(file_settings), settings,
                                      [](const std::string& k) { return client::producer_config_def().find(k) != nullptr; });
   settings["acks"] = acks;  // the producer config reads all, -1, 0 and 1
+  if (!transactional_id.empty()) settings["transactional.id"] = transactional_id;
   if (Status s = pc.apply(settings); !s) {
     std::cerr << "gregor produce: " << s.message() << "\n";
+    return 2;
+  }
+  const bool transactional = !pc.transactional_id.empty();
+  if (!transactional && (transaction_records > 0 || abort_transactions)) {
+    std::cerr << "gregor produce: --transaction-records and --abort need --transactional-id\n";
     return 2;
   }
   auto session = ClientSession::open("produce", bootstrap, [&pc](ClientNode& n, const std::vector<NodeId>& ids) {
@@ -152,9 +175,36 @@ int cmd_produce(const Args& args) {
     n.producer = std::make_unique<client::Producer>(n.rt(), pc);
   });
   if (!session) return 2;
-  uint64_t sent = 0, acked = 0, failed = 0;
+  client::Producer& producer = *session->node().producer;
+  // A refused login ends the command: the same credentials would be refused again.
+  auto refused = [&] { return producer.network().authentication_failure().has_value(); };
+  if (transactional) {
+    // Kafka's initTransactions: the coordinator fences any older instance of this transactional.id.
+    std::optional<protocol::ErrorCode> init;
+    producer.init_transactions([&init](protocol::ErrorCode e) { init = e; });
+    session->run_until([&] { return init.has_value() || refused(); }, kFlushTimeout);
+    if (report_authentication_failure("produce", producer.network())) return 1;
+    if (!init || *init != protocol::ErrorCode::NONE) {
+      std::cerr << "gregor produce: init_transactions for '" << pc.transactional_id
+                << "' failed: " << (init ? protocol::error_name(*init) : "no answer in time") << "\n";
+      return 1;
+    }
+  }
+  uint64_t sent = 0, acked = 0, failed = 0, dropped = 0;
   LineReader* reader_ptr = nullptr;
-  LineReader reader(session->io(), [&](std::string line) {
+  // Transactions: lines that arrive while one ends wait in `backlog` (the reader is paused, but
+  // lines already read still come); the next transaction begins with the first of them.
+  struct TxnRun {
+    int64_t records = 0;  // in the open transaction
+    bool ending = false;
+    bool abort_when_acknowledged = false;
+    bool failed = false;
+    uint64_t committed = 0, aborted = 0;
+    std::deque<std::string> backlog;
+  } txn;
+  std::function<void(std::string)> handle_line;
+  std::function<void()> end_transaction, finish_transaction;
+  auto send_line = [&](std::string line) {
     client::ProducerRecord r;
     r.topic = topic;
     if (!separator.empty()) {
@@ -166,32 +216,101 @@ int cmd_produce(const Args& args) {
     }
     r.value = to_bytes(line);
     sent++;
-    session->node().producer->send(std::move(r), [&, line](const client::RecordMetadata& md) {
+    producer.send(std::move(r), [&, line](const client::RecordMetadata& md) {
       if (md.error == protocol::ErrorCode::NONE) {
         acked++;
         if (print_offsets) std::cout << line << "\t" << md.partition << "@" << md.offset << "\n" << std::flush;
+      } else if (abort_transactions && md.error == protocol::ErrorCode::TRANSACTION_ABORTABLE) {
+        dropped++;  // not sent yet when its transaction was aborted, as asked
       } else {
         failed++;
         std::cerr << "gregor produce: a record to " << topic << " failed: " << protocol::error_name(md.error) << "\n";
       }
-      if (reader_ptr && session->node().producer->pending() < kProducerPendingMax / 2) reader_ptr->resume();
+      if (txn.abort_when_acknowledged && producer.pending() == 0) {
+        txn.abort_when_acknowledged = false;
+        // Not from inside the producer's own callback.
+        session->rt().after(Duration{0}, [&] { finish_transaction(); });
+      }
+      if (reader_ptr && !txn.ending && producer.pending() < kProducerPendingMax / 2) reader_ptr->resume();
     });
-    if (reader_ptr && session->node().producer->pending() >= kProducerPendingMax) reader_ptr->pause();
-  });
+    if (reader_ptr && producer.pending() >= kProducerPendingMax) reader_ptr->pause();
+  };
+  handle_line = [&](std::string line) {
+    if (!transactional) return send_line(std::move(line));
+    if (txn.failed) return;
+    if (txn.ending) {
+      txn.backlog.push_back(std::move(line));
+      return;
+    }
+    if (!producer.in_transaction()) {
+      if (protocol::ErrorCode e = producer.begin_transaction(); e != protocol::ErrorCode::NONE) {
+        std::cerr << "gregor produce: begin_transaction failed: " << protocol::error_name(e) << "\n";
+        txn.failed = true;
+        return;
+      }
+    }
+    send_line(std::move(line));
+    if (++txn.records == transaction_records) end_transaction();
+  };
+  end_transaction = [&] {
+    txn.ending = true;
+    if (reader_ptr) reader_ptr->pause();
+    // --abort: the records go to the log first (acknowledged), so that the abort has something to
+    // take back that read_uncommitted consumers see and read_committed ones do not.
+    if (abort_transactions && producer.pending() > 0) {
+      txn.abort_when_acknowledged = true;
+      return;
+    }
+    finish_transaction();
+  };
+  finish_transaction = [&] {
+    auto done = [&](protocol::ErrorCode e) {
+      txn.ending = false;
+      txn.records = 0;
+      if (e != protocol::ErrorCode::NONE) {
+        std::cerr << "gregor produce: " << (abort_transactions ? "abort" : "commit")
+                  << "_transaction failed: " << protocol::error_name(e) << "\n";
+        txn.failed = true;
+        return;
+      }
+      (abort_transactions ? txn.aborted : txn.committed)++;
+      while (!txn.backlog.empty() && !txn.ending && !txn.failed) {
+        std::string next = std::move(txn.backlog.front());
+        txn.backlog.pop_front();
+        handle_line(std::move(next));
+      }
+      if (reader_ptr && !txn.ending) reader_ptr->resume();
+    };
+    if (abort_transactions)
+      producer.abort_transaction(done);
+    else
+      producer.commit_transaction(done);
+  };
+  LineReader reader(session->io(), [&](std::string line) { handle_line(std::move(line)); });
   reader_ptr = &reader;
   reader.start();
   // Read until end of input, with no time limit (a terminal may type for hours), then flush.
-  // A refused login ends the command: the same credentials would be refused again.
-  auto refused = [&] { return session->node().producer->network().authentication_failure().has_value(); };
-  while (!reader.eof() && !session->interrupted() && !refused())
-    session->run_until([&] { return reader.eof() || refused(); }, Duration::seconds(3600));
-  session->run_until([&] { return acked + failed == sent || refused(); }, kFlushTimeout);
-  if (report_authentication_failure("produce", session->node().producer->network())) return 1;
-  if (acked + failed != sent) {
-    std::cerr << "gregor produce: " << (sent - acked - failed) << " records were not acknowledged in time\n";
+  while (!reader.eof() && !session->interrupted() && !refused() && !txn.failed)
+    session->run_until([&] { return reader.eof() || refused() || txn.failed; }, Duration::seconds(3600));
+  if (transactional && !txn.failed) {
+    // What is still waiting goes in, and the last transaction ends.
+    session->run_until([&] { return (txn.backlog.empty() && !txn.ending) || txn.failed || refused(); }, kFlushTimeout);
+    if (!txn.failed && !txn.ending && producer.in_transaction()) end_transaction();
+    session->run_until([&] { return !txn.ending || refused(); }, kFlushTimeout);
+    if (txn.ending) {
+      std::cerr << "gregor produce: the last transaction did not end in time\n";
+      txn.failed = true;
+    }
+  }
+  session->run_until([&] { return acked + failed + dropped == sent || refused(); }, kFlushTimeout);
+  if (report_authentication_failure("produce", producer.network())) return 1;
+  if (transactional)
+    std::cerr << "gregor produce: " << txn.committed << " transactions committed, " << txn.aborted << " aborted\n";
+  if (acked + failed + dropped != sent) {
+    std::cerr << "gregor produce: " << (sent - acked - failed - dropped) << " records were not acknowledged in time\n";
     return 1;
   }
-  return failed == 0 ? 0 : 1;
+  return failed == 0 && !txn.failed ? 0 : 1;
 }
 
 namespace {

@@ -71,6 +71,23 @@ Partition::Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, Node
                        .partition = tp_.partition,
                        .leo = log_->log_end_offset().value,
                        .log_start = log_->log_start_offset().value});
+  // A producer snapshot at every roll (Kafka's UnifiedLog.roll -> producerStateManager.takeSnapshot),
+  // so that recovery scans only the log after it.
+  producer_state_.set_problem_listener([this](const std::string& what) {
+    rt_.log("producer state of " + tp_.str() + ": " + what);
+    rt_.emit(ev::LogError{.topic = tp_.topic, .partition = tp_.partition, .error = what});
+  });
+  log_->set_roll_hook([this](Offset) {
+    if (Status s = producer_state_.take_snapshot(*log_); !s.is_ok())
+      rt_.log("producer snapshot of " + tp_.str() + " failed: " + s.to_string());
+  });
+}
+
+Partition::~Partition() { log_->set_roll_hook(nullptr); }
+
+void Partition::take_producer_snapshot() {
+  if (Status s = producer_state_.take_snapshot(*log_); !s.is_ok())
+    rt_.log("producer snapshot of " + tp_.str() + " failed: " + s.to_string());
 }
 
 void Partition::restore_high_watermark(Offset hw) {
@@ -196,7 +213,7 @@ LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, int
     out.message = info.status().message();
     return out;
   }
-  producer_state_.on_leader_append(header, info->first_offset.value);
+  producer_state_.on_leader_append(*log_, header, info->first_offset.value);
   if (header.is_log_append_time()) out.log_append_time_ms = header.max_timestamp;
   out.base_offset = info->first_offset;
   out.last_offset = info->last_offset;
@@ -331,7 +348,7 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
   }
   read_records(*log_, fetch_offset, max_bytes, upto, out);
   if (isolation == IsolationLevel::kReadCommitted && out.error == ErrorCode::NONE)
-    out.aborted_transactions = producer_state_.aborted_transactions(fetch_offset.value, upto.value);
+    out.aborted_transactions = log_->collect_aborted_transactions(fetch_offset, upto);
   return out;
 }
 
@@ -371,7 +388,7 @@ MarkerAppend Partition::append_txn_marker(int64_t producer_id, int16_t producer_
     out.error = ErrorCode::KAFKA_STORAGE_ERROR;
     return out;
   }
-  producer_state_.on_leader_append(h, info->first_offset.value, marker);
+  producer_state_.on_leader_append(*log_, h, info->first_offset.value, marker);
   out.offset = info->first_offset;
   rt_.emit(ev::LogAppend{.topic = tp_.topic,
                          .partition = tp_.partition,

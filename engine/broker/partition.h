@@ -125,6 +125,9 @@ class Partition {
  public:
   Partition(Runtime& rt, PartitionOwner& owner, TopicPartition tp, NodeId local_broker, std::unique_ptr<log::Log> log,
             TopicConfig config, const BrokerConfig& broker_config);
+  ~Partition();
+  Partition(const Partition&) = delete;
+  Partition& operator=(const Partition&) = delete;
 
   const TopicPartition& tp() const { return tp_; }
   Role role() const { return role_; }
@@ -190,6 +193,8 @@ class Partition {
   // marker's), KAFKA_STORAGE_ERROR. The caller waits for the HW to pass the marker before answering.
   MarkerAppend append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit, int32_t coordinator_epoch,
                                  Time now);
+  // Writes the producer state to `<log end>.snapshot` (a clean shutdown, after the log's flush).
+  void take_producer_snapshot();
   // The producer state brought up to the log's end (DescribeProducers). KAFKA_STORAGE_ERROR.
   ErrorCode refresh_producer_state();
   // OffsetForLeaderEpoch (as leader, and a follower's own answer for KIP-101/279 truncation).

@@ -39,6 +39,8 @@ Status ProducerStateManager::catch_up(log::Log& log) {
   } else if (scanned_to_ > end) {
     reset();
   }
+  // Starting over: from the latest usable snapshot rather than the log start, when there is one.
+  if (scanned_to_ < 0 && !last_scanned_) load_snapshot(log);
   int64_t from = std::max(scanned_to_, start);
   while (from < end) {
     auto read = log.read(Offset{from}, kScanReadBytes, Offset{end});
@@ -49,11 +51,12 @@ Status ProducerStateManager::catch_up(log::Log& log) {
     if (split->batches.empty()) break;
     for (const auto& b : split->batches) {
       if (b.header.next_offset() <= from) continue;
+      batches_scanned_++;
       if (b.header.producer_id >= 0) {
         if (!b.header.is_control()) {
-          apply(b.header, b.header.base_offset, std::nullopt);
+          apply(log, b.header, b.header.base_offset, std::nullopt);
         } else if (auto marker = record::parse_end_txn_marker(b.bytes); marker.is_ok()) {
-          apply(b.header, b.header.base_offset, *marker);
+          apply(log, b.header, b.header.base_offset, *marker);
         }
         // A control batch of an unknown type changes nothing (Kafka skips it too).
       }
@@ -62,9 +65,88 @@ Status ProducerStateManager::catch_up(log::Log& log) {
     }
   }
   scanned_to_ = std::max(from, end);
-  // Aborted transactions wholly below the log start are of no use to any fetch.
-  while (!aborted_.empty() && aborted_.front().last_offset < start) aborted_.erase(aborted_.begin());
   return Status::ok();
+}
+
+void ProducerStateManager::load_snapshot(log::Log& log) {
+  auto offsets = log.producer_snapshot_offsets();
+  if (!offsets) {
+    problem("cannot list producer snapshots: " + offsets.status().to_string());
+    return;
+  }
+  const Offset usable_max = std::min(log.recovery_point(), log.log_end_offset());
+  for (auto it = offsets->rbegin(); it != offsets->rend(); ++it) {
+    const Offset offset = *it;
+    if (offset > usable_max) continue;
+    // Below the log start the log cannot continue it: transactions it holds open may have ended in
+    // what retention deleted.
+    if (offset < log.log_start_offset()) break;
+    auto bytes = log.read_producer_snapshot(offset);
+    Result<std::vector<log::ProducerSnapshotEntry>> entries =
+        bytes ? log::decode_producer_snapshot(as_view(*bytes)) : Result<std::vector<log::ProducerSnapshotEntry>>(bytes.status());
+    if (!entries) {
+      problem(log.dir() + "/" + log::segment_file_name(offset, log::kProducerSnapshotSuffix) +
+              " ignored: " + entries.status().to_string());
+      if (entries.status().code() == StatusCode::kCorruption) (void)log.delete_producer_snapshot(offset);
+      continue;
+    }
+    restore(*entries);
+    scanned_to_ = offset.value;
+    loaded_snapshot_offset_ = offset.value;
+    return;
+  }
+}
+
+void ProducerStateManager::restore(const std::vector<log::ProducerSnapshotEntry>& entries) {
+  producers_.clear();
+  ongoing_.clear();
+  last_scanned_.reset();
+  for (const log::ProducerSnapshotEntry& s : entries) {
+    ProducerEntry& e = producers_[s.producer_id];
+    e.epoch = s.epoch;
+    e.coordinator_epoch = s.coordinator_epoch;
+    e.last_timestamp = s.timestamp;
+    if (s.last_offset >= 0) {
+      ProducerBatch b;
+      const int64_t first = static_cast<int64_t>(s.last_sequence) - s.offset_delta;
+      b.first_sequence = static_cast<int32_t>(first < 0 ? first + INT32_MAX + 1 : first);
+      b.last_sequence = s.last_sequence;
+      b.first_offset = s.last_offset - s.offset_delta;
+      b.last_offset = s.last_offset;
+      e.batches.push_back(b);
+    }
+    if (s.current_txn_first_offset >= 0) {
+      e.current_txn_first_offset = s.current_txn_first_offset;
+      ongoing_[s.current_txn_first_offset] = s.producer_id;
+    }
+  }
+}
+
+std::vector<log::ProducerSnapshotEntry> ProducerStateManager::snapshot_entries() const {
+  std::vector<log::ProducerSnapshotEntry> out;
+  out.reserve(producers_.size());
+  for (const auto& [id, e] : producers_) {
+    log::ProducerSnapshotEntry s;
+    s.producer_id = id;
+    s.epoch = e.epoch;
+    if (!e.batches.empty()) {
+      const ProducerBatch& b = e.batches.back();
+      s.last_sequence = b.last_sequence;
+      s.last_offset = b.last_offset;
+      s.offset_delta = static_cast<int32_t>(b.last_offset - b.first_offset);
+    }
+    s.timestamp = e.last_timestamp;
+    s.coordinator_epoch = e.coordinator_epoch;
+    s.current_txn_first_offset = e.current_txn_first_offset.value_or(-1);
+    out.push_back(s);
+  }
+  return out;
+}
+
+Status ProducerStateManager::take_snapshot(log::Log& log) {
+  GREGOR_RETURN_IF_ERROR(catch_up(log));
+  GREGOR_ASSERT(scanned_to_ == log.log_end_offset().value);
+  return log.write_producer_snapshot(Offset{scanned_to_}, as_view(log::encode_producer_snapshot(snapshot_entries())));
 }
 
 Status ProducerStateManager::catch_up_for_read(log::Log& log) {
@@ -79,16 +161,6 @@ std::optional<int64_t> ProducerStateManager::first_unstable_offset() const {
   return ongoing_.begin()->first;
 }
 
-std::vector<AbortedTxn> ProducerStateManager::aborted_transactions(int64_t from, int64_t upto) const {
-  std::vector<AbortedTxn> out;
-  // By marker offset: skip those that ended before `from`.
-  auto it = std::lower_bound(aborted_.begin(), aborted_.end(), from,
-                             [](const AbortedTxn& a, int64_t offset) { return a.last_offset < offset; });
-  for (; it != aborted_.end(); ++it)
-    if (it->first_offset < upto) out.push_back(*it);
-  return out;
-}
-
 ErrorCode ProducerStateManager::check_marker(log::Log& log, int64_t producer_id, int16_t producer_epoch,
                                              int32_t coordinator_epoch) {
   if (!catch_up(log).is_ok()) return ErrorCode::KAFKA_STORAGE_ERROR;
@@ -99,7 +171,7 @@ ErrorCode ProducerStateManager::check_marker(log::Log& log, int64_t producer_id,
   return ErrorCode::NONE;
 }
 
-std::optional<CompletedTxn> ProducerStateManager::apply(const record::BatchHeader& h, int64_t first_offset,
+std::optional<CompletedTxn> ProducerStateManager::apply(log::Log& log, const record::BatchHeader& h, int64_t first_offset,
                                                         const std::optional<record::EndTxnMarker>& marker) {
   if (producers_.size() >= kProducersPerPartitionMax && !producers_.count(h.producer_id)) {
     // Forget the smallest producer id to make room (Kafka expires idle producers instead).
@@ -123,8 +195,10 @@ std::optional<CompletedTxn> ProducerStateManager::apply(const record::BatchHeade
         // Kafka's lastStableOffset(completedTxn): the first offset of the earliest transaction still
         // open, else just after the marker.
         const int64_t lso = ongoing_.empty() ? first_offset + 1 : ongoing_.begin()->first;
-        if (aborted_.size() >= kAbortedTxnsPerPartitionMax) aborted_.erase(aborted_.begin());
-        aborted_.push_back(AbortedTxn{h.producer_id, done.first_offset, first_offset, lso});
+        // An index that cannot be written (a full disk) leaves this transaction out of
+        // read_committed fetches' lists: reported, as Kafka would fail the append instead.
+        Status s = log.append_aborted_txn(AbortedTxn{h.producer_id, done.first_offset, first_offset, lso});
+        if (!s.is_ok()) problem("aborted-transaction index of " + log.dir() + ": " + s.to_string());
       }
     }
     return done;
@@ -177,12 +251,12 @@ ProducerCheck ProducerStateManager::check_leader_append(log::Log& log, const rec
   return out;
 }
 
-void ProducerStateManager::on_leader_append(const record::BatchHeader& h, int64_t first_offset,
+void ProducerStateManager::on_leader_append(log::Log& log, const record::BatchHeader& h, int64_t first_offset,
                                             const std::optional<record::EndTxnMarker>& marker) {
   last_completed_.reset();
   // Only when the state is current up to this append; otherwise the next check scans it.
   if (scanned_to_ != first_offset) return;
-  if (h.producer_id >= 0 && (!h.is_control() || marker)) last_completed_ = apply(h, first_offset, marker);
+  if (h.producer_id >= 0 && (!h.is_control() || marker)) last_completed_ = apply(log, h, first_offset, marker);
   scanned_to_ = first_offset + h.last_offset_delta + 1;
   last_scanned_ = std::make_pair(first_offset, h.crc);
 }

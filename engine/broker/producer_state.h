@@ -30,18 +30,31 @@
 // marker's newer epoch becomes the producer's (the coordinator bumped it), and the producer starts
 // again at sequence 0. The open transactions give the last stable offset (LSO): the first offset of
 // the earliest open transaction, or the high watermark when it is lower. Every aborted transaction
-// is kept (producer id, first offset, marker offset, the LSO right after it: Kafka's
-// AbortedTxn), for read_committed fetches. Like the rest, all of it is rebuilt from the log, so a
+// goes to the aborted-transaction index of the marker's segment (producer id, first offset, marker
+// offset, the LSO right after it: Kafka's AbortedTxn in a `.txnindex`, engine/log/transaction_index.h),
+// which read_committed fetches read. Like the rest, all of it is rebuilt from the log, so a
 // follower that becomes leader, or a broker that restarts, knows the open and aborted transactions.
+//
+// Snapshots (Kafka's ProducerStateManager.takeSnapshot, engine/log/producer_snapshot.h): the
+// state is written to `<offset>.snapshot` when a segment rolls (the log calls take_snapshot through
+// its roll hook) and at a clean shutdown. When the state starts over (the first look at a log
+// after a restart, or after a truncation) it loads the latest snapshot at or below the log's
+// recovery point and at or above its log start, and scans only the log after it. A snapshot that
+// fails its CRC is reported (the problem callback), deleted and skipped: the next older one, or a
+// scan of the whole log, takes its place. A snapshot keeps each producer's last batch only (as
+// Kafka's does): after a restart a retry of that batch is still a duplicate, older ones are not.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <string>
 #include <map>
 #include <optional>
 #include <vector>
 
 #include "engine/log/log.h"
+#include "engine/log/producer_snapshot.h"
 #include "engine/protocol/errors.h"
 #include "engine/record/control_record.h"
 #include "engine/record/record_batch.h"
@@ -49,7 +62,7 @@
 namespace gregor::broker {
 
 inline constexpr size_t kProducerBatchesRetained = 5;  // ProducerStateEntry.NUM_BATCHES_TO_RETAIN
-inline constexpr size_t kProducersPerPartitionMax = 100000;
+inline constexpr size_t kProducersPerPartitionMax = log::kProducerSnapshotEntriesMax;
 
 struct ProducerBatch {
   int32_t first_sequence = 0;
@@ -67,12 +80,7 @@ struct ProducerEntry {
 };
 
 // An aborted transaction (Kafka's AbortedTxn, what a .txnindex entry holds).
-struct AbortedTxn {
-  int64_t producer_id = 0;
-  int64_t first_offset = 0;
-  int64_t last_offset = 0;         // the ABORT marker's offset
-  int64_t last_stable_offset = 0;  // the LSO once it was aborted
-};
+using AbortedTxn = log::AbortedTxn;
 
 // A transaction a marker closed.
 struct CompletedTxn {
@@ -95,19 +103,28 @@ class ProducerStateManager {
   // Checks a transaction marker about to be appended by the leader (WriteTxnMarkers).
   protocol::ErrorCode check_marker(log::Log& log, int64_t producer_id, int16_t producer_epoch,
                                    int32_t coordinator_epoch);
-  // Records a batch the leader just appended at `first_offset` (`marker`: what a control batch holds).
-  void on_leader_append(const record::BatchHeader& header, int64_t first_offset,
+  // Records a batch the leader just appended at `first_offset` (`marker`: what a control batch
+  // holds). An ABORT marker goes to the log's aborted-transaction index.
+  void on_leader_append(log::Log& log, const record::BatchHeader& header, int64_t first_offset,
                         const std::optional<record::EndTxnMarker>& marker = std::nullopt);
   // Brings the state up to the log's end (a read-committed fetch, ListOffsets, DescribeProducers).
   Status catch_up_for_read(log::Log& log);
   // The first offset of the earliest open transaction (after catch_up_for_read).
   std::optional<int64_t> first_unstable_offset() const;
-  // The aborted transactions a fetch of [from, upto) must list: those with marker offset >= from
-  // and first offset < upto, in marker order.
-  std::vector<AbortedTxn> aborted_transactions(int64_t from, int64_t upto) const;
-  const std::vector<AbortedTxn>& all_aborted_transactions() const { return aborted_; }
-  // The log was truncated (or emptied): forget everything; the next check rebuilds from the log.
+  // The log was truncated (or emptied): forget everything; the next check rebuilds from the log
+  // (from its latest snapshot on).
   void on_truncate() { reset(); }
+
+  // Brings the state up to the log's end and writes it to `<log end>.snapshot`.
+  Status take_snapshot(log::Log& log);
+  // The state as a snapshot holds it: one entry per producer, by producer id.
+  std::vector<log::ProducerSnapshotEntry> snapshot_entries() const;
+  // Told about a snapshot that was ignored (a CRC mismatch, a read error).
+  void set_problem_listener(std::function<void(const std::string&)> listener) { problem_listener_ = std::move(listener); }
+  // Where the state was last rebuilt from: the offset of the snapshot loaded (-1: none, the log
+  // was scanned from its start), and how many batches catching up has scanned since.
+  int64_t loaded_snapshot_offset() const { return loaded_snapshot_offset_; }
+  int64_t batches_scanned() const { return batches_scanned_; }
 
   const std::map<int64_t, ProducerEntry>& producers() const { return producers_; }
   // The transaction the last marker recorded by on_leader_append closed, if it was a marker.
@@ -116,27 +133,32 @@ class ProducerStateManager {
 
  private:
   Status catch_up(log::Log& log);
-  std::optional<CompletedTxn> apply(const record::BatchHeader& header, int64_t first_offset,
+  // An empty state: take the latest usable snapshot of `log`, if there is one.
+  void load_snapshot(log::Log& log);
+  void restore(const std::vector<log::ProducerSnapshotEntry>& entries);
+  std::optional<CompletedTxn> apply(log::Log& log, const record::BatchHeader& header, int64_t first_offset,
                                     const std::optional<record::EndTxnMarker>& marker);
   void reset() {
     producers_.clear();
     ongoing_.clear();
-    aborted_.clear();
     scanned_to_ = -1;
     last_scanned_.reset();
+    loaded_snapshot_offset_ = -1;
+  }
+  void problem(const std::string& what) {
+    if (problem_listener_) problem_listener_(what);
   }
 
   std::map<int64_t, ProducerEntry> producers_;
   std::map<int64_t, int64_t> ongoing_;  // first offset of each open transaction -> producer id
-  std::vector<AbortedTxn> aborted_;     // by marker offset
   int64_t scanned_to_ = -1;  // the log below this offset is reflected; -1: nothing yet
   // The last batch reflected (base offset, CRC): if the log no longer holds it, it was truncated.
   std::optional<std::pair<int64_t, uint32_t>> last_scanned_;
   std::optional<CompletedTxn> last_completed_;
+  int64_t loaded_snapshot_offset_ = -1;
+  int64_t batches_scanned_ = 0;
+  std::function<void(const std::string&)> problem_listener_;
 };
 
-// Aborted transactions kept per partition: beyond this the oldest are forgotten (a read_committed
-// consumer then sees records of very old aborted transactions that it fetches again).
-inline constexpr size_t kAbortedTxnsPerPartitionMax = 100000;
 
 }  // namespace gregor::broker

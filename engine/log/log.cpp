@@ -148,6 +148,7 @@ Status Log::roll(Time now) {
   recovery_point_ = base;
   GREGOR_RETURN_IF_ERROR(write_recovery_point(base));
   emit(LogEvent::Kind::kSegmentRolled, base);
+  if (roll_hook_) roll_hook_(base);
   return Status::ok();
 }
 
@@ -229,6 +230,7 @@ Status Log::truncate_to(Offset offset) {
   const Offset log_end = log_end_offset();
   GREGOR_ASSERT(log_end == *new_end);
   GREGOR_RETURN_IF_ERROR(epoch_cache_.truncate_from_end(log_end));
+  GREGOR_RETURN_IF_ERROR(delete_producer_snapshots_above(log_end));
   if (log_start_offset_ > log_end) GREGOR_RETURN_IF_ERROR(set_log_start_offset(log_end));
   emit(LogEvent::Kind::kTruncated, log_end);
   return Status::ok();
@@ -239,6 +241,8 @@ Status Log::truncate_fully_and_start_at(Offset offset) {
   GREGOR_RETURN_IF_ERROR(write_recovery_point(offset));
   GREGOR_RETURN_IF_ERROR(write_log_start_offset(offset));
   recovery_point_ = offset;
+  // Every snapshot describes data that is gone (Kafka deletes them all here too).
+  GREGOR_RETURN_IF_ERROR(delete_producer_snapshots_above(Offset{-1}));
   // From the newest segment down, so that a crash half way leaves a log that ends early (which
   // opening finishes truncating) rather than one with a hole.
   while (!segments_.empty()) {
@@ -310,6 +314,65 @@ Result<int> Log::apply_retention(Time now, Offset high_watermark) {
   if (log_start_offset_ < segments_.front()->base_offset())
     GREGOR_RETURN_IF_ERROR(set_log_start_offset(segments_.front()->base_offset()));
   return deleted;
+}
+
+// ---- transactions -----------------------------------------------------------------------------
+
+Status Log::append_aborted_txn(const AbortedTxn& txn) {
+  GREGOR_ASSERT(txn.last_offset < log_end_offset().value);
+  if (txn.last_offset < segments_.front()->base_offset().value) return Status::ok();
+  LogSegment& s = *segments_[floor_segment(Offset{txn.last_offset})];
+  const auto& entries = s.txn_index().entries();
+  if (!entries.empty() && entries.back().last_offset >= txn.last_offset) return Status::ok();
+  GREGOR_RETURN_IF_ERROR(s.txn_index().append(txn));
+  if (Offset{txn.last_offset} < recovery_point_) GREGOR_RETURN_IF_ERROR(s.txn_index().flush());
+  return Status::ok();
+}
+
+std::vector<AbortedTxn> Log::collect_aborted_transactions(Offset from, Offset upto) const {
+  std::vector<AbortedTxn> out;
+  // A transaction aborted at or after `from` has its marker in the segment holding `from` or later.
+  for (size_t i = floor_segment(from); i < segments_.size(); i++) {
+    if (segments_[i]->txn_index().collect(from.value, upto.value, out)) break;
+  }
+  return out;
+}
+
+Result<std::vector<Offset>> Log::producer_snapshot_offsets() {
+  auto names = disk_.list(dir_);
+  if (!names) return names.status();
+  std::vector<Offset> out;
+  for (const std::string& name : *names)
+    if (auto offset = parse_segment_file_name(name, kProducerSnapshotSuffix)) out.push_back(*offset);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<Bytes> Log::read_producer_snapshot(Offset offset) {
+  return disk_.read_all(path(segment_file_name(offset, kProducerSnapshotSuffix)));
+}
+
+Status Log::write_producer_snapshot(Offset offset, ByteView bytes) {
+  GREGOR_RETURN_IF_ERROR(disk_.write_file_atomic(path(segment_file_name(offset, kProducerSnapshotSuffix)), bytes));
+  auto offsets = producer_snapshot_offsets();
+  if (!offsets) return offsets.status();
+  for (size_t i = 0; i + kProducerSnapshotsRetained < offsets->size(); i++)
+    GREGOR_RETURN_IF_ERROR(delete_producer_snapshot((*offsets)[i]));
+  return Status::ok();
+}
+
+Status Log::delete_producer_snapshot(Offset offset) {
+  Status s = disk_.remove(path(segment_file_name(offset, kProducerSnapshotSuffix)));
+  if (!s.is_ok() && s.code() != StatusCode::kNotFound) return s;
+  return Status::ok();
+}
+
+Status Log::delete_producer_snapshots_above(Offset offset) {
+  auto offsets = producer_snapshot_offsets();
+  if (!offsets) return offsets.status();
+  for (Offset o : *offsets)
+    if (o > offset) GREGOR_RETURN_IF_ERROR(delete_producer_snapshot(o));
+  return Status::ok();
 }
 
 std::vector<SegmentInfo> Log::segments() const {

@@ -1,7 +1,9 @@
 // Log: one partition's replica log, in a directory named `<topic>-<partition>` as Kafka names it.
 //
-// The directory holds segments (`<20-digit base offset>.log`, `.index`, `.timeindex`; see
-// log_segment.h), the `leader-epoch-checkpoint`, and two offset checkpoints of Gregor's (Kafka keeps
+// The directory holds segments (`<20-digit base offset>.log`, `.index`, `.timeindex`, and a
+// `.txnindex` once a transaction was aborted in the segment; see log_segment.h and
+// transaction_index.h), producer-state snapshots (`<20-digit offset>.snapshot`, producer_snapshot.h),
+// the `leader-epoch-checkpoint`, and two offset checkpoints of Gregor's (Kafka keeps
 // them per log root): `recovery-point-checkpoint` (all data below this offset was fsynced) and
 // `log-start-offset-checkpoint`.
 //
@@ -28,6 +30,7 @@
 // listener hears about rolls, deletions, truncations, flushes and corruption.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +42,8 @@
 #include "engine/log/log_segment.h"
 #include "engine/log/log_types.h"
 #include "engine/log/log_validator.h"
+#include "engine/log/producer_snapshot.h"
+#include "engine/log/transaction_index.h"
 
 namespace gregor::log {
 
@@ -137,6 +142,26 @@ class Log {
   // retention.bytes; advances the log start offset. Returns how many it deleted.
   Result<int> apply_retention(Time now, Offset high_watermark = Offset{INT64_MAX});
 
+  // ---- Transactions (KIP-98) ----
+  // Adds an aborted transaction to the `.txnindex` of the segment holding its ABORT marker. A
+  // no-op when that index already holds an entry at or after the marker (the producer state
+  // rescanning what it indexed before a restart), or when the marker's segment is gone. fsynced at
+  // once when the marker lies below the recovery point (the segment was flushed already).
+  // REQUIRES: txn.last_offset < LEO.
+  Status append_aborted_txn(const AbortedTxn& txn);
+  // The aborted transactions a fetch of [from, upto) must list (Kafka's collectAbortedTransactions):
+  // those whose marker is at or after `from` and that began before `upto`, in marker order.
+  std::vector<AbortedTxn> collect_aborted_transactions(Offset from, Offset upto) const;
+  // Producer-state snapshot files (producer_snapshot.h), by offset, oldest first.
+  Result<std::vector<Offset>> producer_snapshot_offsets();
+  Result<Bytes> read_producer_snapshot(Offset offset);
+  // Writes `<offset>.snapshot` durably, then deletes the oldest beyond kProducerSnapshotsRetained.
+  Status write_producer_snapshot(Offset offset, ByteView bytes);
+  Status delete_producer_snapshot(Offset offset);
+  // Called by roll with the new segment's base offset, once the log below it is complete and before
+  // the batch that caused the roll is appended: the broker's producer state snapshots there.
+  void set_roll_hook(std::function<void(Offset)> hook) { roll_hook_ = std::move(hook); }
+
   std::vector<SegmentInfo> segments() const;
   const std::string& dir() const { return dir_; }
   const std::string& topic() const { return topic_; }
@@ -160,6 +185,11 @@ class Log {
   Status set_log_start_offset(Offset offset);
   Status delete_segment_front(const char* reason);
   void emit(LogEvent::Kind kind, Offset offset, std::string detail = {});
+  // Deletes the producer snapshots above `offset` (the log was cut there: they describe data it
+  // no longer has).
+  Status delete_producer_snapshots_above(Offset offset);
+  // Whether an aborted-transaction index entry agrees with the batches it names (log recovery).
+  bool aborted_txn_matches_log(const AbortedTxn& t);
 
   Disk& disk_;
   std::string dir_;
@@ -174,6 +204,7 @@ class Log {
   LeaderEpochCache epoch_cache_;
   Time last_flush_time_;
   LogEventListener listener_;
+  std::function<void(Offset)> roll_hook_;
 };
 
 // Splits "orders-0" into ("orders", 0); false when the name does not end in -<partition>.

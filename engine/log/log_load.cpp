@@ -3,6 +3,7 @@
 
 #include "engine/log/checkpoint_file.h"
 #include "engine/log/log.h"
+#include "engine/record/control_record.h"
 
 namespace gregor::log {
 namespace {
@@ -73,10 +74,11 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
   // Leftovers: temp files of interrupted checkpoint writes, indexes whose log was deleted.
   std::vector<Offset> bases;
   for (const std::string& name : names) {
-    const bool stray_index = (parse_segment_file_name(name, kIndexSuffix) &&
-                              !names.count(segment_file_name(*parse_segment_file_name(name, kIndexSuffix), kLogSuffix))) ||
-                             (parse_segment_file_name(name, kTimeIndexSuffix) &&
-                              !names.count(segment_file_name(*parse_segment_file_name(name, kTimeIndexSuffix), kLogSuffix)));
+    auto stray = [&](const char* suffix) {
+      auto base = parse_segment_file_name(name, suffix);
+      return base && !names.count(segment_file_name(*base, kLogSuffix));
+    };
+    const bool stray_index = stray(kIndexSuffix) || stray(kTimeIndexSuffix) || stray(kTxnIndexSuffix);
     if (ends_with(name, ".tmp") || stray_index) {
       GREGOR_RETURN_IF_ERROR(disk_.remove(path(name)));
       r.stray_files_removed++;
@@ -113,6 +115,7 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     log_start_offset_ = start;
     recovery_point_ = start;
     GREGOR_RETURN_IF_ERROR(epoch_cache_.clear());
+    GREGOR_RETURN_IF_ERROR(delete_producer_snapshots_above(start));
     r.recovery_point = start;
     r.log_start_offset = r.log_end_offset = start;
     return Status::ok();
@@ -301,9 +304,50 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
     GREGOR_RETURN_IF_ERROR(truncate_to(*epoch_anomaly));
     r.bytes_truncated += before - bytes();
   }
+  // The aborted-transaction indexes: what lies past the (possibly cut) end of a segment goes, as
+  // does a torn entry; the producer state's rescan above its snapshot appends what is missing.
+  // Each entry is checked against the log (the index has no CRC): its marker must be an ABORT
+  // marker of its producer and its first offset a transactional batch of the same producer, or a
+  // flipped bit would hide committed records from read_committed consumers or show aborted ones.
+  for (auto& s : segments_) {
+    auto dropped = s->txn_index().load(s->base_offset(), s->next_offset());
+    if (!dropped) return dropped.status();
+    r.txn_index_entries_dropped += static_cast<int64_t>((*dropped + kTxnIndexEntryBytes - 1) / kTxnIndexEntryBytes);
+    const std::vector<AbortedTxn> entries = s->txn_index().entries();
+    for (const AbortedTxn& t : entries) {
+      if (aborted_txn_matches_log(t)) continue;
+      r.txn_index_entries_dropped += static_cast<int64_t>(s->txn_index().entries().size());
+      GREGOR_RETURN_IF_ERROR(s->txn_index().truncate_to(Offset{t.last_offset}));
+      r.txn_index_entries_dropped -= static_cast<int64_t>(s->txn_index().entries().size());
+      break;
+    }
+  }
+  // Snapshots above the end describe data the log no longer has; all of them go when an index
+  // lost entries, so that the rescan from the log start restores those.
+  GREGOR_RETURN_IF_ERROR(delete_producer_snapshots_above(r.txn_index_entries_dropped > 0 ? Offset{-1} : log_end_offset()));
   r.log_start_offset = log_start_offset_;
   r.log_end_offset = log_end_offset();
   return Status::ok();
+}
+
+bool Log::aborted_txn_matches_log(const AbortedTxn& t) {
+  auto batch_at = [this](int64_t offset) -> std::optional<std::pair<record::BatchHeader, Bytes>> {
+    if (offset < log_start_offset_.value || offset >= log_end_offset().value) return std::nullopt;
+    auto got = read(Offset{offset}, 1, Offset{INT64_MAX});
+    if (!got || got->records.empty()) return std::nullopt;
+    auto h = record::parse_batch_header(as_view(got->records), true);
+    if (!h || h->base_offset != offset) return std::nullopt;
+    return std::make_pair(*h, std::move(got->records));
+  };
+  if (t.last_offset < log_start_offset_.value) return true;  // no fetch reaches it any more
+  auto marker = batch_at(t.last_offset);
+  if (!marker || !marker->first.is_control() || marker->first.producer_id != t.producer_id) return false;
+  auto type = record::parse_end_txn_marker(ByteView(marker->second.data(), marker->first.size_bytes()));
+  if (!type || type->type != record::ControlType::kAbort) return false;
+  if (t.first_offset < log_start_offset_.value) return true;  // its start went with retention
+  auto first = batch_at(t.first_offset);
+  return first && !first->first.is_control() && first->first.is_transactional() &&
+         first->first.producer_id == t.producer_id;
 }
 
 }  // namespace gregor::log

@@ -72,6 +72,7 @@ LogSegment::LogSegment(Disk& disk, const std::string& dir, Offset base_offset, c
                     static_cast<size_t>(config.segment_index_bytes) / kOffsetIndexEntryBytes),
       time_index_(disk, join(dir, segment_file_name(base_offset, kTimeIndexSuffix)), base_offset,
                   static_cast<size_t>(config.segment_index_bytes) / kTimeIndexEntryBytes),
+      txn_index_(disk, join(dir, segment_file_name(base_offset, kTxnIndexSuffix))),
       next_offset_(base_offset),
       offset_of_max_timestamp_(base_offset),
       created_(now),
@@ -91,6 +92,8 @@ Result<std::unique_ptr<LogSegment>> LogSegment::create(Disk& disk, const std::st
       GREGOR_RETURN_IF_ERROR(disk.fsync(path));
     }
   }
+  // A leftover aborted-transaction index would describe transactions of another history.
+  GREGOR_RETURN_IF_ERROR(s->txn_index_.remove());
   return s;
 }
 
@@ -247,6 +250,7 @@ Result<uint64_t> LogSegment::truncate_to(Offset offset) {
   GREGOR_RETURN_IF_ERROR(disk_.truncate(log_path_, cut));
   GREGOR_RETURN_IF_ERROR(offset_index_.truncate_to_position(static_cast<uint32_t>(cut)));
   GREGOR_RETURN_IF_ERROR(time_index_.truncate_to(location->base_offset));
+  GREGOR_RETURN_IF_ERROR(txn_index_.truncate_to(location->base_offset));
   size_ = cut;
   next_offset_ = location->base_offset;
   // Recompute what depended on the removed batches. The largest timestamp of the batches up to the
@@ -407,6 +411,7 @@ Status LogSegment::flush() {
   GREGOR_RETURN_IF_ERROR(time_index_.write_pending());
   GREGOR_RETURN_IF_ERROR(disk_.fsync(log_path_));
   GREGOR_RETURN_IF_ERROR(disk_.fsync(offset_index_.path()));
+  GREGOR_RETURN_IF_ERROR(txn_index_.flush());
   return disk_.fsync(time_index_.path());
 }
 
@@ -418,7 +423,7 @@ Status LogSegment::remove_files() {
     Status s = disk_.remove(path);
     if (!s.is_ok() && s.code() != StatusCode::kNotFound) return s;
   }
-  return Status::ok();
+  return txn_index_.remove();
 }
 
 }  // namespace gregor::log

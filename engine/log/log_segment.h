@@ -1,4 +1,5 @@
-// LogSegment: one `<20-digit base offset>.log` file of batches and its `.index` and `.timeindex`.
+// LogSegment: one `<20-digit base offset>.log` file of batches and its `.index` and `.timeindex`,
+// and the `.txnindex` of the transactions aborted in it (transaction_index.h) once there is one.
 //
 // Invariants (checked on every scan, since baseOffset is outside the CRC): the first batch starts at
 // the segment's base offset and each batch starts where the previous one ended, so a segment holds
@@ -19,6 +20,7 @@
 #include "engine/log/log_types.h"
 #include "engine/log/offset_index.h"
 #include "engine/log/time_index.h"
+#include "engine/log/transaction_index.h"
 #include "engine/record/record_batch.h"
 
 namespace gregor::log {
@@ -105,6 +107,10 @@ class LogSegment {
   // The last offset of the first batch that carries the segment's largest timestamp.
   Offset offset_of_max_timestamp() const { return offset_of_max_timestamp_; }
 
+  // The aborted transactions whose ABORT marker lies in this segment.
+  TransactionIndex& txn_index() { return txn_index_; }
+  const TransactionIndex& txn_index() const { return txn_index_; }
+
   // Called when the segment stops being the active one: the time index gets its final entry.
   Status on_become_inactive();
   Status flush();
@@ -133,6 +139,7 @@ class LogSegment {
   int32_t index_interval_bytes_;
   OffsetIndex offset_index_;
   TimeIndex time_index_;
+  TransactionIndex txn_index_;
   uint64_t size_ = 0;
   Offset next_offset_;
   int64_t max_timestamp_ = record::kNoTimestamp;

@@ -75,7 +75,11 @@ struct RecoveryReport {
   uint64_t bytes_truncated = 0;  // a torn or garbage tail cut off
   Offset recovery_point;         // as checkpointed (the log start offset when there was none)
   bool recovery_point_checkpoint_found = false;
-  bool epoch_cache_rebuilt = false;  // leader-epoch-checkpoint missing or unreadable: rebuilt from batches
+  bool epoch_cache_rebuilt = false;
+  // Aborted-transaction index entries dropped: torn, past the end of their segment, or not
+  // matching the log (transaction_index.h). Every producer snapshot is then deleted, so that the
+  // producer state's scan of the whole log writes them again.
+  int64_t txn_index_entries_dropped = 0;  // leader-epoch-checkpoint missing or unreadable: rebuilt from batches
   Offset log_start_offset;
   Offset log_end_offset;
   // Corruption below the recovery point (fsynced data that no longer checks): open fails with

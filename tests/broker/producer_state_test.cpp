@@ -47,7 +47,7 @@ struct Leader {
     if (check.error != ErrorCode::NONE) return {check.error, -1};
     auto info = log->append_as_leader(std::move(batch), LeaderEpoch{0}, Time{0});
     REQUIRE(info);
-    state.on_leader_append(*h, info->first_offset.value);
+    state.on_leader_append(*log, *h, info->first_offset.value);
     return {ErrorCode::NONE, info->first_offset.value};
   }
 };

@@ -49,7 +49,7 @@ struct Leader {
     if (check.error != ErrorCode::NONE) return {check.error, -1};
     auto info = log->append_as_leader(std::move(batch), LeaderEpoch{0}, Time{0});
     REQUIRE(info);
-    state.on_leader_append(*h, info->first_offset.value);
+    state.on_leader_append(*log, *h, info->first_offset.value);
     return {ErrorCode::NONE, info->first_offset.value};
   }
   // What Partition::append_txn_marker does.
@@ -62,7 +62,7 @@ struct Leader {
     REQUIRE(h);
     auto info = log->append_validated(log::ValidatedBatch{std::move(b), *h}, LeaderEpoch{0}, Time{0});
     REQUIRE(info);
-    state.on_leader_append(*h, info->first_offset.value, m);
+    state.on_leader_append(*log, *h, info->first_offset.value, m);
     return {ErrorCode::NONE, info->first_offset.value};
   }
   std::optional<int64_t> first_unstable() {
@@ -92,17 +92,17 @@ TEST_CASE("the last stable offset follows the earliest of two overlapping transa
   // Producer 2 aborts: nothing is open; the abort is remembered with the LSO after it.
   CHECK(l.marker(2, 0, false).second == 7);
   CHECK(!l.first_unstable());
-  REQUIRE(l.state.all_aborted_transactions().size() == 1);
-  const broker::AbortedTxn a = l.state.all_aborted_transactions().front();
+  REQUIRE(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}).size() == 1);
+  const broker::AbortedTxn a = l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}).front();
   CHECK(a.producer_id == 2);
   CHECK(a.first_offset == 4);
   CHECK(a.last_offset == 7);
   CHECK(a.last_stable_offset == 8);
   // A fetch lists it when its range overlaps [4, 7].
-  CHECK(l.state.aborted_transactions(0, 4).empty());
-  CHECK(l.state.aborted_transactions(0, 5).size() == 1);
-  CHECK(l.state.aborted_transactions(7, 100).size() == 1);
-  CHECK(l.state.aborted_transactions(8, 100).empty());
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{4}).empty());
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{5}).size() == 1);
+  CHECK(l.log->collect_aborted_transactions(Offset{7}, Offset{100}).size() == 1);
+  CHECK(l.log->collect_aborted_transactions(Offset{8}, Offset{100}).empty());
 }
 
 TEST_CASE("an abort while another transaction is open records that transaction's start as its LSO", "[transactions]") {
@@ -110,8 +110,8 @@ TEST_CASE("an abort while another transaction is open records that transaction's
   CHECK(l.append(txn_batch(1, 0, 0, 1)).second == 0);
   CHECK(l.append(txn_batch(2, 0, 0, 1)).second == 1);
   CHECK(l.marker(2, 0, false).second == 2);
-  REQUIRE(l.state.all_aborted_transactions().size() == 1);
-  CHECK(l.state.all_aborted_transactions().front().last_stable_offset == 0);  // producer 1 still open
+  REQUIRE(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}).size() == 1);
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}).front().last_stable_offset == 0);  // producer 1 still open
 }
 
 TEST_CASE("markers are fenced by producer epoch and coordinator epoch", "[transactions]") {
@@ -154,16 +154,16 @@ TEST_CASE("open and aborted transactions are rebuilt from the log after a restar
   ProducerStateManager fresh;
   REQUIRE(fresh.catch_up_for_read(*l.log).is_ok());
   CHECK(fresh.first_unstable_offset() == 3);
-  REQUIRE(fresh.all_aborted_transactions().size() == 2);
-  CHECK(fresh.all_aborted_transactions()[0].first_offset == 0);
-  CHECK(fresh.all_aborted_transactions()[0].last_offset == 2);
-  CHECK(fresh.all_aborted_transactions()[1].first_offset == 4);
-  CHECK(fresh.all_aborted_transactions()[1].last_stable_offset == 3);  // producer 2 still open then
+  REQUIRE(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}).size() == 2);
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX})[0].first_offset == 0);
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX})[0].last_offset == 2);
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX})[1].first_offset == 4);
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX})[1].last_stable_offset == 3);  // producer 2 still open then
   // A truncation that removes the second abort (and its marker): only the first is left.
   REQUIRE(l.log->truncate_to(Offset{4}).is_ok());
   fresh.on_truncate();
   REQUIRE(fresh.catch_up_for_read(*l.log).is_ok());
-  CHECK(fresh.all_aborted_transactions().size() == 1);
+  CHECK(l.log->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}).size() == 1);
   CHECK(fresh.first_unstable_offset() == 3);
   CHECK(!fresh.producers().count(3));
 }
