@@ -81,6 +81,11 @@ struct GroupSpec {
   DeliveryMode delivery = DeliveryMode::kAtLeastOnce;
   Time start{0};
   ConfigMap config;  // consumer configs with Kafka's keys (session.timeout.ms, max.poll.interval.ms, ...)
+  // exactly-once-txn: the topic the members write to, their transactional.id prefix (member m has
+  // "<prefix>-<m>"; the group's name when empty), and configs of the members' producers.
+  std::string output;
+  std::string transactional_id_prefix;
+  ConfigMap producer_config;
   int line = 0;
 };
 
