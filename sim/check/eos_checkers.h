@@ -16,8 +16,10 @@
 //                            transaction commits: a transactional offset_commit (generation -1, from
 //                            the group coordinator when the marker reaches __consumer_offsets) of such
 //                            a group must come while a transaction of one of its members that holds
-//                            offsets is in PrepareCommit at its coordinator (txn_state_change), never
-//                            while the only such transactions are aborting; and a member that starts
+//                            offsets is in PrepareCommit at its coordinator (txn_state_change; or
+//                            Ongoing, as a coordinator that reloads the log may finish a PrepareCommit
+//                            nobody reported), never while the only such transactions are aborting or
+//                            complete; and a member that starts
 //                            from a committed offset (consumer_position reason committed: what
 //                            OffsetFetch answered) starts from one that was made visible, or that
 //                            ends a batch the group committed (an offset of an aborted transaction
