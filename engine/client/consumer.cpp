@@ -121,6 +121,18 @@ void Consumer::seek(const TopicPartition& tp, int64_t offset) {
   set_position(tp, offset, "seek");
 }
 
+void Consumer::reset_to_committed(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    auto it = parts_.find(tp);
+    if (it == parts_.end()) continue;
+    it->second.position.reset();
+    it->second.buffered.clear();
+    it->second.skip_to.reset();
+    it->second.no_offset = false;
+  }
+  wakeup();
+}
+
 void Consumer::set_position(const TopicPartition& tp, int64_t offset, const char* reason) {
   PartitionState& st = parts_[tp];
   st.position = offset;

@@ -83,6 +83,10 @@ class Consumer {
   void commit_positions(std::function<void(protocol::ErrorCode)> done);
   void seek(const TopicPartition& tp, int64_t offset);
   std::optional<int64_t> position(const TopicPartition& tp) const;
+  // Forgets the positions of these partitions and what is buffered for them: the next poll starts
+  // each from the group's committed offset again (as Kafka Streams reinitializes a task from its
+  // committed offsets after an aborted transaction). Partitions not assigned are ignored.
+  void reset_to_committed(const std::vector<TopicPartition>& partitions);
   void pause(const std::vector<TopicPartition>& partitions);
   void resume(const std::vector<TopicPartition>& partitions);
   // Leave the group (LeaveGroup), then done().

@@ -23,6 +23,11 @@ constexpr int16_t kHeartbeatVersion = 3;
 constexpr int16_t kLeaveGroupVersion = 1;
 constexpr int16_t kOffsetCommitVersion = 5;
 constexpr int16_t kOffsetFetchVersion = 4;
+// A read_committed consumer asks for stable offsets (v7+, KIP-447), as Kafka's consumer does: an
+// offset a transaction has sent but not yet ended is answered UNSTABLE_OFFSET_COMMIT and asked again
+// later, so a member taking over a partition cannot start from the offset before a transaction that
+// is about to commit (and process its records a second time). Others keep v4, as before.
+constexpr int16_t kOffsetFetchStableVersion = 7;
 
 bool is_coordinator_error(ErrorCode e) {
   return e == ErrorCode::COORDINATOR_NOT_AVAILABLE || e == ErrorCode::NOT_COORDINATOR ||
@@ -514,11 +519,14 @@ void ConsumerCoordinator::fetch_committed(const std::vector<TopicPartition>& par
     topics.back().partition_indexes.push_back(tp.partition);
   }
   req.topics = topics;
-  net_.send(NodeId{*coordinator_}, req, kOffsetFetchVersion, Duration::millis(config_.request_timeout_ms),
-            [this, done](ErrorCode transport, ByteReader* body) {
+  const bool stable = config_.read_committed();
+  req.require_stable = stable;
+  const int16_t version = stable ? kOffsetFetchStableVersion : kOffsetFetchVersion;
+  net_.send(NodeId{*coordinator_}, req, version, Duration::millis(config_.request_timeout_ms),
+            [this, done, version](ErrorCode transport, ByteReader* body) {
               std::optional<protocol::OffsetFetchResponse> resp;
               if (transport == ErrorCode::NONE && body) {
-                auto r = protocol::OffsetFetchResponse::decode(*body, kOffsetFetchVersion);
+                auto r = protocol::OffsetFetchResponse::decode(*body, version);
                 if (r) resp = std::move(*r);
               }
               ErrorCode code = resp ? resp->error_code : (transport == ErrorCode::NONE ? ErrorCode::NETWORK_EXCEPTION : transport);

@@ -17,6 +17,7 @@ const char* delivery_mode_name(DeliveryMode m) {
     case DeliveryMode::kAtMostOnce: return "at-most-once";
     case DeliveryMode::kAtLeastOnce: return "at-least-once";
     case DeliveryMode::kExactlyOnce: return "exactly-once";
+    case DeliveryMode::kExactlyOnceTxn: return "exactly-once-txn";
   }
   return "?";
 }
@@ -25,6 +26,7 @@ std::optional<DeliveryMode> parse_delivery_mode(const std::string& name) {
   if (name == "at-most-once") return DeliveryMode::kAtMostOnce;
   if (name == "at-least-once") return DeliveryMode::kAtLeastOnce;
   if (name == "exactly-once") return DeliveryMode::kExactlyOnce;
+  if (name == "exactly-once-txn") return DeliveryMode::kExactlyOnceTxn;
   return std::nullopt;
 }
 
@@ -36,9 +38,102 @@ std::string record_id(const std::optional<Bytes>& value) {
   return std::string(v.begin(), v.begin() + static_cast<long>(std::min(n, kRecordIdBytesMax)));
 }
 
+std::string output_value(const std::string& topic, int32_t partition, int64_t offset, const std::string& input_id) {
+  return topic + "/" + std::to_string(partition) + "/" + std::to_string(offset) + "=" + input_id;
+}
+
+std::optional<OutputReference> parse_output_reference(const std::string& id) {
+  // "<topic>/<partition>/<offset>=<id>": Kafka's topic names have no '/' or '='.
+  const size_t eq = id.find('=');
+  if (eq == std::string::npos) return std::nullopt;
+  const size_t second = id.rfind('/', eq);
+  if (second == std::string::npos || second == 0) return std::nullopt;
+  const size_t first = id.rfind('/', second - 1);
+  if (first == std::string::npos || first == 0) return std::nullopt;
+  auto number = [](const std::string& text, int64_t max) -> std::optional<int64_t> {
+    if (text.empty() || text.size() > 18) return std::nullopt;
+    int64_t v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    if (v > max) return std::nullopt;
+    return v;
+  };
+  auto partition = number(id.substr(first + 1, second - first - 1), INT32_MAX);
+  auto offset = number(id.substr(second + 1, eq - second - 1), INT64_MAX);
+  if (!partition || !offset) return std::nullopt;
+  return OutputReference{id.substr(0, first), static_cast<int32_t>(*partition), *offset, id.substr(eq + 1)};
+}
+
+namespace {
+
+ConsumerConfig with_mode_settings(ConsumerConfig config, const ConsumerWorkload& w) {
+  // Kafka Streams' exactly_once_v2 reads read_committed: an upstream transaction's records only
+  // once it committed.
+  if (w.behaviour.value_or(w.mode) == DeliveryMode::kExactlyOnceTxn) config.isolation_level = "read_committed";
+  return config;
+}
+
+// Correlation ids of the member's producer carry a tag in their top byte: 0x40 plus the producer's
+// incarnation (6 bits). The clients' own ids stay below 2^24.
+constexpr uint8_t kProducerTag = 0x40;
+constexpr uint8_t kIncarnationMask = 0x3f;
+constexpr size_t kCorrelationIdAt = 4;  // request header: api_key i16, api_version i16, correlation_id i32
+
+uint8_t producer_tag(uint32_t incarnation) { return static_cast<uint8_t>(kProducerTag | (incarnation & kIncarnationMask)); }
+
+}  // namespace
+
+// The member's producer runs on the node's runtime, except that its requests' correlation ids are
+// tagged (the node hands tagged responses to it, untagged ones to the consumer): one connection per
+// broker carries both clients, as one Kafka client's connection would carry one.
+class ConsumerNode::TaggedRuntime final : public Runtime {
+ public:
+  TaggedRuntime(Runtime& rt, uint8_t tag) : rt_(rt), tag_(tag) {}
+  NodeId self() const override { return rt_.self(); }
+  Time now() const override { return rt_.now(); }
+  int64_t wall_time_ms() const override { return rt_.wall_time_ms(); }
+  TimerId after(Duration d, std::function<void()> fn) override { return rt_.after(d, std::move(fn)); }
+  void cancel(TimerId id) override { rt_.cancel(id); }
+  bool send(NodeId to, Bytes frame) override {
+    tag(frame);
+    return rt_.send(to, std::move(frame));
+  }
+  bool send_gather(NodeId to, Bytes head, Bytes body) override {
+    if (head.size() > kCorrelationIdAt) {
+      tag(head);
+      return rt_.send_gather(to, std::move(head), std::move(body));
+    }
+    head.insert(head.end(), body.begin(), body.end());
+    return send(to, std::move(head));
+  }
+  void learn_address(NodeId id, const std::string& host, int32_t port) override { rt_.learn_address(id, host, port); }
+  void close_connection(NodeId peer) override { rt_.close_connection(peer); }
+  std::string peer_host(NodeId peer) const override { return rt_.peer_host(peer); }
+  std::string listener_name(NodeId peer) const override { return rt_.listener_name(peer); }
+  Disk& disk() override { return rt_.disk(); }
+  Rng& rng() override { return rt_.rng(); }
+  void emit(TraceBody event) override { rt_.emit(std::move(event)); }
+  void log(const std::string& line) override { rt_.log(line); }
+  void halt(const std::string& reason) override { rt_.halt(reason); }
+
+ private:
+  void tag(Bytes& frame) const {
+    GREGOR_ASSERT(frame.size() > kCorrelationIdAt);
+    GREGOR_ASSERT_MSG(frame[kCorrelationIdAt] == 0, "producer correlation ids ran past 2^24");
+    frame[kCorrelationIdAt] = tag_;
+  }
+  Runtime& rt_;
+  uint8_t tag_;
+};
+
 ConsumerNode::ConsumerNode(Runtime& rt, ConsumerConfig config, ConsumerWorkload workload)
-    : rt_(rt), workload_(std::move(workload)), consumer_(rt, std::move(config)) {
+    : rt_(rt), workload_(std::move(workload)), consumer_(rt, with_mode_settings(std::move(config), workload_)) {
   GREGOR_ASSERT_MSG(behaviour() != DeliveryMode::kExactlyOnce || workload_.sink.value > 0, "exactly-once needs a sink node");
+  GREGOR_ASSERT_MSG(behaviour() != DeliveryMode::kExactlyOnceTxn ||
+                        (!workload_.output_topic.empty() && !workload_.producer.transactional_id.empty()),
+                    "exactly-once-txn needs an output topic and a transactional.id");
 }
 
 ConsumerNode::~ConsumerNode() {
@@ -65,11 +160,20 @@ void ConsumerNode::start() {
     };
   }
   consumer_.subscribe(workload_.topics, std::move(listener));
+  if (behaviour() == DeliveryMode::kExactlyOnceTxn) txn_start_producer();
   Duration wait = workload_.start_at > rt_.now() ? workload_.start_at - rt_.now() : Duration{0};
   schedule_poll(wait);
 }
 
 void ConsumerNode::on_message(NodeId from, Bytes frame) {
+  if (behaviour() == DeliveryMode::kExactlyOnceTxn && !frame.empty() && (frame[0] & kProducerTag) != 0) {
+    // A response to the producer (its tagged correlation id); one to a replaced producer is dropped.
+    if (producer_ && frame[0] == producer_tag(producer_incarnation_)) {
+      frame[0] = 0;
+      producer_->on_message(from, frame);
+    }
+    return;
+  }
   if (workload_.sink.value > 0 && from == workload_.sink) {
     ByteReader r(as_view(frame));
     int32_t correlation_id = r.i32();
@@ -94,6 +198,7 @@ void ConsumerNode::on_disconnect(NodeId peer) {
     }
     return;
   }
+  if (producer_) producer_->on_disconnect(peer);
   consumer_.on_disconnect(peer);
 }
 
@@ -120,6 +225,8 @@ void ConsumerNode::schedule_poll(Duration d) {
 
 void ConsumerNode::poll_loop() {
   if (busy_ || stopped_) return;
+  // exactly-once-txn polls once its producer is ready (init_transactions done).
+  if (behaviour() == DeliveryMode::kExactlyOnceTxn && !producer_ready_) return;
   std::vector<ConsumerRecord> records = consumer_.poll();
   if (records.empty()) return schedule_poll(workload_.poll_idle);
   handle(std::move(records));
@@ -185,7 +292,111 @@ void ConsumerNode::handle(std::vector<ConsumerRecord> records) {
     case DeliveryMode::kExactlyOnce:
       rt_.after(workload_.processing_time, [this, recs] { sink_write(recs); });
       return;
+    case DeliveryMode::kExactlyOnceTxn: {
+      // The generation the records were polled in: if a rebalance ends before the offsets reach
+      // the group coordinator, they are refused (ILLEGAL_GENERATION) and the transaction aborts,
+      // even if the member has joined the next generation meanwhile.
+      ConsumerGroupMetadata group{.group_id = consumer_.config().group_id,
+                                  .generation_id = consumer_.generation(),
+                                  .member_id = consumer_.member_id()};
+      rt_.after(workload_.processing_time, [this, recs, group] { txn_process(recs, group); });
+      return;
+    }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exactly-once-txn: the consume-transform-produce loop.
+
+void ConsumerNode::txn_start_producer() {
+  if (producer_) {
+    // Fenced (or failed for good): keep the old one, whose requests may still be answered or time
+    // out, and start a new instance of the same transactional.id, which fences what it left open.
+    retired_producers_.emplace_back(std::move(producer_rt_), std::move(producer_));
+    GREGOR_ASSERT_MSG(retired_producers_.size() <= static_cast<size_t>(kIncarnationMask), "too many producers replaced");
+    producer_incarnation_++;
+  }
+  producer_ready_ = false;
+  producer_rt_ = std::make_unique<TaggedRuntime>(rt_, producer_tag(producer_incarnation_));
+  producer_ = std::make_unique<Producer>(*producer_rt_, workload_.producer);
+  producer_->start();
+  const uint32_t incarnation = producer_incarnation_;
+  producer_->init_transactions([this, incarnation](ErrorCode e) {
+    if (incarnation != producer_incarnation_ || stopped_) return;
+    if (e != ErrorCode::NONE) {
+      // Timed out or fenced: try again with a new instance a little later.
+      rt_.after(kSinkRetryBackoff, [this, incarnation] {
+        if (incarnation == producer_incarnation_ && !stopped_) txn_start_producer();
+      });
+      return;
+    }
+    producer_ready_ = true;
+    if (!busy_) schedule_poll(Duration{0});
+  });
+}
+
+void ConsumerNode::txn_process(std::shared_ptr<std::vector<ConsumerRecord>> records, ConsumerGroupMetadata group) {
+  if (!producer_ready_) return txn_rewind(*records, ErrorCode::INVALID_TXN_STATE);
+  Producer& producer = *producer_;
+  const ErrorCode begun = producer.begin_transaction();
+  if (begun != ErrorCode::NONE) return txn_abort(records, begun);
+  const uint32_t incarnation = producer_incarnation_;
+  for (const auto& r : *records) {
+    ProducerRecord out;
+    out.topic = workload_.output_topic;
+    out.key = r.key;
+    const std::string value = output_value(r.topic, r.partition, r.offset, record_id(r.value));
+    out.value = Bytes(value.begin(), value.end());
+    // A failed send makes the transaction abortable; commit then fails with the error.
+    producer.send(std::move(out), [](const RecordMetadata&) {});
+  }
+  std::vector<TopicPartitionOffset> offsets;
+  for (const auto& [tp, next] : next_offsets(*records))
+    offsets.push_back(TopicPartitionOffset{.topic = tp.topic, .partition = tp.partition, .offset = next});
+  producer.send_offsets_to_transaction(std::move(offsets), std::move(group), [this, incarnation, records](ErrorCode e) {
+    // A replaced producer's answer: the batch was given back when it was replaced.
+    if (incarnation != producer_incarnation_) return;
+    if (e != ErrorCode::NONE) return txn_abort(records, e);
+    producer_->commit_transaction([this, incarnation, records](ErrorCode e2) {
+      if (incarnation != producer_incarnation_) return;
+      if (e2 != ErrorCode::NONE) return txn_abort(records, e2);
+      process(*records);  // committed: output and offsets together
+      finish_batch();
+    });
+  });
+}
+
+void ConsumerNode::txn_abort(std::shared_ptr<std::vector<ConsumerRecord>> records, ErrorCode why) {
+  if (producer_->fatal_error() != ErrorCode::NONE) {
+    txn_rewind(*records, why);
+    return txn_start_producer();
+  }
+  if (!producer_->in_transaction()) {
+    // Not in a state to begin or abort (an epoch bump after an abort failed): a new instance.
+    txn_rewind(*records, why);
+    return txn_start_producer();
+  }
+  const uint32_t incarnation = producer_incarnation_;
+  producer_->abort_transaction([this, incarnation, records, why](ErrorCode e) {
+    if (incarnation != producer_incarnation_) return;
+    if (e != ErrorCode::NONE) {
+      // The abort failed too: a new instance of the transactional.id aborts what is open.
+      txn_rewind(*records, why);
+      return txn_start_producer();
+    }
+    txn_rewind(*records, why);
+  });
+}
+
+void ConsumerNode::txn_rewind(const std::vector<ConsumerRecord>& records, ErrorCode why) {
+  rt_.emit(ev::ConsumeDropped{.group = consumer_.config().group_id,
+                              .member = consumer_.member_id(),
+                              .count = static_cast<int64_t>(records.size()),
+                              .error = protocol::error_name(why)});
+  std::vector<TopicPartition> tps;
+  for (const auto& [tp, next] : next_offsets(records)) tps.push_back(tp);
+  consumer_.reset_to_committed(tps);
+  finish_batch();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -65,6 +65,16 @@ struct ProducerRecord {
   int64_t timestamp = -1;  // -1: now
 };
 
+// The group a transaction's offsets belong to, as Kafka's ConsumerGroupMetadata: with a member id
+// and generation (TxnOffsetCommit v3+, KIP-447) the group coordinator refuses the offsets of a
+// member that a rebalance has replaced (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID), so a zombie's
+// transaction can only abort.
+struct ConsumerGroupMetadata {
+  std::string group_id;
+  int32_t generation_id = -1;  // -1 and an empty member id: not checked
+  std::string member_id;
+};
+
 // An offset for send_offsets_to_transaction: the next record the group will read.
 struct TopicPartitionOffset {
   std::string topic;
@@ -113,6 +123,7 @@ class Producer {
   // NONE, the fatal error, or INVALID_TXN_STATE when not initialised or a transaction is open.
   protocol::ErrorCode begin_transaction();
   void send_offsets_to_transaction(std::vector<TopicPartitionOffset> offsets, std::string group_id, TxnCallback cb);
+  void send_offsets_to_transaction(std::vector<TopicPartitionOffset> offsets, ConsumerGroupMetadata group, TxnCallback cb);
   void commit_transaction(TxnCallback cb);
   void abort_transaction(TxnCallback cb);
   bool in_transaction() const { return txn_phase_ == TxnPhase::kInTransaction; }

@@ -236,7 +236,12 @@ void Producer::add_partitions() {
 }
 
 void Producer::send_offsets_to_transaction(std::vector<TopicPartitionOffset> offsets, std::string group_id, TxnCallback cb) {
+  send_offsets_to_transaction(std::move(offsets), ConsumerGroupMetadata{.group_id = std::move(group_id), .generation_id = -1, .member_id = ""}, std::move(cb));
+}
+
+void Producer::send_offsets_to_transaction(std::vector<TopicPartitionOffset> offsets, ConsumerGroupMetadata group, TxnCallback cb) {
   GREGOR_ASSERT(transactional());
+  const std::string group_id = group.group_id;
   if (txn_phase_ == TxnPhase::kFatal) return cb(fatal_error_);
   if (txn_phase_ != TxnPhase::kInTransaction) return cb(ErrorCode::INVALID_TXN_STATE);
   if (abortable_error_ != ErrorCode::NONE) return cb(abortable_error_);
@@ -263,12 +268,14 @@ void Producer::send_offsets_to_transaction(std::vector<TopicPartitionOffset> off
   coordinator_call<protocol::AddOffsetsToTxnRequest, AddResp>(
       protocol::kCoordinatorKeyTypeTransaction, config_.transactional_id, add, kAddOffsetsToTxnVersion,
       [](const AddResp& r) { return r.error_code; },
-      [this, offsets = std::move(offsets), group_id, finish, deadline](ErrorCode e, const AddResp*) {
+      [this, offsets = std::move(offsets), group, group_id, finish, deadline](ErrorCode e, const AddResp*) {
         if (e != ErrorCode::NONE) return finish(e);
         offsets_added_ = true;
         protocol::TxnOffsetCommitRequest commit;
         commit.transactional_id = config_.transactional_id;
         commit.group_id = group_id;
+        commit.generation_id = group.generation_id;
+        commit.member_id = group.member_id;
         commit.producer_id = producer_id_;
         commit.producer_epoch = producer_epoch_;
         for (const auto& o : offsets) {

@@ -5,10 +5,12 @@
 //
 //   consume-lost          every acks=all acknowledged record (produce_ack: base_offset + count) of a topic
 //                         a group consumes is consumed by that group, for groups whose mode
-//                         promises it (at-least-once, exactly-once); checked at the end of the run.
+//                         promises it (at-least-once, exactly-once; exactly-once-txn's is
+//                         output-each-input-once, eos_checkers.h); checked at the end of the run.
 //                         A transaction's records count only once it committed (txn_checkers.h)
 //   consume-duplicate     no record (by id, the value up to its first '.') is consumed twice by a
-//                         group whose mode promises it (at-most-once, exactly-once)
+//                         group whose mode promises it (at-most-once, exactly-once,
+//                         exactly-once-txn)
 //   consume-order         a consumer process consumes each partition's offsets in increasing order
 //                         from each position it takes (consumer_position), and a sink applies them
 //                         in increasing order

@@ -187,6 +187,12 @@ Result<Scenario> apply_variant(const Scenario& s, const std::string& variant_nam
   for (auto& g : out.groups) {
     for (const auto& [k, val] : v->group_config) g.config[k] = val;
     if (v->delivery) g.delivery = *v->delivery;
+    if (g.delivery != DeliveryMode::kExactlyOnceTxn) {
+      // Another mode writes nothing: the group's output settings go with exactly-once-txn.
+      g.output.clear();
+      g.transactional_id_prefix.clear();
+      g.producer_config.clear();
+    }
   }
   if (v->expect) out.expect = *v->expect;
   if (v->faults) out.faults = *v->faults;

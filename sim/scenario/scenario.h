@@ -85,6 +85,11 @@ struct GroupSpec {
   // (engine/client/zk_group_consumer.h) instead of the brokers' group coordinator; its config may
   // use 0.8's keys too (rebalance.max.retries, zookeeper.session.timeout.ms, ...).
   bool zookeeper = false;
+  // exactly-once-txn: the topic the members write to, their transactional.id prefix (member m has
+  // "<prefix>-<m>"; the group's name when empty), and configs of the members' producers.
+  std::string output;
+  std::string transactional_id_prefix;
+  ConfigMap producer_config;
   int line = 0;
 };
 

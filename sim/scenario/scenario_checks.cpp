@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/check/consume_checkers.h"
+#include "sim/check/eos_checkers.h"
 #include "sim/check/txn_checkers.h"
 #include "sim/check/zk_checkers.h"
 
@@ -44,6 +45,8 @@ void add_scenario_checkers(CheckerSet& set) {
   // The coordination service's guarantees; they matter for a replicated zk ensemble.
   add_zk_checkers(set);
   add_txn_checkers(set);
+  // The consume-transform-produce loop's (delivery: exactly-once-txn).
+  add_eos_checkers(set);
 }
 
 std::vector<std::string> known_checker_names() {

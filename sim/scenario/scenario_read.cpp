@@ -457,6 +457,10 @@ Variant read_variant(const std::string& name, const YAML::Node& n, const std::st
   if (n["producer-config"]) v.producer_config = read_config(n["producer-config"], key + ".producer-config", validate_producer_key);
   if (n["group-config"]) v.group_config = read_config(n["group-config"], key + ".group-config", validate_consumer_key);
   if (n["delivery"]) v.delivery = read_delivery(n["delivery"], key + ".delivery");
+  if (v.delivery == DeliveryMode::kExactlyOnceTxn)
+    for (const auto& g : s.groups)
+      if (g.output.empty())
+        R::fail(n["delivery"], key + ".delivery", "exactly-once-txn needs output: on every group ('" + g.name + "' has none)");
   if (n["expect"]) v.expect = read_expect(n["expect"], key + ".expect", topic_names(s));
   if (n["faults"]) v.faults = n["faults"].IsNull() ? std::vector<FaultAction>{} : read_faults(n["faults"], s, names, key + ".faults");
   return v;
@@ -576,12 +580,13 @@ ProducerSpec read_producer(const YAML::Node& p, const std::string& key, size_t i
 
 DeliveryMode read_delivery(const YAML::Node& n, const std::string& key) {
   auto d = parse_delivery_mode(R::scalar(n, key));
-  if (!d) R::fail(n, key, "expected at-most-once, at-least-once or exactly-once");
+  if (!d) R::fail(n, key, "expected at-most-once, at-least-once, exactly-once or exactly-once-txn");
   return *d;
 }
 
 GroupSpec read_group(const YAML::Node& g, const std::string& key, const Names& names) {
-  R::check_keys(g, key, {"name", "topics", "members", "delivery", "start", "config", "coordination"});
+  R::check_keys(g, key, {"name", "topics", "members", "delivery", "start", "config", "coordination", "output",
+                          "transactional.id.prefix", "producer-config"});
   GroupSpec spec;
   spec.line = line_of(g, 0);
   if (g["coordination"]) {
@@ -599,7 +604,7 @@ GroupSpec read_group(const YAML::Node& g, const std::string& key, const Names& n
     if (!names.partitions.count(t)) R::fail(g["topics"], key + ".topics", "no topic '" + t + "' under topics:");
   if (g["members"]) spec.members = static_cast<int32_t>(R::integer(g["members"], key + ".members", 1, kScenarioGroupMembersMax));
   if (g["delivery"]) spec.delivery = read_delivery(g["delivery"], key + ".delivery");
-  if (spec.zookeeper && spec.delivery == DeliveryMode::kExactlyOnce)
+  if (spec.zookeeper && (spec.delivery == DeliveryMode::kExactlyOnce || spec.delivery == DeliveryMode::kExactlyOnceTxn))
     R::fail(g["delivery"], key + ".delivery", "a zookeeper group is at-most-once or at-least-once (0.8 had no transactions)");
   if (g["start"]) spec.start = Time{0} + R::duration(g["start"], key + ".start");
   if (g["config"]) {
@@ -607,6 +612,28 @@ GroupSpec read_group(const YAML::Node& g, const std::string& key, const Names& n
     client::ConsumerConfig together;  // keys that only fail together (heartbeat vs session timeout)
     if (Status s = together.apply(client::without_zk_consumer_keys(group_consumer_config(spec))); !s.is_ok())
       R::fail(g["config"], key + ".config", s.message());
+  }
+  // exactly-once-txn: the output topic and the members' producers.
+  const bool txn = spec.delivery == DeliveryMode::kExactlyOnceTxn;
+  if (txn && !g["output"]) R::fail(g, key + ".output", "exactly-once-txn writes to a topic: output: <topic>");
+  for (const char* k : {"output", "transactional.id.prefix", "producer-config"})
+    if (g[k] && !txn) R::fail(g[k], key + "." + k, std::string(k) + " is for delivery: exactly-once-txn");
+  if (g["output"]) {
+    spec.output = R::scalar(g["output"], key + ".output");
+    if (!names.partitions.count(spec.output)) R::fail(g["output"], key + ".output", "no topic '" + spec.output + "' under topics:");
+    for (const auto& t : spec.topics)
+      if (t == spec.output) R::fail(g["output"], key + ".output", "the group reads '" + t + "': write to another topic");
+  }
+  if (g["transactional.id.prefix"]) {
+    spec.transactional_id_prefix = R::scalar(g["transactional.id.prefix"], key + ".transactional.id.prefix");
+    if (spec.transactional_id_prefix.empty())
+      R::fail(g["transactional.id.prefix"], key + ".transactional.id.prefix", "an empty prefix");
+  }
+  if (g["producer-config"]) {
+    spec.producer_config = read_config(g["producer-config"], key + ".producer-config", validate_producer_key);
+    for (const char* k : {"transactional.id", "enable.idempotence", "acks"})
+      if (spec.producer_config.count(k))
+        R::fail(g["producer-config"], key + ".producer-config", std::string(k) + " is set by exactly-once-txn");
   }
   return spec;
 }

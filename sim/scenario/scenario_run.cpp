@@ -121,6 +121,20 @@ ScenarioRun::ScenarioRun(const Scenario& s, uint64_t seed, RunOptions opts)
       w.poll_idle = Duration::millis(20);
       w.start_at = g.start;
       if (w.mode == client::DeliveryMode::kExactlyOnce) w.sink = sink_id;
+      if (w.mode == client::DeliveryMode::kExactlyOnceTxn) {
+        // Each member's own transactional producer (Kafka Streams' exactly_once_v2: one per
+        // member, its transactional.id stable across restarts so a new instance fences the old).
+        ConfigMap producer_settings = g.producer_config;
+        producer_settings["transactional.id"] =
+            (g.transactional_id_prefix.empty() ? g.name : g.transactional_id_prefix) + "-" + std::to_string(m);
+        producer_settings["enable.idempotence"] = "true";
+        producer_settings["acks"] = "all";
+        Status produced = w.producer.apply(producer_settings);
+        GREGOR_ASSERT_MSG(produced.is_ok(), produced.to_string());
+        w.producer.client_id = cc.client_id + "-producer";
+        w.producer.bootstrap_servers = bootstrap;
+        w.output_topic = g.output;
+      }
       const NodeId id{next_id++};
       if (g.zookeeper) {
         // Kafka 0.8's consumer: the group lives in zk (engine/client/zk_group_consumer.h).

@@ -239,6 +239,10 @@ std::string to_yaml(const Scenario& s) {
       if (g.zookeeper) out << YAML::Key << "coordination" << YAML::Value << "zookeeper";
       if (g.start.us != 0) out << YAML::Key << "start" << YAML::Value << format_duration(g.start - Time{0});
       emit_config(out, "config", g.config);
+      if (!g.output.empty()) out << YAML::Key << "output" << YAML::Value << g.output;
+      if (!g.transactional_id_prefix.empty())
+        out << YAML::Key << "transactional.id.prefix" << YAML::Value << g.transactional_id_prefix;
+      emit_config(out, "producer-config", g.producer_config);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -374,3 +374,32 @@ TEST_CASE("transactional producers and read_committed groups parse and write bac
   CHECK(error_of(head + "groups:\n  - name: g\n    topics: [o]\n    config: {isolation.level: committed}\n")
             .find("x.yaml:10: groups[0].config.isolation.level:") == 0);
 }
+
+TEST_CASE("exactly-once-txn groups parse with their output and write back", "[scenario]") {
+  const std::string head = "name: t\ntopics:\n  - name: in\n  - name: out\ngroups:\n  - name: g\n    topics: [in]\n";
+  const std::string txn = head + "    delivery: exactly-once-txn\n";
+  auto a = parse_scenario(txn + "    output: out\n    transactional.id.prefix: app\n"
+                                "    producer-config: {transaction.timeout.ms: 10000}\n",
+                          "a.yaml");
+  REQUIRE(a.is_ok());
+  CHECK(a->groups[0].delivery == DeliveryMode::kExactlyOnceTxn);
+  CHECK(a->groups[0].output == "out");
+  CHECK(a->groups[0].transactional_id_prefix == "app");
+  CHECK(a->groups[0].producer_config.at("transaction.timeout.ms") == "10000");
+  auto b = parse_scenario(to_yaml(*a), "b.yaml");
+  REQUIRE(b.is_ok());
+  CHECK(b->groups[0].delivery == DeliveryMode::kExactlyOnceTxn);
+  CHECK(b->groups[0].output == "out");
+  CHECK(b->groups[0].transactional_id_prefix == "app");
+  CHECK(b->groups[0].producer_config == a->groups[0].producer_config);
+  // Errors name the file, the line and the key.
+  CHECK(error_of(txn) == "x.yaml:6: groups[0].output: exactly-once-txn writes to a topic: output: <topic>");
+  CHECK(error_of(head + "    output: out\n") == "x.yaml:8: groups[0].output: output is for delivery: exactly-once-txn");
+  CHECK(error_of(txn + "    output: nowhere\n") == "x.yaml:9: groups[0].output: no topic 'nowhere' under topics:");
+  CHECK(error_of(txn + "    output: in\n") == "x.yaml:9: groups[0].output: the group reads 'in': write to another topic");
+  CHECK(error_of(txn + "    output: out\n    producer-config: {acks: 1}\n")
+            .find("x.yaml:10: groups[0].producer-config: acks is set by exactly-once-txn") == 0);
+  // A variant that switches to exactly-once-txn needs an output on every group.
+  CHECK(error_of(head + "length: 10s\nvariants:\n  v:\n    delivery: exactly-once-txn\n")
+            .find("x.yaml:11: variants.v.delivery: exactly-once-txn needs output: on every group") == 0);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/check/checkers.h"
+#include "sim/check/eos_checkers.h"
 #include "sim/check/txn_checkers.h"
 #include "sim/check/zk_checkers.h"
 
@@ -392,4 +393,130 @@ TEST_CASE("txn-atomic passes a committed transaction wholly in the logs and an a
   t.logged(1, 0, 3, 22);
   t.b.set.finish(Time{t.b.t + 1000});
   CHECK_FALSE(t.b.violated("txn-atomic"));
+}
+
+namespace {
+
+// The consume-transform-produce loop in hand-made traces: producer-1 (node 2001) writes input
+// topic in, group eos (member node 2003, exactly-once-txn, transactional.id eos-1) writes out,
+// group verify (node 2005, read_committed) reads out. Broker 1 coordinates.
+struct EosTrace {
+  TraceBuilder b;
+  EosTrace() { sim::add_eos_checkers(b.set); }
+  void start() {
+    b.ev(2003, ev::ConsumerStart{.group = "eos", .client_id = "eos-1", .mode = "exactly-once-txn", .behaviour = "exactly-once-txn",
+                                 .topics = {"in"}, .isolation = "read_committed"});
+    b.ev(2005, ev::ConsumerStart{.group = "verify", .client_id = "verify-1", .mode = "at-least-once",
+                                 .behaviour = "at-least-once", .topics = {"out"}, .isolation = "read_committed"});
+  }
+  void input_acked(int64_t base, int64_t count) {
+    b.ev(2001, ev::ProduceAck{.topic = "in", .partition = 0, .base_offset = base, .count = count, .crc = 1, .acks = -1});
+  }
+  void begin() { b.ev(2003, ev::TxnBegin{.transactional_id = "eos-1", .producer_id = 9, .epoch = 0}); }
+  void output_acked(int64_t base, int64_t count) {
+    b.ev(2003, ev::ProduceAck{.topic = "out", .partition = 0, .base_offset = base, .count = count, .crc = 2, .acks = -1});
+  }
+  void coordinator(const std::string& to) {
+    b.ev(1, ev::TxnStateChange{.transactional_id = "eos-1", .producer_id = 9, .producer_epoch = 0, .from = "Ongoing", .to = to,
+                               .partitions = "__consumer_offsets-2,out-0"});
+  }
+  void commit() {
+    b.ev(2003, ev::TxnCommit{.transactional_id = "eos-1", .producer_id = 9, .epoch = 0, .partitions = "out-0", .outcome = "NONE"});
+  }
+  // The group coordinator makes a transaction's offset visible (its marker reached __consumer_offsets).
+  void offsets_visible(int64_t offset) {
+    b.ev(1, ev::OffsetCommit{.group = "eos", .member = "", .generation = -1, .topic = "in", .partition = 0, .offset = offset});
+  }
+  // The member's consume events after its transaction committed: input offsets [first, last].
+  void processed(int64_t first, int64_t last) {
+    b.t += 1000;
+    for (int64_t o = first; o <= last; o++)
+      b.set.on_event(TraceEvent{Time{b.t}, NodeId{2003},
+                                ev::Consume{.group = "eos", .member = "m", .generation = 1, .mode = "exactly-once-txn",
+                                            .topic = "in", .partition = 0, .offset = o, .value = "p2001-" + std::to_string(o)}});
+  }
+  // verify reads output offset `at`, which names input offset `input`.
+  void verified(int64_t at, int64_t input) {
+    b.ev(2005, ev::Consume{.group = "verify", .member = "v", .generation = 1, .mode = "at-least-once", .topic = "out",
+                           .partition = 0, .offset = at, .value = "in/0/" + std::to_string(input) + "=p2001-" + std::to_string(input)});
+  }
+  void fetched(int64_t offset) {
+    b.ev(2003, ev::ConsumerPosition{.group = "eos", .member = "m", .generation = 2, .topic = "in", .partition = 0,
+                                    .offset = offset, .reason = "committed"});
+  }
+  void finish() { b.set.finish(Time{b.t + 1000}); }
+  // A committed transaction over input [0, 3) written to output [0, 3).
+  void committed_batch() {
+    input_acked(0, 3);
+    begin();
+    output_acked(0, 3);
+    coordinator("PrepareCommit");
+    offsets_visible(3);
+    coordinator("CompleteCommit");
+    commit();
+    processed(0, 2);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("eos checkers pass a clean consume-transform-produce trace", "[checkers]") {
+  EosTrace t;
+  t.start();
+  t.committed_batch();
+  for (int64_t o = 0; o < 3; o++) t.verified(o, o);
+  t.verified(1, 1);  // verify reads an output record again (at least once): still one output record
+  t.fetched(3);
+  t.finish();
+  CHECK_FALSE(t.b.violated("output-each-input-once"));
+  CHECK_FALSE(t.b.violated("txn-offsets-with-commit"));
+}
+
+TEST_CASE("output-each-input-once catches an input record written twice to the output", "[checkers]") {
+  EosTrace t;
+  t.start();
+  t.committed_batch();
+  for (int64_t o = 0; o < 3; o++) t.verified(o, o);
+  t.verified(3, 1);  // a second output record made from input 1: a zombie's or a replayed batch's
+  t.finish();
+  REQUIRE(t.b.violated("output-each-input-once"));
+  CHECK(t.b.set.find("output-each-input-once")->violation()->message.find("in-0@1") != std::string::npos);
+}
+
+TEST_CASE("output-each-input-once catches an acknowledged input record missing from the output", "[checkers]") {
+  EosTrace t;
+  t.start();
+  t.committed_batch();
+  t.verified(0, 0);
+  t.verified(1, 2);  // input 1 was skipped: its offset was committed without its output
+  t.finish();
+  REQUIRE(t.b.violated("output-each-input-once"));
+  CHECK(t.b.set.find("output-each-input-once")->violation()->message.find("in-0@1") != std::string::npos);
+}
+
+TEST_CASE("txn-offsets-with-commit catches an aborting transaction's offsets made visible", "[checkers]") {
+  EosTrace t;
+  t.start();
+  t.input_acked(0, 3);
+  t.begin();
+  t.output_acked(0, 3);
+  t.coordinator("PrepareAbort");
+  t.offsets_visible(3);
+  REQUIRE(t.b.violated("txn-offsets-with-commit"));
+  CHECK(t.b.set.find("txn-offsets-with-commit")->violation()->message.find("eos-1") != std::string::npos);
+}
+
+TEST_CASE("txn-offsets-with-commit catches a fetched offset that no commit made visible", "[checkers]") {
+  EosTrace t;
+  t.start();
+  t.committed_batch();
+  // The next transaction (input 3 and 4, offset 5) aborts; OffsetFetch must not answer 5.
+  t.input_acked(3, 2);
+  t.begin();
+  t.output_acked(3, 2);
+  t.coordinator("PrepareAbort");
+  t.coordinator("CompleteAbort");
+  t.fetched(5);
+  t.finish();
+  CHECK(t.b.violated("txn-offsets-with-commit"));
 }
