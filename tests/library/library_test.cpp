@@ -85,6 +85,7 @@ TEST_CASE("library: z3-zk-split", "[library]") { check_story("z3-zk-split.yaml")
 TEST_CASE("library: z4-broker-cut-from-zk", "[library]") { check_story("z4-broker-cut-from-zk.yaml"); }
 TEST_CASE("library: s12-transactions", "[library]") { check_story("s12-transactions.yaml"); }
 TEST_CASE("library: s13-zombie-producer", "[library]") { check_story("s13-zombie-producer.yaml"); }
+TEST_CASE("library: s14-stale-endtxn", "[library]") { check_story("s14-stale-endtxn.yaml"); }
 
 TEST_CASE("library: s12-transactions holds its expectations at every one of 20 seeds", "[library]") {
   // The transaction checkers must hold whatever the interleaving, not only at the story's seed.
@@ -100,13 +101,33 @@ TEST_CASE("library: s12-transactions holds its expectations at every one of 20 s
   }
 }
 
+TEST_CASE("library: s14-stale-endtxn fails on transaction.version 1 and holds on 2 at every one of 20 seeds", "[library]") {
+  // The stale EndTxn must end the next transaction whatever the interleaving (txn-outcome fails),
+  // and KIP-890's epoch bump must fence it whatever the interleaving (every checker holds).
+  auto loaded = sim::load_scenario(std::string(GREGOR_SOURCE_DIR) + "/scenarios/s14-stale-endtxn.yaml");
+  REQUIRE(loaded.is_ok());
+  for (const std::string name : {"", "fixed"}) {
+    auto s = name.empty() ? loaded : sim::apply_variant(*loaded, name);
+    REQUIRE(s.is_ok());
+    for (uint64_t seed = 1; seed <= kSeeds; seed++) {
+      sim::ScenarioRun run(*s, seed);
+      run.run_to_end();
+      const sim::Verdicts v = run.verdicts();
+      INFO("gregor run scenarios/s14-stale-endtxn.yaml --seed " << seed << (name.empty() ? "" : " --variant " + name)
+                                                               << failed_expectations(v));
+      CHECK(v.finished);
+      CHECK(v.all_hold());
+    }
+  }
+}
+
 TEST_CASE("library: every file in scenarios/ has a test case above", "[library]") {
   // A new story must be added here too, so it cannot slip past the suite.
   const std::vector<std::string> listed{"leader-failover.yaml", "power-loss-no-fsync.yaml", "s1-hw-truncation-loss.yaml",
                                         "s2-log-divergence.yaml", "s3-fast-double-failover.yaml", "s4-missed-epoch.yaml", "s5-acks1-loss.yaml",
                                         "s6-last-replica-standing.yaml", "s7-unclean-election.yaml", "s8-jepsen-2013.yaml",
                                         "s9-zombie-leader.yaml", "s10-rebalance-duplicates.yaml",
-                                        "s11-operator-lowers-min-isr.yaml", "s12-transactions.yaml", "s13-zombie-producer.yaml",
+                                        "s11-operator-lowers-min-isr.yaml", "s12-transactions.yaml", "s13-zombie-producer.yaml", "s14-stale-endtxn.yaml",
                                         "z1-zk-leader-crash.yaml", "z2-zk-quorum-lost.yaml", "z3-zk-split.yaml",
                                         "z4-broker-cut-from-zk.yaml"};
   std::vector<std::string> found;
