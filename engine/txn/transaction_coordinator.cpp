@@ -421,9 +421,11 @@ void TransactionCoordinator::end_transaction(const std::string& transactional_id
   auto result = [md](ErrorCode e) { return ProducerIdAndEpoch{e, md->producer_id, md->producer_epoch}; };
   // transaction.version 2: the epoch moved on at this EndTxn; a retry of it carries the epoch
   // before (KIP-890 part 2).
+  // While the next write is in flight (CompleteCommit after the markers, or the producer's own
+  // InitProducerId) the retry waits (CONCURRENT_TRANSACTIONS) rather than being fenced.
   if (tv2 && from_client && producer_epoch != md->producer_epoch && producer_epoch == epoch_before_bump(*md, tv2) &&
-      (md->state == prepare || md->state == complete) && !md->pending_state)
-    return done(result(md->state == prepare ? ErrorCode::CONCURRENT_TRANSACTIONS : ErrorCode::NONE));
+      (md->state == prepare || md->state == complete))
+    return done(result(md->state == prepare || md->pending_state ? ErrorCode::CONCURRENT_TRANSACTIONS : ErrorCode::NONE));
   if ((from_client && producer_epoch != md->producer_epoch) || producer_epoch < md->producer_epoch)
     return done({ErrorCode::PRODUCER_FENCED});
   if (md->pending_state && md->pending_state != TxnState::kPrepareEpochFence) return done({ErrorCode::CONCURRENT_TRANSACTIONS});
