@@ -52,6 +52,16 @@ bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   FrameVerdict verdict;
   if (interceptor_) verdict = interceptor_->on_send(from, to, reply, frame);
   if (verdict.action == FrameVerdict::Action::kDelay) at = at + verdict.delay;
+  if (verdict.action == FrameVerdict::Action::kDuplicate) {
+    // The copy travels on no channel: nothing waits behind it and it waits for nothing.
+    loop_.schedule(at + verdict.delay, [this, from, to, seen_from, inc = *incarnation, copy = frame] {
+      if (nodes_.reachable(to) != inc || !connected_[from.value].count(to)) {
+        frames_dropped_++;
+        return;
+      }
+      nodes_.deliver(to, inc, seen_from, copy);
+    });
+  }
   ch.last_delivery = at;
   ch.in_flight.push_back(InFlight{at, seen_from, *incarnation, std::move(frame)});
   ch.in_flight.back().held = verdict.action == FrameVerdict::Action::kHold;

@@ -39,6 +39,8 @@ struct FrameVerdict {
              // everything in flight on it (both ways, this frame included) is lost
     kDelay,  // arrives `delay` later; frames sent after it on the same direction wait behind it
     kHold,   // held, with every frame sent after it on the same direction, until a heal of the link
+    kDuplicate,  // delivered as usual, and a copy `delay` later, outside the direction's order
+                 // (and only if the connection and the receiver's incarnation still stand)
   };
   Action action = Action::kPass;
   Duration delay{0};

@@ -39,6 +39,12 @@
 // pending and later call fails with it. A batch that fails for good inside a transaction makes it
 // abortable only: commit fails with that error, abort works. Trace events: txn_begin, txn_commit,
 // txn_abort (docs/trace-events.md).
+//
+// transaction.version (KIP-890 part 2): init_transactions() first asks the coordinator's features
+// (ApiVersions v3). At 2 every EndTxn bumps the producer's epoch; Kafka 4.0's client takes the new
+// one from EndTxn v5, which Kafka 3.9 (whose range Gregor keeps) does not have, so Gregor's
+// producer re-initialises after each EndTxn (InitProducerId with its id and epoch, KIP-360) and
+// begins the next transaction at the epoch that answers.
 #pragma once
 
 #include <deque>
@@ -205,7 +211,10 @@ class Producer {
   bool offsets_added_ = false;
   int32_t offsets_in_flight_ = 0;
   bool end_in_flight_ = false;
-  bool epoch_bump_needed_ = false;  // a sequenced batch failed for good: bump the epoch after the abort
+  // A sequenced batch failed for good (bump the epoch after the abort), or the last EndTxn bumped
+  // it at the coordinator (transaction.version 2): InitProducerId before the next transaction.
+  bool epoch_bump_needed_ = false;
+  int16_t transaction_version_ = 1;  // the coordinator's finalized feature (ApiVersions)
   TxnCallback init_cb_;
   TxnCallback end_cb_;
 

@@ -5,6 +5,7 @@
 
 #include "engine/protocol/add_offsets_to_txn.h"
 #include "engine/protocol/add_partitions_to_txn.h"
+#include "engine/protocol/api_versions.h"
 #include "engine/protocol/end_txn.h"
 #include "engine/protocol/find_coordinator.h"
 #include "engine/protocol/init_producer_id.h"
@@ -23,6 +24,8 @@ constexpr int16_t kAddPartitionsToTxnVersion = 3;
 constexpr int16_t kAddOffsetsToTxnVersion = 3;
 constexpr int16_t kTxnOffsetCommitVersion = 3;
 constexpr int16_t kEndTxnVersion = 3;
+// ApiVersions v3: the first version with features (KIP-584).
+constexpr int16_t kApiVersionsVersion = 3;
 
 // Errors after which the same request is sent again: the coordinator is elsewhere, still loading,
 // or busy ending the previous transaction.
@@ -119,7 +122,30 @@ void Producer::init_transactions(TxnCallback cb) {
   GREGOR_ASSERT(transactional());
   if (txn_phase_ == TxnPhase::kFatal) return cb(fatal_error_);
   if (txn_phase_ != TxnPhase::kUninitialized) return cb(ErrorCode::INVALID_TXN_STATE);
-  txn_init_producer_id(false, std::move(cb));
+  // First the coordinator's features: whether every EndTxn bumps the epoch (transaction.version 2,
+  // KIP-890 part 2). Kafka's client learns them from the ApiVersions of every connection.
+  txn_phase_ = TxnPhase::kInitializing;
+  protocol::ApiVersionsRequest req;
+  req.client_software_name = "gregor";
+  req.client_software_version = "1.0";
+  using Resp = protocol::ApiVersionsResponse;
+  coordinator_call<protocol::ApiVersionsRequest, Resp>(
+      protocol::kCoordinatorKeyTypeTransaction, config_.transactional_id, req, kApiVersionsVersion,
+      [](const Resp& r) { return r.error_code; },
+      [this, cb = std::move(cb)](ErrorCode e, const Resp* r) mutable {
+        if (txn_phase_ == TxnPhase::kFatal) return cb(fatal_error_);
+        if (e != ErrorCode::NONE && !r) {
+          txn_phase_ = TxnPhase::kUninitialized;  // may be called again
+          rt_.emit(ev::ProducerInitError{.error = protocol::error_name(e)});
+          return cb(e);
+        }
+        transaction_version_ = 1;
+        if (r)
+          for (const auto& f : r->finalized_features)
+            if (f.name == "transaction.version") transaction_version_ = f.max_version_level;
+        txn_init_producer_id(false, std::move(cb));
+      },
+      rt_.now() + Duration::millis(config_.delivery_timeout_ms));
 }
 
 void Producer::txn_init_producer_id(bool bump, TxnCallback cb) {
@@ -355,6 +381,12 @@ void Producer::end_transaction(bool commit) {
           // can only abort.
           txn_phase_ = TxnPhase::kInTransaction;
           if (abortable_error_ == ErrorCode::NONE) abortable_error_ = e;
+        } else if (transaction_version_ >= 2) {
+          // KIP-890 part 2: this EndTxn bumped the epoch at the coordinator. Kafka 4.0 reads the new
+          // one from EndTxn v5, past Kafka 3.9's range (0-4) that Gregor keeps; Gregor's producer
+          // asks for it instead with InitProducerId naming its id and old epoch (KIP-360), which the
+          // coordinator accepts once the markers are written and answers with the next epoch.
+          epoch_bump_needed_ = true;
         }
         finish_end(commit, e);
       },

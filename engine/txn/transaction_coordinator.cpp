@@ -32,6 +32,18 @@ ErrorCode append_error(ErrorCode e) {
   }
 }
 
+// The epoch a transaction's producer had before the last bump. The state log does not store it
+// (as Kafka's TransactionLogValue v0 does not), so a coordinator that loaded the transaction does
+// not know it; with transaction.version 2 a transaction in Prepare* or Complete* was ended by an
+// EndTxn that bumped the epoch by one (or by a fencing abort, which bumps it by one too), so it is
+// the epoch before. Without this, a producer whose EndTxn was answered by nobody (the coordinator
+// moved) would be fenced when it retries, or when it re-initialises with the epoch it knows.
+int16_t epoch_before_bump(const TransactionMetadata& md, bool tv2) {
+  if (md.last_producer_epoch != kNoProducerEpoch || !tv2) return md.last_producer_epoch;
+  if ((is_prepare_state(md.state) || is_complete_state(md.state)) && md.producer_epoch > 0)
+    return static_cast<int16_t>(md.producer_epoch - 1);
+  return kNoProducerEpoch;
+}
 
 }  // namespace
 
@@ -290,7 +302,9 @@ void TransactionCoordinator::init_existing(const std::string& transactional_id, 
   if (expected) {
     // KIP-360: a producer naming its id and epoch must be the current one (or the one just before).
     const auto [pid, epoch] = *expected;
-    const bool valid = (pid == md.producer_id && (epoch == md.producer_epoch || epoch == md.last_producer_epoch)) ||
+    const int16_t before = epoch_before_bump(md, config_.transaction_version >= 2);
+    const bool valid = (pid == md.producer_id && (epoch == md.producer_epoch || epoch == md.last_producer_epoch ||
+                                                  (before != kNoProducerEpoch && epoch == before))) ||
                        (pid == md.last_producer_id && epoch == md.last_producer_epoch);
     if (!valid) return done({ErrorCode::PRODUCER_FENCED});
   }
@@ -407,9 +421,11 @@ void TransactionCoordinator::end_transaction(const std::string& transactional_id
   auto result = [md](ErrorCode e) { return ProducerIdAndEpoch{e, md->producer_id, md->producer_epoch}; };
   // transaction.version 2: the epoch moved on at this EndTxn; a retry of it carries the epoch
   // before (KIP-890 part 2).
-  if (tv2 && from_client && producer_epoch != md->producer_epoch && producer_epoch == md->last_producer_epoch &&
-      (md->state == prepare || md->state == complete) && !md->pending_state)
-    return done(result(md->state == prepare ? ErrorCode::CONCURRENT_TRANSACTIONS : ErrorCode::NONE));
+  // While the next write is in flight (CompleteCommit after the markers, or the producer's own
+  // InitProducerId) the retry waits (CONCURRENT_TRANSACTIONS) rather than being fenced.
+  if (tv2 && from_client && producer_epoch != md->producer_epoch && producer_epoch == epoch_before_bump(*md, tv2) &&
+      (md->state == prepare || md->state == complete))
+    return done(result(md->state == prepare || md->pending_state ? ErrorCode::CONCURRENT_TRANSACTIONS : ErrorCode::NONE));
   if ((from_client && producer_epoch != md->producer_epoch) || producer_epoch < md->producer_epoch)
     return done({ErrorCode::PRODUCER_FENCED});
   if (md->pending_state && md->pending_state != TxnState::kPrepareEpochFence) return done({ErrorCode::CONCURRENT_TRANSACTIONS});

@@ -24,11 +24,16 @@ void TransactionCoordinator::send_markers(const std::string& transactional_id, u
   auto owned = owned_.find(md->log_partition);
   if (owned == owned_.end() || owned->second.loading) return;
   const int32_t coordinator_epoch = owned->second.leader_epoch;
-  // Partitions of deleted topics need no marker (Kafka drops them); the others by leader.
+  // Partitions the topic no longer has need no marker (Kafka drops those of deleted topics); the
+  // others by leader. A topic this broker's metadata does not name at all is waited for like a
+  // leaderless partition: a new controller's first UpdateMetadata can leave topics out for a
+  // moment, and dropping their markers then would leave the records of a committed transaction
+  // to whatever ends the producer's next one (the transactions swarm found it, seed 30).
   std::map<int32_t, std::set<TopicPartition>> by_broker;
   bool leaderless = false;
   for (auto it = md->markers_remaining.begin(); it != md->markers_remaining.end();) {
-    if (it->partition >= host_.partition_count(it->topic)) {
+    const int32_t count = host_.partition_count(it->topic);
+    if (count > 0 && it->partition >= count) {
       it = md->markers_remaining.erase(it);
       continue;
     }

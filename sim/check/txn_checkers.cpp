@@ -1,5 +1,6 @@
 #include "sim/check/txn_checkers.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace gregor::sim {
@@ -138,6 +139,12 @@ class TxnAtomicChecker final : public Checker {
     return "a committed transaction is in the logs whole or not at all; an aborted one is never read_committed";
   }
   void on_event(const TraceEvent& e, const ClusterModel&) override {
+    // A broker's HW as it last said it: a restarted broker states it when it becomes leader or
+    // follower, and the model's HW (from hw_advance only) stays 0 until the next advance.
+    if (const auto* l = e.as<ev::BecomeLeader>()) hw_[{e.node.value, PartitionKey{l->topic, l->partition}}] = l->hw;
+    if (const auto* f = e.as<ev::BecomeFollower>()) hw_[{e.node.value, PartitionKey{f->topic, f->partition}}] = f->hw;
+    if (const auto* h = e.as<ev::HwAdvance>()) hw_[{e.node.value, PartitionKey{h->topic, h->partition}}] = h->hw;
+    if (const auto* o = e.as<ev::LogOpen>()) hw_[{e.node.value, PartitionKey{o->topic, o->partition}}] = 0;
     if (std::string v = watch_.apply(e); !v.empty()) report(e.time, v);
   }
   void finish(const ClusterModel& model, Time end) override {
@@ -152,7 +159,9 @@ class TxnAtomicChecker final : public Checker {
         const int32_t leader = p ? p->written.leader : -1;
         const ReplicaLog* log = leader >= 0 ? model.replica(leader, r.tp) : nullptr;
         if (!log) continue;  // no leader at the end: this partition says nothing
-        const bool there = model.holds(leader, r.tp, r.begin, r.crc) && r.end <= log->hw;
+        auto said = hw_.find({leader, r.tp});
+        const int64_t hw = std::max(log->hw, said == hw_.end() ? int64_t{0} : said->second);
+        const bool there = model.holds(leader, r.tp, r.begin, r.crc) && r.end <= hw;
         if (there && !present) present = &r;
         if (!there && !missing) {
           missing = &r;
@@ -172,6 +181,7 @@ class TxnAtomicChecker final : public Checker {
  private:
   using Range = TxnLedger::Range;
   ReadCommittedWatch watch_;
+  std::map<std::pair<int32_t, PartitionKey>, int64_t> hw_;  // (broker, partition) -> HW it last stated
 };
 
 }  // namespace

@@ -66,9 +66,10 @@ FrameVerdict MessageFaults::on_send(NodeId from, NodeId to, bool reply, ByteView
     if (r.remaining <= 0 || now_() > r.until || !selects(r.selector, api, reply, from.value, to.value)) continue;
     r.remaining--;
     FrameVerdict v;
-    v.action = r.action == Intercept::Action::kDrop    ? FrameVerdict::Action::kDrop
-               : r.action == Intercept::Action::kDelay ? FrameVerdict::Action::kDelay
-                                                       : FrameVerdict::Action::kHold;
+    v.action = r.action == Intercept::Action::kDrop        ? FrameVerdict::Action::kDrop
+               : r.action == Intercept::Action::kDelay     ? FrameVerdict::Action::kDelay
+               : r.action == Intercept::Action::kDuplicate ? FrameVerdict::Action::kDuplicate
+                                                           : FrameVerdict::Action::kHold;
     v.delay = r.delay;
     emit_(ev::MessageIntercept{.api = protocol::api_name(api),
                                .side = reply ? "response" : "request",
@@ -76,7 +77,7 @@ FrameVerdict MessageFaults::on_send(NodeId from, NodeId to, bool reply, ByteView
                                .to = to.value,
                                .correlation_id = correlation_id,
                                .action = intercept_action_name(r.action),
-                               .delay_us = r.action == Intercept::Action::kDelay ? r.delay.us : 0});
+                               .delay_us = r.action == Intercept::Action::kDelay || r.action == Intercept::Action::kDuplicate ? r.delay.us : 0});
     return v;
   }
   return {};

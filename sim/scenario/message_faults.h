@@ -1,5 +1,5 @@
-// Message faults: `intercept:` entries of a scenario (drop, delay or hold the requests or
-// responses of one Kafka API between chosen nodes) and `when:` triggers on messages
+// Message faults: `intercept:` entries of a scenario (drop, delay, hold or duplicate the requests
+// or responses of one Kafka API between chosen nodes) and `when:` triggers on messages
 // (`when: {request: LeaderAndIsr, to: broker-3}`).
 //
 // The simulator hands every frame it accepts to on_send (sim/sim_network.h). Only the frame's
@@ -12,6 +12,12 @@
 // Rules act in the order they were added: the first rule that matches a frame and has messages
 // left acts on it; each one acts on at most `count` messages. Every action is emitted as a
 // message_intercept event by the world (node 0).
+//
+// duplicate: the message arrives as sent, and a copy of it arrives `for` later, outside the order
+// of its connection. It stands for a request a client sent again after a timeout, on a new
+// connection, while the first copy was still on its way: the broker reads both, the first one last
+// (Kafka's client closes a connection whose request timed out; bytes it had sent may still be
+// read). The copy's answer carries a correlation id the client no longer waits for: it is dropped.
 #pragma once
 
 #include <cstdint>

@@ -103,6 +103,7 @@ const char* intercept_action_name(Intercept::Action a) {
     case Intercept::Action::kDrop: return "drop";
     case Intercept::Action::kDelay: return "delay";
     case Intercept::Action::kHold: return "hold";
+    case Intercept::Action::kDuplicate: return "duplicate";
   }
   return "?";
 }
@@ -146,7 +147,7 @@ std::string FaultAction::describe() const {
     if (!i.from.empty()) s += " from " + list_text(i.from);
     if (!i.to.empty()) s += " to " + list_text(i.to);
     s += std::string(": ") + intercept_action_name(i.action);
-    if (i.action == Intercept::Action::kDelay) s += " " + format_duration(i.delay);
+    if (i.action == Intercept::Action::kDelay || i.action == Intercept::Action::kDuplicate) s += " " + format_duration(i.delay);
     if (i.count != 1) s += " x" + std::to_string(i.count);
   } else {
     s += " " + list_text(targets);

@@ -157,12 +157,14 @@ struct Trigger {
 
 // `intercept:` a message fault on the requests or responses of one Kafka API.
 struct Intercept {
-  enum class Action { kDrop, kDelay, kHold };
+  // kDuplicate: delivered as usual, and a copy arrives `delay` later outside the connection's
+  // order (message_faults.h).
+  enum class Action { kDrop, kDelay, kHold, kDuplicate };
   std::string api;        // Kafka's name of the API ("Fetch")
   bool response = false;  // the API's responses (else its requests)
   std::vector<std::string> from, to;  // targets (sender, receiver); empty: any node
   Action action = Action::kDrop;
-  Duration delay{0};  // kDelay
+  Duration delay{0};  // kDelay, kDuplicate
   int64_t count = 1;  // how many messages it acts on
   bool operator==(const Intercept&) const = default;
 };

@@ -5,6 +5,7 @@
 #include "sim/check/consume_checkers.h"
 #include "sim/check/eos_checkers.h"
 #include "sim/check/txn_checkers.h"
+#include "sim/check/txn_outcome_checker.h"
 #include "sim/check/zk_checkers.h"
 
 namespace gregor::sim {
@@ -45,6 +46,7 @@ void add_scenario_checkers(CheckerSet& set) {
   // The coordination service's guarantees; they matter for a replicated zk ensemble.
   add_zk_checkers(set);
   add_txn_checkers(set);
+  add_txn_outcome_checker(set);
   // The consume-transform-produce loop's (delivery: exactly-once-txn).
   add_eos_checkers(set);
 }

@@ -269,7 +269,7 @@ void read_fault_operand(const YAML::Node& v, const std::string& vkey, FaultActio
         R::fail(v[side], vkey + "." + side, "no Kafka API '" + i.api + "' (Kafka's names: Produce, Fetch, LeaderAndIsr, ...)");
       if (v["from"]) i.from = R::strings(v["from"], vkey + ".from");
       if (v["to"]) i.to = R::strings(v["to"], vkey + ".to");
-      if (!v["action"]) R::fail(v, vkey + ".action", "drop, delay (with for: 2s) or hold (until a heal)");
+      if (!v["action"]) R::fail(v, vkey + ".action", "drop, delay (with for: 2s), hold (until a heal) or duplicate (with for: 2s)");
       const std::string action = R::scalar(v["action"], vkey + ".action");
       if (action == "drop") {
         i.action = Intercept::Action::kDrop;
@@ -279,10 +279,15 @@ void read_fault_operand(const YAML::Node& v, const std::string& vkey, FaultActio
         i.delay = R::duration(v["for"], vkey + ".for");
       } else if (action == "hold") {
         i.action = Intercept::Action::kHold;
+      } else if (action == "duplicate") {
+        i.action = Intercept::Action::kDuplicate;
+        if (!v["for"]) R::fail(v, vkey + ".for", "how much later does the copy arrive? action: duplicate, for: 2s");
+        i.delay = R::duration(v["for"], vkey + ".for");
       } else {
-        R::fail(v["action"], vkey + ".action", "expected drop, delay or hold, got '" + action + "'");
+        R::fail(v["action"], vkey + ".action", "expected drop, delay, hold or duplicate, got '" + action + "'");
       }
-      if (v["for"] && i.action != Intercept::Action::kDelay) R::fail(v["for"], vkey + ".for", "only action: delay lasts for a time");
+      if (v["for"] && i.action != Intercept::Action::kDelay && i.action != Intercept::Action::kDuplicate)
+        R::fail(v["for"], vkey + ".for", "only action: delay and action: duplicate take a time");
       if (v["count"]) i.count = R::integer(v["count"], vkey + ".count", 1, kInterceptCountMax);
       return;
     }

@@ -95,7 +95,7 @@ void emit_intercept(YAML::Emitter& out, const Intercept& i) {
     emit_list(out, i.to);
   }
   out << YAML::Key << "action" << YAML::Value << intercept_action_name(i.action);
-  if (i.action == Intercept::Action::kDelay) out << YAML::Key << "for" << YAML::Value << format_duration(i.delay);
+  if (i.action == Intercept::Action::kDelay || i.action == Intercept::Action::kDuplicate) out << YAML::Key << "for" << YAML::Value << format_duration(i.delay);
   if (i.count != 1) out << YAML::Key << "count" << YAML::Value << i.count;
   out << YAML::EndMap;
 }

@@ -12,6 +12,14 @@
 //                  flush settings): replication is the only durability, and it is not enough when
 //                  replicas lose power one after the other
 //   acks1          producers with acks=1, whose acknowledged writes must survive too
+//   transactions   the safe profile with transactional producers (transactional.id, transactions
+//                  of 5-100 records, some aborting), read_committed groups (and a read_uncommitted
+//                  one now and then), and faults on the transaction messages: EndTxn requests
+//                  duplicated with the copy arriving late (the stale EndTxn of KAFKA-17754),
+//                  delayed or lost; AddPartitionsToTxn, InitProducerId, WriteTxnMarkers delayed or
+//                  lost. transaction.version 2: the transaction checkers must hold too
+//   transactions-v1  the same on transaction.version 1, where a late EndTxn ends the next
+//                  transaction (txn-outcome, read-committed-no-aborted catch it)
 // Every generated run ends with a quiet phase (heal, resume, restart everything) so that the
 // end-of-run checks see a cluster that had a chance to converge.
 #pragma once

@@ -3,7 +3,9 @@
 // run does with them.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_run.h"
@@ -125,7 +127,7 @@ TEST_CASE("a malformed when: or intercept: is an error with file, line and key",
   CHECK(error_of(scenario_with("  - when: {event: node_crash}\n    count: 0\n    crash: broker-1\n")).find("faults[0].count") !=
         std::string::npos);
   CHECK(error_of(scenario_with("  - at: 1s\n    intercept: {request: Fetch, action: lose}\n")) ==
-        "x.yaml:17: faults[0].intercept.action: expected drop, delay or hold, got 'lose'");
+        "x.yaml:17: faults[0].intercept.action: expected drop, delay, hold or duplicate, got 'lose'");
   CHECK(error_of(scenario_with("  - at: 1s\n    intercept: {request: Fetch, action: delay}\n"))
             .find("faults[0].intercept.for") != std::string::npos);
   CHECK(error_of(scenario_with("  - at: 1s\n    intercept: {request: Fetch, to: broker-7, action: drop}\n"))
@@ -192,6 +194,38 @@ TEST_CASE("intercept drop breaks the connection: the follower's fetch is lost an
   const Verdicts v = run.verdicts();
   CHECK(v.all_hold());
   CHECK(v.acked > 1000);
+}
+
+TEST_CASE("intercept duplicate delivers a late copy: the leader appends a produce twice unless idempotent", "[scenario][triggers]") {
+  for (const bool idempotent : {false, true}) {
+    INFO("enable.idempotence " << idempotent);
+    std::string text = scenario_with(R"(  - at: 5s
+    intercept: {request: Produce, from: producer-1, to: leader of orders-0, action: duplicate, for: 1s}
+)");
+    if (idempotent) text.replace(text.find("{acks: all}"), 11, "{acks: all, enable.idempotence: true}");
+    const Scenario s = parsed(text);
+    ScenarioRun run(s, 1);
+    std::map<int64_t, std::vector<Time>> appends;  // crc -> when the leader appended it
+    int intercepts = 0;
+    run.add_listener([&](const TraceEvent& e) {
+      if (const auto* a = e.as<ev::LogAppend>(); a && a->topic == "orders" && a->role == "leader") appends[a->crc].push_back(e.time);
+      if (const auto* m = e.as<ev::MessageIntercept>()) {
+        intercepts++;
+        CHECK(m->action == "duplicate");
+        CHECK(m->delay_us == 1000000);
+      }
+    });
+    run.run_to_end();
+    CHECK(intercepts == 1);
+    int twice = 0;
+    for (const auto& [crc, times] : appends)
+      if (times.size() == 2) {
+        twice++;
+        CHECK(times[1] - times[0] >= Duration::millis(990));
+      }
+    CHECK(twice == (idempotent ? 0 : 1));
+    CHECK(run.verdicts().all_hold());
+  }
 }
 
 TEST_CASE("intercept hold keeps a link's messages until a heal", "[scenario][triggers]") {

@@ -200,3 +200,57 @@ TEST_CASE("txn producer: a second instance with the same transactional id fences
   for (ErrorCode e : answers) CHECK(e == ErrorCode::NONE);
   REQUIRE(all_stable(f, "orders", 2));
 }
+
+TEST_CASE("txn producer: on transaction.version 2 it learns the feature and takes the bumped epoch after every EndTxn") {
+  auto config = txn_cluster_config();
+  config["transaction.version"] = "2";
+  ClusterFixture f(44, config);
+  f.create_topic("orders", 3, 3);
+  auto& p = add_producer(f, 1, "tx-v2");
+  REQUIRE(init(f, p) == ErrorCode::NONE);
+  std::vector<int32_t> epochs;  // of each txn_begin
+  for (int round = 0; round < 4; round++) {
+    INFO("transaction " << round);
+    std::vector<ErrorCode> answers;
+    REQUIRE(p.begin_transaction() == ErrorCode::NONE);
+    send_records(p, "orders", 6, 3, answers);
+    // The third one aborts, once its records are written (an abort with nothing added to the
+    // transaction sends no EndTxn, and bumps nothing).
+    if (round == 2) REQUIRE(f.run_until([&] { return answers.size() == 6; }));
+    REQUIRE(end(f, p, round != 2) == ErrorCode::NONE);
+    REQUIRE(answers.size() == 6);
+    for (ErrorCode e : answers) CHECK(e == ErrorCode::NONE);
+  }
+  for (const auto& e : f.events)
+    if (const auto* b = e.as<ev::TxnBegin>()) epochs.push_back(b->epoch);
+  REQUIRE(epochs.size() == 4);
+  // EndTxn bumped the epoch at the coordinator; the producer's InitProducerId took the next one.
+  for (size_t i = 1; i < epochs.size(); i++) CHECK(epochs[i] == epochs[i - 1] + 2);
+  for (const auto& e : f.events) {
+    if (const auto* c = e.as<ev::TxnCommit>()) CHECK(c->outcome == "NONE");
+    if (const auto* a = e.as<ev::TxnAbort>()) CHECK(a->outcome == "NONE");
+  }
+  CHECK(p.fatal_error() == ErrorCode::NONE);
+  REQUIRE(all_stable(f, "orders", 3));
+  // The markers carry the bumped epoch (KIP-890 part 2).
+  for (const auto& e : f.events)
+    if (const auto* m = e.as<ev::TxnMarkerAppend>()) CHECK(m->producer_epoch % 2 == 1);
+  CHECK(f.count("checker_violation") == 0);
+}
+
+TEST_CASE("txn producer: on transaction.version 1 its epoch stays for its life") {
+  ClusterFixture f(45, txn_cluster_config());
+  f.create_topic("orders", 3, 3);
+  auto& p = add_producer(f, 1, "tx-v1");
+  REQUIRE(init(f, p) == ErrorCode::NONE);
+  for (int round = 0; round < 3; round++) {
+    std::vector<ErrorCode> answers;
+    REQUIRE(p.begin_transaction() == ErrorCode::NONE);
+    send_records(p, "orders", 3, 3, answers);
+    REQUIRE(end(f, p, true) == ErrorCode::NONE);
+  }
+  std::set<int32_t> epochs;
+  for (const auto& e : f.events)
+    if (const auto* b = e.as<ev::TxnBegin>()) epochs.insert(b->epoch);
+  CHECK(epochs == std::set<int32_t>{0});
+}
