@@ -290,8 +290,11 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     }
     channel_.add_broker(id);
     // The controller reaches brokers on the inter-broker listener (not reg.host/port, the first
-    // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests).
+    // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests), and
+    // sends its own requests on the control-plane listener when there is one.
     if (const ListenerEndpoint* e = inter_broker_endpoint(reg)) rt_.learn_address(NodeId{id}, e->host, e->port);
+    if (const ListenerEndpoint* e = control_plane_endpoint(reg))
+      rt_.learn_address(lane_connection(NodeId{id}, Lane::kController), e->host, e->port);
   }
   // A live broker that registered more damaged replicas since (it found them when it opened their
   // logs after registering): they leave the ISR and may not lead, as if registered at startup.
@@ -572,6 +575,12 @@ void Controller::send_leader_and_isr(const std::set<TopicPartition>& tps, const 
 const ListenerEndpoint* Controller::inter_broker_endpoint(const BrokerRegistration& reg) const {
   const ListenerEndpoint* e = reg.endpoint(config_.inter_broker_listener());
   return e ? e : (reg.endpoints.empty() ? nullptr : &reg.endpoints.front());
+}
+
+const ListenerEndpoint* Controller::control_plane_endpoint(const BrokerRegistration& reg) const {
+  if (config_.control_plane_listener_name.empty()) return inter_broker_endpoint(reg);
+  const ListenerEndpoint* e = reg.endpoint(config_.control_plane_listener_name);
+  return e ? e : inter_broker_endpoint(reg);
 }
 
 void Controller::set_broker_epoch(int64_t epoch) {
