@@ -133,6 +133,7 @@ void Controller::retry_elect_later() {
 
 void Controller::on_elected(int32_t epoch, int32_t epoch_zk_version, Done done) {
   active_ = true;
+  context_loaded_ = false;
   context_.epoch = epoch;
   context_.epoch_zk_version = epoch_zk_version;
   rt_.emit(ev::ControllerElected{.broker = config_.broker_id, .controller_epoch = context_.epoch});
@@ -142,6 +143,7 @@ void Controller::on_elected(int32_t epoch, int32_t epoch_zk_version, Done done) 
 void Controller::resign(const char* why) {
   const bool was_active = active_;
   active_ = false;
+  context_loaded_ = false;
   electing_ = false;
   queue_.reset();
   channel_.clear();
@@ -215,6 +217,7 @@ void Controller::load_cluster(Done done) {
           queue_.enqueue("isr change", [this](Done d) { on_isr_change_notification(std::move(d)); });
       });
       // A new controller tells everyone everything it knows.
+      context_loaded_ = true;
       std::set<TopicPartition> all;
       for (const auto& [tp, p] : context_.partitions) all.insert(tp);
       send_leader_and_isr(all, context_.live_ids());
@@ -604,6 +607,7 @@ int64_t Controller::broker_epoch_of(int32_t broker) const {
 }
 
 void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
+  if (!context_loaded_) return;  // load_cluster sends the first, with every partition
   protocol::UpdateMetadataRequest req;
   req.controller_id = config_.broker_id;
   req.controller_epoch = context_.epoch;

@@ -200,6 +200,10 @@ class Controller {
   ControllerZk zk_;
   ControllerChannel channel_;
   bool active_ = false;
+  // Set once a new controller has read the brokers, topics and partition states: before that it
+  // sends nothing, so no broker is told a cluster without its topics (Kafka's onControllerFailover
+  // initializes the whole context first). A broker's metadata cache takes an UpdateMetadata whole.
+  bool context_loaded_ = false;
   int64_t broker_epoch_ = -1;
   std::vector<std::function<void()>> waiting_for_registration_;
   bool electing_ = false;
