@@ -148,7 +148,7 @@ int cmd_cluster(const Args& args) {
   po::options_description desc(
       "usage: gregor cluster up [--brokers 3] [--port-base 19092] [--dir DIR] [--config key=value ...]\n"
       "                         [--zookeeper-connect HOST:PORT[,HOST:PORT...][/CHROOT]] [--separate-listeners]\n"
-      "                         [--sasl [--sasl-inter-broker]]\n\n"
+      "                         [--control-plane-listener] [--sasl [--sasl-inter-broker]]\n\n"
       "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
       "1..n on port-base..port-base+n-1, data under DIR. With --zookeeper-connect it starts only the\n"
       "brokers, on that existing ZooKeeper ensemble (Apache ZooKeeper or `gregor zk`). Prints the\n"
@@ -158,6 +158,10 @@ int cmd_cluster(const Args& args) {
       "port-base+i-1 (the bootstrap address) for clients, REPLICATION on port-base+200+i-1 for the other\n"
       "brokers and the controller (inter.broker.listener.name); controller requests arriving on CLIENT are\n"
       "refused. Without it each broker has one PLAINTEXT listener.\n"
+      "--control-plane-listener is --separate-listeners plus a third listener, CONTROL on\n"
+      "port-base+300+i-1 (control.plane.listener.name=CONTROL): the controller sends its requests\n"
+      "(LeaderAndIsr, UpdateMetadata, StopReplica) there and brokers their ControlledShutdown, on\n"
+      "connections of their own, apart from replication.\n"
       "--sasl is --separate-listeners with CLIENT a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256,\n"
       "SCRAM-SHA-512): give PLAIN users with --config sasl.plain.users=alice:secret,... and SCRAM users\n"
       "with `gregor configs --entity-type users`. Brokers talk PLAINTEXT on REPLICATION, unless\n"
@@ -173,6 +177,7 @@ int cmd_cluster(const Args& args) {
   int port_base = 19092;
   std::vector<std::string> configs;
   bool separate_listeners = false;
+  bool control_plane = false;
   bool sasl = false;
   bool sasl_inter_broker = false;
   desc.add_options()("help,h", "show this help")("brokers", po::value<int>(&brokers)->default_value(brokers),
@@ -185,6 +190,8 @@ int cmd_cluster(const Args& args) {
       "run the brokers on this existing ZooKeeper ensemble instead of starting `gregor zk`")(
       "separate-listeners", po::bool_switch(&separate_listeners),
       "a CLIENT listener for clients and a REPLICATION listener (port-base+200+i-1) for brokers")(
+      "control-plane-listener", po::bool_switch(&control_plane),
+      "--separate-listeners plus a CONTROL listener (port-base+300+i-1) for the controller's requests")(
       "sasl", po::bool_switch(&sasl), "--separate-listeners with a SASL_PLAINTEXT CLIENT listener")(
       "sasl-inter-broker", po::bool_switch(&sasl_inter_broker),
       "--sasl with a SASL_PLAINTEXT REPLICATION listener too (brokers authenticate to each other)");
@@ -207,16 +214,20 @@ int cmd_cluster(const Args& args) {
     return 2;
   }
   if (sasl_inter_broker) sasl = true;
-  if (sasl) separate_listeners = true;
+  if (sasl || control_plane) separate_listeners = true;
   if (separate_listeners && port_base + 200 + brokers - 1 > 65535) {
     std::cerr << "gregor cluster: --separate-listeners needs port-base+200+brokers-1 <= 65535\n";
+    return 2;
+  }
+  if (control_plane && port_base + 300 + brokers - 1 > 65535) {
+    std::cerr << "gregor cluster: --control-plane-listener needs port-base+300+brokers-1 <= 65535\n";
     return 2;
   }
   std::map<std::string, std::string> settings;
   if (!parse_key_values("cluster", configs, settings)) return 2;
   if (separate_listeners) {
     for (const char* key : {"listeners", "advertised.listeners", "listener.security.protocol.map", "inter.broker.listener.name",
-                            "security.inter.broker.protocol"})
+                            "security.inter.broker.protocol", "control.plane.listener.name"})
       if (settings.count(key)) {
         std::cerr << "gregor cluster: --separate-listeners sets " << key << ": do not give it with --config too\n";
         return 2;
@@ -284,11 +295,15 @@ int cmd_cluster(const Args& args) {
     if (separate_listeners) {
       c.argv.erase(c.argv.begin() + 4, c.argv.begin() + 6);  // the listeners key says where instead
       const std::string replication = host + ":" + std::to_string(port_base + 200 + i - 1);
-      for (const std::string& kv : {"listeners=CLIENT://" + listen + ",REPLICATION://" + replication,
-                                    std::string("listener.security.protocol.map=CLIENT:") +
-                                        (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT") + ",REPLICATION:" +
-                                        (sasl_inter_broker ? "SASL_PLAINTEXT" : "PLAINTEXT"),
-                                    std::string("inter.broker.listener.name=REPLICATION")}) {
+      const std::string control = host + ":" + std::to_string(port_base + 300 + i - 1);
+      std::vector<std::string> listener_configs{
+          "listeners=CLIENT://" + listen + ",REPLICATION://" + replication + (control_plane ? ",CONTROL://" + control : ""),
+          std::string("listener.security.protocol.map=CLIENT:") + (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT") +
+              ",REPLICATION:" + (sasl_inter_broker ? "SASL_PLAINTEXT" : "PLAINTEXT") +
+              (control_plane ? ",CONTROL:PLAINTEXT" : ""),
+          "inter.broker.listener.name=REPLICATION"};
+      if (control_plane) listener_configs.push_back("control.plane.listener.name=CONTROL");
+      for (const std::string& kv : listener_configs) {
         c.argv.push_back("--config");
         c.argv.push_back(kv);
       }

@@ -119,7 +119,8 @@ int cmd_broker(const Args& args) {
       "--config listener.security.protocol.map=CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT\n"
       "--config inter.broker.listener.name=REPLICATION [--config advertised.listeners=...]\n"
       "[--config control.plane.listener.name=NAME]: controller requests are then served only on the\n"
-      "inter-broker and control-plane listeners, never on a client's.\n"
+      "inter-broker and control-plane listeners, never on a client's; the controller sends them to the\n"
+      "control-plane listener (a PLAINTEXT one) when there is one.\n"
       "--config takes Kafka's broker keys (min.insync.replicas=2, num.partitions=3, ...), listed after the\n"
       "options.\n\noptions");
   int32_t id = 0;

@@ -208,8 +208,11 @@ void AsioRuntime::set_peer(NodeId id, PeerAddress address) {
   GREGOR_ASSERT(!address.host.empty() && address.port != 0);
   if (id == config_.id) return;
   config_.peers[id] = address;
-  auto lane = peers_.find(second_lane(id));
-  if (lane != peers_.end()) lane->second.address = address;
+  // The node's other lanes follow it, unless a lane was given an address of its own.
+  for (int l = 1; l < kLaneCount; l++) {
+    auto lane = peers_.find(lane_connection(id, static_cast<Lane>(l)));
+    if (lane != peers_.end() && !lane->second.own_address) lane->second.address = address;
+  }
   peers_[id].address = std::move(address);
 }
 
@@ -278,10 +281,9 @@ bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
     return false;
   };
   if (!started_ || stopped_) return refuse();
-  const NodeId self_lane = second_lane(config_.id);
-  if (to == config_.id || to.value == -config_.id.value || to == self_lane || to.value == -self_lane.value) {
-    // The loopback connections (engine/core/runtime.h: the first and the second lane): a request
-    // to self arrives from -self, its reply from self.
+  if (is_self_connection(to)) {
+    // The loopback connections (one per lane, engine/core/runtime.h): a request to self arrives
+    // from -self, its reply from self.
     Bytes frame = std::move(head);
     frame.insert(frame.end(), body.begin(), body.end());
     if (loopback_queued_bytes_ + frame.size() > config_.transport.send_queue_bytes_max) return refuse();
@@ -305,8 +307,8 @@ bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
     connection = it->second;
   } else {
     auto it = peers_.find(to);
-    if (it == peers_.end() && is_second_lane(to)) {
-      // A second connection to a known node, to the node's address (set_peer keeps it current).
+    if (it == peers_.end() && is_extra_lane(to)) {
+      // Another lane's connection to a known node, to the node's address (set_peer keeps it current).
       auto base = peers_.find(node_of_connection(to));
       if (base == peers_.end()) return refuse();
       it = peers_.emplace(to, Peer{}).first;
@@ -327,14 +329,32 @@ bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
 }
 
 void AsioRuntime::learn_address(NodeId id, const std::string& host, int32_t port) {
-  if (id.value <= 0 || id.value >= kNodeIdLimit || host.empty() || port <= 0 || port > 65535) {
+  const NodeId node = node_of_connection(id);
+  if (id.value <= 0 || node.value >= kNodeIdLimit || host.empty() || port <= 0 || port > 65535) {
     log("ignoring the address " + host + ":" + std::to_string(port) + " learned for node " + std::to_string(id.value));
     return;
   }
-  auto it = peers_.find(id);
   PeerAddress address{host, static_cast<uint16_t>(port)};
+  if (is_extra_lane(id)) {
+    // A lane's own address (a listener of its own): an open connection elsewhere is closed, so the
+    // next send connects to the new one.
+    if (node == config_.id) return;  // the loopback lane
+    Peer& lane = peers_[id];
+    if (lane.own_address && lane.address == address) return;
+    const bool moved = lane.address.port != 0 && !(lane.address == address);
+    lane.address = std::move(address);
+    lane.own_address = true;
+    if (moved && lane.connection) lane.connection->close("the lane's address changed", CloseKind::kNormal);
+    return;
+  }
+  auto it = peers_.find(id);
   if (it != peers_.end() && it->second.address == address) return;
   set_peer(id, std::move(address));
+}
+
+bool AsioRuntime::is_self_connection(NodeId id) const {
+  const NodeId node = node_of_connection(id);
+  return node == config_.id || node.value == -config_.id.value;
 }
 
 void AsioRuntime::emit(TraceBody body) {
@@ -477,8 +497,7 @@ std::string AsioRuntime::listener_name(NodeId peer) const {
   // The loopback connections (this node to itself: the controller's requests to its own broker)
   // and outbound ones have no listener. An accepted connection that is not known (any more) on a
   // runtime with named listeners gets a name no listener has, so nothing that checks it trusts it.
-  if (peer.value < 0 && peer.value != -config_.id.value && peer.value != -second_lane(config_.id).value &&
-      !config_.listen_name.empty())
+  if (peer.value < 0 && !is_self_connection(peer) && !config_.listen_name.empty())
     return "?";
   return {};
 }
@@ -521,8 +540,8 @@ void AsioRuntime::on_accepted(BoundListener& listener, const boost::system::erro
     accept_more(listener);
     return;
   }
-  // -second_lane(self) is the second loopback connection's id: never an accepted one's.
-  if (next_connection_id_ == -second_lane(config_.id).value) next_connection_id_--;
+  // -lane_connection(self, lane) are the loopback connections' ids: never an accepted one's.
+  while (is_self_connection(NodeId{next_connection_id_}) && next_connection_id_ > INT32_MIN) next_connection_id_--;
   GREGOR_ASSERT_MSG(next_connection_id_ > INT32_MIN, "inbound connection ids exhausted");
   NodeId id{next_connection_id_--};
   auto connection = new_connection(std::move(socket), id);

@@ -199,7 +199,10 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
     int failures = 0;                        // connection ends since the last successful connect
     Time down_until{0};                      // sends are refused until then
     bool disconnect_pending = false;         // an on_disconnect for it is not yet delivered
+    bool own_address = false;                // a lane given an address apart from its node's
   };
+  // Whether id is one of this node's loopback connections (to itself, on any lane, either way).
+  bool is_self_connection(NodeId id) const;
 
   // ConnectionOwner.
   void on_connection_open(Connection& c) override;

@@ -21,13 +21,13 @@ SimNetwork::Channel& SimNetwork::channel(NodeId from, NodeId to) {
 bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   // A negative id answers on the inbound connection of node -id; the frame arrives there as coming
   // from this node. A positive id travels on this node's outbound connection and arrives from -from.
-  // A second-lane id (engine/core/runtime.h) travels between the same two nodes, on the same
+  // An id of another lane (engine/core/runtime.h) travels between the same two nodes, on the same
   // link (faults and latency are the pair's), and is seen as a connection of its own.
   const bool reply = addressed.value < 0;
-  const bool lane = is_second_lane(addressed);
+  const Lane lane = lane_of(addressed);
   const NodeId to{node_of_connection(NodeId{reply ? -addressed.value : addressed.value})};
-  const NodeId seen_from{lane ? (reply ? second_lane(from).value : -second_lane(from).value)
-                              : (reply ? from.value : -from.value)};
+  const NodeId lane_from = lane_connection(from, lane);
+  const NodeId seen_from{reply ? lane_from.value : -lane_from.value};
   if (to.value <= 0 || !nodes_.has_node(to)) return false;
   Channel& ch = channel(from, to);
   const std::optional<uint64_t> incarnation = nodes_.reachable(to);
@@ -42,7 +42,7 @@ bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   frames_sent_++;
   connected_[from.value].insert(to);
   connected_[to.value].insert(from);
-  if (lane) second_lanes_.insert({std::min(from.value, to.value), std::max(from.value, to.value)});
+  if (lane != Lane::kMain) extra_lanes_[{std::min(from.value, to.value), std::max(from.value, to.value)}] |= 1u << static_cast<int>(lane);
   const LinkLatency& lat = ch.has_latency ? ch.latency : latency_;
   Duration d = lat.base;
   if (lat.jitter.us > 0) d = d + Duration::micros(static_cast<int64_t>(ch.jitter.uniform(static_cast<uint64_t>(lat.jitter.us) + 1)));
@@ -108,12 +108,19 @@ void SimNetwork::break_connection(NodeId a, NodeId b) {
   nodes_.disconnected(a, NodeId{-b.value});
   nodes_.disconnected(b, a);
   nodes_.disconnected(b, NodeId{-a.value});
-  // The pair's second-lane connections break with it.
-  if (second_lanes_.erase({std::min(a.value, b.value), std::max(a.value, b.value)}) == 0) return;
-  nodes_.disconnected(a, second_lane(b));
-  nodes_.disconnected(a, NodeId{-second_lane(b).value});
-  nodes_.disconnected(b, second_lane(a));
-  nodes_.disconnected(b, NodeId{-second_lane(a).value});
+  // The pair's connections on other lanes break with it.
+  auto lanes = extra_lanes_.find({std::min(a.value, b.value), std::max(a.value, b.value)});
+  if (lanes == extra_lanes_.end()) return;
+  const unsigned used = lanes->second;
+  extra_lanes_.erase(lanes);
+  for (int l = 1; l < kLaneCount; l++) {
+    if (!(used & (1u << l))) continue;
+    const Lane lane = static_cast<Lane>(l);
+    nodes_.disconnected(a, lane_connection(b, lane));
+    nodes_.disconnected(a, NodeId{-lane_connection(b, lane).value});
+    nodes_.disconnected(b, lane_connection(a, lane));
+    nodes_.disconnected(b, NodeId{-lane_connection(a, lane).value});
+  }
 }
 
 void SimNetwork::break_all(NodeId id) {

@@ -131,7 +131,7 @@ class SimNetwork {
   FrameInterceptor* interceptor_ = nullptr;
   std::map<std::pair<int32_t, int32_t>, Channel> channels_;  // node addresses are stable
   std::map<int32_t, std::set<NodeId>> connected_;           // node -> peers with an open connection
-  std::set<std::pair<int32_t, int32_t>> second_lanes_;      // pairs (lower id first) whose second lane was used
+  std::map<std::pair<int32_t, int32_t>, unsigned> extra_lanes_;  // pairs (lower id first): the other lanes used (bit per Lane)
   uint64_t frames_sent_ = 0, frames_dropped_ = 0;
 };
 

@@ -52,6 +52,9 @@ Broker::Broker(Runtime& rt, BrokerConfig config)
   auto inter_broker_sasl = config_.inter_broker_sasl();
   GREGOR_ASSERT_MSG(inter_broker_sasl.is_ok(), inter_broker_sasl.status().message());
   net_.set_sasl(*inter_broker_sasl);
+  // The controller's requests (and ControlledShutdown to it) go to the control-plane listener when
+  // there is one, which is PLAINTEXT (BrokerConfig::validate).
+  if (!config_.control_plane_listener_name.empty()) net_.set_plaintext_lane(Lane::kController);
   // A transaction marker committed in __consumer_offsets makes the producer's pending transactional
   // offsets visible (commit) or drops them (abort), as Kafka's GroupCoordinator.scheduleHandleTxnCompletion.
   replicas_.set_txn_marker_listener(
@@ -247,11 +250,16 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
   *attempt = [this, finish, weak](int tries_left) {
     auto self = weak.lock();
     int32_t controller = metadata_.controller_id();
-    if (controller < 0 || tries_left == 0) return finish(false);
+    if (controller < 0 || tries_left == 0) {
+      rt_.log(controller < 0 ? "controlled shutdown skipped: no controller is known"
+                             : "controlled shutdown failed: the controller did not confirm it; stopping anyway");
+      return finish(false);
+    }
     protocol::ControlledShutdownRequest req;
     req.broker_id = config_.broker_id;
     req.broker_epoch = controller_.broker_epoch();
-    net_.send(NodeId{controller}, req, protocol::kControlledShutdownVersion,
+    // To the controller's control-plane listener when there is one (Kafka's controlledShutdown).
+    net_.send(lane_connection(NodeId{controller}, Lane::kController), req, protocol::kControlledShutdownVersion,
               Duration::millis(config_.controller_socket_timeout_ms),
               [this, finish, self, tries_left](ErrorCode transport, ByteReader* body) {
                 bool ok = false;
@@ -260,6 +268,7 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
                   ok = resp && resp->error_code == ErrorCode::NONE && resp->remaining_partitions.empty();
                 }
                 if (ok) {
+                  rt_.log("controlled shutdown succeeded: the controller moved this broker's leaderships away");
                   rt_.emit(ev::ControlledShutdownComplete{.broker = config_.broker_id});
                   return finish(true);
                 }

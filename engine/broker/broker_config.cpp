@@ -259,9 +259,8 @@ Status BrokerConfig::validate_listeners() const {
     if (it == map->end())
       return bad("listener.security.protocol.map", "has no protocol for listener " + e.name + " (add " + e.name + ":PLAINTEXT)");
     // SSL and SASL_SSL need TLS, which Gregor does not serve: refusing them here is better than a
-    // listener that accepts what it cannot check. The controller reaches brokers on their
-    // inter-broker listener (which may be SASL_PLAINTEXT), so a control-plane listener would see no
-    // controller connection to authenticate: it must be PLAINTEXT.
+    // listener that accepts what it cannot check. The controller's connections to a control-plane
+    // listener do not authenticate (NetworkClient::set_plaintext_lane): it must be PLAINTEXT.
     if (it->second != "PLAINTEXT" && it->second != "SASL_PLAINTEXT")
       return bad("listener.security.protocol.map", "listener " + e.name + " is " + it->second +
                                                        ": only PLAINTEXT and SASL_PLAINTEXT listeners are served (SSL is not implemented)");

@@ -133,6 +133,7 @@ void Controller::retry_elect_later() {
 
 void Controller::on_elected(int32_t epoch, int32_t epoch_zk_version, Done done) {
   active_ = true;
+  context_loaded_ = false;
   context_.epoch = epoch;
   context_.epoch_zk_version = epoch_zk_version;
   rt_.emit(ev::ControllerElected{.broker = config_.broker_id, .controller_epoch = context_.epoch});
@@ -142,6 +143,7 @@ void Controller::on_elected(int32_t epoch, int32_t epoch_zk_version, Done done) 
 void Controller::resign(const char* why) {
   const bool was_active = active_;
   active_ = false;
+  context_loaded_ = false;
   electing_ = false;
   queue_.reset();
   channel_.clear();
@@ -215,6 +217,7 @@ void Controller::load_cluster(Done done) {
           queue_.enqueue("isr change", [this](Done d) { on_isr_change_notification(std::move(d)); });
       });
       // A new controller tells everyone everything it knows.
+      context_loaded_ = true;
       std::set<TopicPartition> all;
       for (const auto& [tp, p] : context_.partitions) all.insert(tp);
       send_leader_and_isr(all, context_.live_ids());
@@ -290,8 +293,11 @@ void Controller::apply_broker_change(const Registrations& fresh, Done done) {
     }
     channel_.add_broker(id);
     // The controller reaches brokers on the inter-broker listener (not reg.host/port, the first
-    // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests).
+    // PLAINTEXT endpoint's, which may be a client listener that refuses controller requests), and
+    // sends its own requests on the control-plane listener when there is one.
     if (const ListenerEndpoint* e = inter_broker_endpoint(reg)) rt_.learn_address(NodeId{id}, e->host, e->port);
+    if (const ListenerEndpoint* e = control_plane_endpoint(reg))
+      rt_.learn_address(lane_connection(NodeId{id}, Lane::kController), e->host, e->port);
   }
   // A live broker that registered more damaged replicas since (it found them when it opened their
   // logs after registering): they leave the ISR and may not lead, as if registered at startup.
@@ -574,6 +580,12 @@ const ListenerEndpoint* Controller::inter_broker_endpoint(const BrokerRegistrati
   return e ? e : (reg.endpoints.empty() ? nullptr : &reg.endpoints.front());
 }
 
+const ListenerEndpoint* Controller::control_plane_endpoint(const BrokerRegistration& reg) const {
+  if (config_.control_plane_listener_name.empty()) return inter_broker_endpoint(reg);
+  const ListenerEndpoint* e = reg.endpoint(config_.control_plane_listener_name);
+  return e ? e : inter_broker_endpoint(reg);
+}
+
 void Controller::set_broker_epoch(int64_t epoch) {
   broker_epoch_ = epoch;
   auto waiting = std::move(waiting_for_registration_);
@@ -595,6 +607,7 @@ int64_t Controller::broker_epoch_of(int32_t broker) const {
 }
 
 void Controller::send_update_metadata(const std::set<int32_t>& to_brokers) {
+  if (!context_loaded_) return;  // load_cluster sends the first, with every partition
   protocol::UpdateMetadataRequest req;
   req.controller_id = config_.broker_id;
   req.controller_epoch = context_.epoch;

@@ -168,6 +168,9 @@ class Controller {
   int64_t broker_epoch_of(int32_t broker) const;
   // A broker's endpoint on the inter-broker listener (its first one if it has none of that name).
   const ListenerEndpoint* inter_broker_endpoint(const BrokerRegistration& reg) const;
+  // Where the controller sends its requests: the control.plane.listener.name endpoint when the
+  // broker registered one, the inter-broker one otherwise (Kafka's ControllerChannelManager).
+  const ListenerEndpoint* control_plane_endpoint(const BrokerRegistration& reg) const;
   void send_stop_replica(int32_t broker, const std::vector<TopicPartition>& tps, bool delete_partitions);
   void read_partition_states(std::vector<TopicPartition> tps, Done done);
   // A broker answered UpdateMetadata number `seq`, or left: the propagation waits that hold finish.
@@ -197,6 +200,10 @@ class Controller {
   ControllerZk zk_;
   ControllerChannel channel_;
   bool active_ = false;
+  // Set once a new controller has read the brokers, topics and partition states: before that it
+  // sends nothing, so no broker is told a cluster without its topics (Kafka's onControllerFailover
+  // initializes the whole context first). A broker's metadata cache takes an UpdateMetadata whole.
+  bool context_loaded_ = false;
   int64_t broker_epoch_ = -1;
   std::vector<std::function<void()>> waiting_for_registration_;
   bool electing_ = false;

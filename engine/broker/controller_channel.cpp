@@ -21,7 +21,9 @@ void ControllerChannel::pump(int32_t broker) {
   busy_[broker] = true;
   const Item& item = qit->second.front();
   uint64_t gen = generation_;
-  net_.send_raw(NodeId{broker}, item.key, item.version, item.body, timeout_,
+  // On the controller's own connection (its lane), as Kafka's ControllerChannelManager has a
+  // NetworkClient of its own: never queued behind this broker's replica fetches to that broker.
+  net_.send_raw(lane_connection(NodeId{broker}, Lane::kController), item.key, item.version, item.body, timeout_,
                 [this, broker, gen](protocol::ErrorCode error, ByteReader*) {
                   if (gen != generation_) return;
                   busy_[broker] = false;

@@ -40,7 +40,7 @@ void TxnHostImpl::send_write_txn_markers(int32_t broker, const protocol::WriteTx
   // own (Kafka's TransactionMarkerChannelManager has its own NetworkClient): the leader holds the
   // request until its followers fetched the marker, and a follower's fetches share this broker's
   // connection to the leader, so they would wait behind it for good.
-  net_.send(second_lane(NodeId{broker}), req, txn::kWriteTxnMarkersVersion, Duration::millis(txn::kMarkerRequestTimeoutMs),
+  net_.send(lane_connection(NodeId{broker}, Lane::kTxnMarkers), req, txn::kWriteTxnMarkersVersion, Duration::millis(txn::kMarkerRequestTimeoutMs),
             [done](ErrorCode transport, ByteReader* body) {
               if (transport != ErrorCode::NONE || !body) return done(transport == ErrorCode::NONE ? ErrorCode::NETWORK_EXCEPTION : transport, nullptr);
               auto resp = protocol::WriteTxnMarkersResponse::decode(*body, txn::kWriteTxnMarkersVersion);

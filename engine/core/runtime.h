@@ -18,13 +18,16 @@
 // node opened; a frame from a negative id is a request from a peer that connected to this node.
 // Use a negative id only to reply on; it identifies a connection, not a node.
 //
-// Lanes: a node may keep a second outbound connection to the same peer (Kafka's transaction marker
-// channel has connections of its own, apart from the replica fetchers'), so that a request the
-// peer holds (WriteTxnMarkers waits for the followers' fetches) cannot block the requests behind it
-// on one connection (a broker handles a connection's requests one at a time). send(second_lane(n))
-// travels on that second connection to node n; its answers arrive from second_lane(n), and the
-// receiver sees it as an inbound connection of its own. node_of_connection(id) is the node behind
-// any id. Node ids stay below kSecondLaneOffset.
+// Lanes: a node may keep more than one outbound connection to the same peer, as Kafka's clients of
+// one broker do (the replica fetchers, the controller's ControllerChannelManager and the
+// transaction marker channel each have a NetworkClient of their own), so that a request the peer
+// holds (a follower's long-poll fetch, a WriteTxnMarkers that waits for the followers' fetches)
+// cannot block the requests behind it on one connection (a broker handles a connection's requests
+// one at a time). send(lane_connection(n, lane)) travels on that lane's connection to node n; its
+// answers arrive from lane_connection(n, lane), and the receiver sees it as an inbound connection of
+// its own. node_of_connection(id) is the node behind any id. Node ids stay below kLaneStride.
+// A lane connects to the node's address unless learn_address gave the lane an address of its own
+// (the controller's lane goes to the control-plane listener when a broker has one).
 #pragma once
 
 #include <functional>
@@ -73,7 +76,8 @@ class Runtime {
 
   // Where node `id` listens, as a node learns it (from Metadata or from its configuration). The real
   // runtime connects there on the next send(id); the simulator, where every node is reachable by
-  // id, ignores it.
+  // id, ignores it. For an id of another lane (lane_connection) it is that lane's own address (a
+  // listener of its own); a lane without one connects to the node's address.
   virtual void learn_address(NodeId id, const std::string& host, int32_t port) {
     (void)id;
     (void)host;
@@ -123,16 +127,30 @@ class Runtime {
 // What the runtime drives.
 inline bool is_inbound_connection(NodeId peer) { return peer.value < 0; }
 
-inline constexpr int32_t kSecondLaneOffset = 1'000'000'000;
-// The id of this node's second connection to `node` (REQUIRES: 0 < node < kSecondLaneOffset).
-inline NodeId second_lane(NodeId node) { return NodeId{node.value + kSecondLaneOffset}; }
-// Whether a connection id (positive or negative) names a second-lane connection.
-inline bool is_second_lane(NodeId id) { return id.value >= kSecondLaneOffset || id.value <= -kSecondLaneOffset; }
+// The connections a node may keep to one peer (see Lanes above).
+enum class Lane : int32_t {
+  kMain = 0,        // requests of the node's own logic: fetchers, clients, zk sessions
+  kTxnMarkers = 1,  // the transaction coordinator's WriteTxnMarkers
+  kController = 2,  // the controller's LeaderAndIsr, UpdateMetadata and StopReplica
+};
+inline constexpr int32_t kLaneCount = 3;
+inline constexpr int32_t kLaneStride = 1'000'000'000;
+// The id of this node's connection to `node` on `lane` (REQUIRES: 0 < node < kLaneStride).
+inline NodeId lane_connection(NodeId node, Lane lane) {
+  return NodeId{node.value + static_cast<int32_t>(lane) * kLaneStride};
+}
+// The lane a connection id (positive or negative) belongs to.
+inline Lane lane_of(NodeId id) {
+  const int64_t v = id.value < 0 ? -static_cast<int64_t>(id.value) : id.value;
+  const int64_t lane = v / kLaneStride;
+  return static_cast<Lane>(lane < kLaneCount ? lane : kLaneCount - 1);
+}
+// Whether a connection id names a connection other than the main one.
+inline bool is_extra_lane(NodeId id) { return lane_of(id) != Lane::kMain; }
 // The node a connection id leads to (positive) or came from (negative), with the id's sign.
 inline NodeId node_of_connection(NodeId id) {
-  if (id.value >= kSecondLaneOffset) return NodeId{id.value - kSecondLaneOffset};
-  if (id.value <= -kSecondLaneOffset) return NodeId{id.value + kSecondLaneOffset};
-  return id;
+  const int32_t offset = static_cast<int32_t>(lane_of(id)) * kLaneStride;
+  return NodeId{id.value < 0 ? id.value + offset : id.value - offset};
 }
 
 class Node {

@@ -43,7 +43,7 @@ void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body,
                              bool expect_response) {
   GREGOR_ASSERT(to.value > 0);
   if (in_flight(to) >= kMaxInFlightPerPeer) return fail_later(std::move(cb), ErrorCode::NETWORK_EXCEPTION);
-  if (sasl_ && node_of_connection(to) != rt_.self()) {
+  if (sasl_ && node_of_connection(to) != rt_.self() && !(plaintext_lanes_ & (1u << static_cast<unsigned>(lane_of(to))))) {
     Connection& c = connections_[to.value];
     if (c.state == Connection::State::kFailed && rt_.now() < c.retry_at) return fail_later(std::move(cb), c.error);
     if (c.state != Connection::State::kReady) {

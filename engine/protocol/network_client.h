@@ -49,6 +49,9 @@ class NetworkClient {
   // REQUIRES: called before the first send.
   void set_sasl(std::optional<SaslCredentials> credentials);
   bool uses_sasl() const { return sasl_.has_value(); }
+  // Connections on `lane` stay PLAINTEXT even with credentials set: the controller's lane when it
+  // goes to a control-plane listener, which Gregor serves only as PLAINTEXT.
+  void set_plaintext_lane(Lane lane) { plaintext_lanes_ |= 1u << static_cast<unsigned>(lane); }
   struct AuthenticationFailure {
     NodeId peer;
     ErrorCode error = ErrorCode::NONE;
@@ -115,6 +118,7 @@ class NetworkClient {
   int32_t next_correlation_id_ = 1;
   std::map<int32_t, Pending> pending_;  // by correlation id
   std::optional<SaslCredentials> sasl_;
+  unsigned plaintext_lanes_ = 0;  // a bit per Lane
   std::map<int32_t, Connection> connections_;  // by peer id, with SASL only
   std::optional<AuthenticationFailure> authentication_failure_;
 };

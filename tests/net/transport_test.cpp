@@ -333,6 +333,35 @@ TEST_CASE("Transport: learn_address makes a node reachable") {
   CHECK(world.logged("ignoring the address 127.0.0.1:70000"));
 }
 
+TEST_CASE("Transport: a lane given an address of its own connects there and the others follow the node") {
+  // The controller's lane to a control-plane listener: node 7 is B's listener, its controller lane
+  // is D's (another port); the marker lane, given none, follows the node to B.
+  test::TempDir dir;
+  AsioWorld world(dir.path());
+  auto b = std::make_shared<RecorderLog>();
+  auto c = std::make_shared<RecorderLog>();
+  auto d = std::make_shared<RecorderLog>();
+  world.add_node(test::node_config(2), test::recorder(b, true));
+  world.add_node(test::node_config(3, false), test::recorder(c, false));
+  world.add_node(test::node_config(4), test::recorder(d, true));
+  world.start_all();
+  Runtime& rt = world.runtime(kC);
+  const NodeId seven{7};
+  rt.learn_address(seven, "127.0.0.1", world.port(kB));
+  rt.learn_address(lane_connection(seven, Lane::kController), "127.0.0.1", world.port(kD));
+  REQUIRE(rt.send(seven, to_bytes("main")));
+  REQUIRE(rt.send(lane_connection(seven, Lane::kController), to_bytes("control")));
+  REQUIRE(rt.send(lane_connection(seven, Lane::kTxnMarkers), to_bytes("markers")));
+  REQUIRE(world.run_until([&] { return c->messages.size() == 3; }, kWait));
+  REQUIRE(b->messages.size() == 2);
+  REQUIRE(d->messages.size() == 1);
+  CHECK(to_string(d->messages[0].frame) == "control");
+  // Each answer comes back from the id its request went to.
+  CHECK(c->count_from(seven) == 1);
+  CHECK(c->count_from(lane_connection(seven, Lane::kController)) == 1);
+  CHECK(c->count_from(lane_connection(seven, Lane::kTxnMarkers)) == 1);
+}
+
 TEST_CASE("Transport: a send queue over its bound closes the connection and reports it") {
   test::TempDir dir;
   AsioWorld world(dir.path());

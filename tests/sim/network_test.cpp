@@ -388,38 +388,64 @@ TEST_CASE("network: jitter of one link does not depend on traffic on other links
   CHECK(alone == arrivals(true));
 }
 
-TEST_CASE("network: a second lane to a peer is a connection of its own that breaks with the pair") {
+TEST_CASE("network: each lane to a peer is a connection of its own that breaks with the pair") {
   ProbeWorld w(1);
   w.add(1);
   w.add(2);
+  const NodeId markers = lane_connection(NodeId{2}, Lane::kTxnMarkers);
+  const NodeId control = lane_connection(NodeId{2}, Lane::kController);
   CHECK(w.probe(1).send(NodeId{2}, "first"));
-  CHECK(w.probe(1).send(second_lane(NodeId{2}), "second"));
+  CHECK(w.probe(1).send(markers, "second"));
+  CHECK(w.probe(1).send(control, "third"));
   w.sim.run_for(Duration::millis(5));
   auto at2 = w.log(2).of("msg");
-  REQUIRE(at2.size() == 2);
-  // The receiver tells the two connections apart (a broker handles each one's requests in turn).
+  REQUIRE(at2.size() == 3);
+  // The receiver tells the connections apart (a broker handles each one's requests in turn).
   CHECK(at2[0].peer == NodeId{-1});
-  CHECK(at2[1].peer == NodeId{-second_lane(NodeId{1}).value});
-  CHECK(is_inbound_connection(at2[1].peer));
-  CHECK(node_of_connection(at2[1].peer) == NodeId{-1});
-  // The answer on the second lane arrives from the id the request went to.
+  CHECK(at2[1].peer == NodeId{-lane_connection(NodeId{1}, Lane::kTxnMarkers).value});
+  CHECK(at2[2].peer == NodeId{-lane_connection(NodeId{1}, Lane::kController).value});
+  for (const auto& m : at2) {
+    CHECK(is_inbound_connection(m.peer));
+    CHECK(node_of_connection(m.peer) == NodeId{-1});
+  }
+  CHECK(lane_of(at2[2].peer) == Lane::kController);
+  // The answer on a lane arrives from the id the request went to.
   CHECK(w.probe(2).send(at2[1].peer, "answer"));
+  CHECK(w.probe(2).send(at2[2].peer, "control answer"));
   w.sim.run_for(Duration::millis(5));
   auto at1 = w.log(1).of("msg");
-  REQUIRE(at1.size() == 1);
-  CHECK(at1[0].peer == second_lane(NodeId{2}));
+  REQUIRE(at1.size() == 2);
+  CHECK(at1[0].peer == markers);
   CHECK(at1[0].data == "answer");
-  // Breaking the pair ends both lanes, at both ends.
+  CHECK(at1[1].peer == control);
+  CHECK(at1[1].data == "control answer");
+  // Breaking the pair ends every lane used, at both ends.
   w.probe(1).close(NodeId{2});
   w.sim.run_for(Duration::millis(5));
   CHECK(count_disconnects(w.log(1), 2) == 1);
-  CHECK(count_disconnects(w.log(1), second_lane(NodeId{2}).value) == 1);
-  CHECK(count_disconnects(w.log(2), -second_lane(NodeId{1}).value) == 1);
-  // A pair whose second lane was never used hears only of the first.
+  CHECK(count_disconnects(w.log(1), markers.value) == 1);
+  CHECK(count_disconnects(w.log(1), control.value) == 1);
+  CHECK(count_disconnects(w.log(2), -lane_connection(NodeId{1}, Lane::kTxnMarkers).value) == 1);
+  CHECK(count_disconnects(w.log(2), -lane_connection(NodeId{1}, Lane::kController).value) == 1);
+  // A pair whose other lanes were not used since hears only of the first.
   CHECK(w.probe(1).send(NodeId{2}, "again"));
   w.sim.run_for(Duration::millis(5));
   w.probe(2).close(NodeId{-1});
   w.sim.run_for(Duration::millis(5));
   CHECK(count_disconnects(w.log(1), 2) == 2);
-  CHECK(count_disconnects(w.log(1), second_lane(NodeId{2}).value) == 1);
+  CHECK(count_disconnects(w.log(1), markers.value) == 1);
+  CHECK(count_disconnects(w.log(1), control.value) == 1);
+}
+
+TEST_CASE("network: lane ids name their node and lane") {
+  for (int32_t node : {1, 7, 999'999'999}) {
+    for (Lane lane : {Lane::kMain, Lane::kTxnMarkers, Lane::kController}) {
+      const NodeId id = lane_connection(NodeId{node}, lane);
+      CHECK(lane_of(id) == lane);
+      CHECK(lane_of(NodeId{-id.value}) == lane);
+      CHECK(node_of_connection(id) == NodeId{node});
+      CHECK(node_of_connection(NodeId{-id.value}) == NodeId{-node});
+      CHECK(is_extra_lane(id) == (lane != Lane::kMain));
+    }
+  }
 }

@@ -35,6 +35,11 @@ void handle_update_metadata(HandlerContext& ctx, const Request& req, protocol::U
     for (const auto& e : b.endpoints) be.listeners[e.listener.empty() ? "PLAINTEXT" : e.listener] = {e.host, e.port};
     brokers[b.id] = std::move(be);
     ctx.rt.learn_address(NodeId{b.id}, inter->host, inter->port);
+    // This broker's ControlledShutdown goes to the controller's control-plane listener, if any.
+    const auto* control = inter;
+    for (const auto& e : b.endpoints)
+      if (!ctx.config.control_plane_listener_name.empty() && e.listener == ctx.config.control_plane_listener_name) control = &e;
+    ctx.rt.learn_address(lane_connection(NodeId{b.id}, Lane::kController), control->host, control->port);
   }
   std::map<TopicPartition, PartitionMetadata> parts;
   std::map<std::string, Uuid> topic_ids;
