@@ -348,7 +348,7 @@ TEST_CASE("Transport: a lane given an address of its own connects there and the 
   Runtime& rt = world.runtime(kC);
   const NodeId seven{7};
   rt.learn_address(seven, "127.0.0.1", world.port(kB));
-  rt.learn_address(lane_connection(seven, Lane::kController), "127.0.0.1", world.port(kD));
+  rt.learn_address(lane_connection(seven, Lane::kController), "127.0.0.1", world.port(NodeId{4}));
   REQUIRE(rt.send(seven, to_bytes("main")));
   REQUIRE(rt.send(lane_connection(seven, Lane::kController), to_bytes("control")));
   REQUIRE(rt.send(lane_connection(seven, Lane::kTxnMarkers), to_bytes("markers")));
