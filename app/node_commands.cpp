@@ -3,6 +3,8 @@
 // simulator runs, on Boost.Asio with real files and fsync under --data-dir.
 #include <boost/program_options.hpp>
 #include <cerrno>
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <iostream>
 
@@ -139,8 +141,11 @@ int cmd_broker(const Args& args) {
                                        broker::broker_config_help() + "\nsocket server configs (--config key=value):\n" +
                                            net::transport_config_def().help()))
     return *done;
-  if (id <= 0 || id >= kZkPeerIdBase) {
-    std::cerr << "gregor broker: --id must be in 1.." << kZkPeerIdBase - 1 << "\n";
+  // Below the ids of zk servers and bootstrap addresses, and small enough that every lane's
+  // connection id to the broker (engine/core/runtime.h: id + lane * kLaneStride) fits an int32_t.
+  constexpr int32_t kBrokerIdLimit = std::min<int32_t>(kZkPeerIdBase, INT32_MAX - (kLaneCount - 1) * kLaneStride);
+  if (id <= 0 || id >= kBrokerIdLimit) {
+    std::cerr << "gregor broker: --id must be in 1.." << kBrokerIdLimit - 1 << "\n";
     return 2;
   }
   std::map<std::string, std::string> settings;

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "cluster_fixture.h"
+#include "engine/protocol/create_partitions.h"
 #include "engine/core/trace_events.h"
 
 using namespace gregor;
@@ -13,29 +14,30 @@ using protocol::ErrorCode;
 
 namespace {
 
-void create_assigned(test::ClusterFixture& f, const std::string& name, std::vector<int32_t> replicas) {
-  protocol::CreateTopicsRequest req;
+// One more partition of `topic`, placed on `replicas` (CreatePartitions with an assignment).
+void add_partition(test::ClusterFixture& f, const std::string& topic, int32_t count, std::vector<int32_t> replicas) {
+  protocol::CreatePartitionsRequest req;
   req.timeout_ms = 30000;
-  protocol::CreateTopicsRequest::CreatableTopic t;
-  t.name = name;
-  t.num_partitions = -1;
-  t.replication_factor = -1;
-  t.assignments.push_back({.partition_index = 0, .broker_ids = std::move(replicas)});
-  req.topics.push_back(t);
-  auto resp = f.call<protocol::CreateTopicsRequest, protocol::CreateTopicsResponse>(*f.cluster.controller(), req, 3);
-  REQUIRE(resp);
-  REQUIRE(resp->topics.at(0).error_code == ErrorCode::NONE);
+  req.topics.push_back({.name = topic, .count = count});
+  req.topics[0].assignments.emplace();
+  req.topics[0].assignments->push_back({.broker_ids = std::move(replicas)});
+  auto r = f.call<protocol::CreatePartitionsRequest, protocol::CreatePartitionsResponse>(*f.cluster.controller(), req, 3);
+  REQUIRE(r);
+  REQUIRE(r->results.size() == 1);
+  REQUIRE(r->results[0].error_code == ErrorCode::NONE);
 }
 
-// When the controller wrote the partition's first leader, and when that leader took it.
+// When the controller wrote a partition's first leader, and when that leader took it.
 struct Handover {
   std::optional<Time> written, taken;
 };
-Handover handover(const std::vector<TraceEvent>& events, const std::string& topic) {
+Handover handover(const std::vector<TraceEvent>& events, const TopicPartition& tp) {
   Handover h;
   for (const auto& e : events) {
-    if (const auto* lc = e.as<ev::LeaderChange>(); lc && lc->topic == topic && !h.written) h.written = e.time;
-    if (const auto* bl = e.as<ev::BecomeLeader>(); bl && bl->topic == topic && !h.taken) h.taken = e.time;
+    if (const auto* lc = e.as<ev::LeaderChange>(); lc && lc->topic == tp.topic && lc->partition == tp.partition && !h.written)
+      h.written = e.time;
+    if (const auto* bl = e.as<ev::BecomeLeader>(); bl && bl->topic == tp.topic && bl->partition == tp.partition && !h.taken)
+      h.taken = e.time;
   }
   return h;
 }
@@ -47,21 +49,21 @@ TEST_CASE("controller lane: a LeaderAndIsr is not held behind the controller bro
     // Followers park their fetches at the leader for up to 500 ms when there is nothing new.
     test::ClusterFixture f(seed, {{"replica.fetch.wait.max.ms", "500"}});
     REQUIRE(f.run_until([&] { return f.cluster.ready(); }));
+    // Every broker leads a partition of base and follows the others': the controller's broker keeps
+    // a fetch parked at every other broker while base is idle.
+    f.create_topic("base", 3, 3);
+    f.create_topic("grow", 1, 1);
     const int32_t controller = *f.cluster.controller();
     const int32_t leader = controller % 3 + 1;  // another broker
-    // The controller's broker follows `leader`: its fetcher keeps a fetch parked there.
-    create_assigned(f, "base", {leader, controller});
-    REQUIRE(f.run_until([&] { return f.cluster.topic_ready("base", 1); }));
     f.sim.run_for(Duration::seconds(2));
-    // New partitions led by `leader`: the controller's LeaderAndIsr reaches it while the fetch is parked.
-    for (int i = 0; i < 6; i++) {
-      const std::string topic = "t" + std::to_string(i);
-      create_assigned(f, topic, {leader});
-      REQUIRE(f.run_until([&] { return f.cluster.topic_ready(topic, 1); }));
-      const Handover h = handover(f.events, topic);
+    // New partitions led by `leader`: the controller's LeaderAndIsr reaches it while a fetch is parked.
+    for (int32_t p = 1; p <= 6; p++) {
+      add_partition(f, "grow", p + 1, {leader});
+      const TopicPartition tp{"grow", p};
+      REQUIRE(f.run_until([&] { return handover(f.events, tp).taken.has_value(); }));
+      const Handover h = handover(f.events, tp);
       REQUIRE(h.written);
-      REQUIRE(h.taken);
-      INFO("seed " << seed << " topic " << topic << ": controller " << controller << " wrote the leader at "
+      INFO("seed " << seed << " partition " << p << ": controller " << controller << " wrote the leader at "
                    << h.written->ms() << " ms, broker " << leader << " took it at " << h.taken->ms() << " ms");
       // A round trip's worth of simulated latency, not the 500 ms a parked fetch holds the connection.
       CHECK(*h.taken - *h.written < Duration::millis(100));
