@@ -83,9 +83,12 @@ Status TransactionIndex::remove() {
 }
 
 bool TransactionIndex::collect(int64_t from, int64_t upto, std::vector<AbortedTxn>& out) const {
+  // Kafka's TransactionIndex.collectAbortedTxns: the search is complete at an entry whose LSO (when
+  // it was aborted) is at or past the bound; an entry whose marker is past the bound is not enough,
+  // as another producer's transaction that began below the bound may be aborted after it.
   for (const AbortedTxn& t : entries_) {
     if (t.last_offset >= from && t.first_offset < upto) out.push_back(t);
-    if (t.last_offset >= upto) return true;
+    if (t.last_stable_offset >= upto) return true;
   }
   return false;
 }

@@ -424,3 +424,29 @@ TEST_CASE("a flipped bit in a txnindex entry is found against the log and the en
   CHECK(state.loaded_snapshot_offset() == -1);
   CHECK((*reopened)->collect_aborted_transactions(Offset{0}, Offset{INT64_MAX}) == before);
 }
+
+TEST_CASE("the aborted transactions of a read_committed fetch include one that began below the bound and aborted after another's marker",
+          "[transactions][txnindex]") {
+  // Two producers: A's transaction [100, 300] aborted while B's was open from 150 (LSO 150 then);
+  // B's [150, 350] aborted later. A fetch of [0, 200) must list both: B's records at 150..199 are in
+  // it. Stopping at A's entry because its marker (300) is past the bound missed B's (the swarm's
+  // transactions profile, seed 27: a read_committed group delivered aborted records).
+  TestDisk disk(DiskKind::kSim);
+  log::TransactionIndex index(disk.disk(), "00000000000000000000.txnindex");
+  REQUIRE(index.append(log::AbortedTxn{1, 100, 300, 150}).is_ok());
+  REQUIRE(index.append(log::AbortedTxn{2, 150, 350, 351}).is_ok());
+  std::vector<log::AbortedTxn> out;
+  CHECK(index.collect(0, 200, out));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].producer_id == 1);
+  CHECK(out[1].producer_id == 2);
+  // A bound below B's start: only A's, and the search is complete at B's entry (its LSO is past it).
+  out.clear();
+  CHECK(index.collect(0, 120, out));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].producer_id == 1);
+  // A bound past both LSOs' reach: not complete in this segment.
+  out.clear();
+  CHECK_FALSE(index.collect(0, 400, out));
+  CHECK(out.size() == 2);
+}
