@@ -14,9 +14,10 @@ void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<TopicPar
   e.op = std::move(op);
   // Each key once: a request may name a partition twice (two markers of one WriteTxnMarkers, or a
   // Produce listing it twice), and remove() drops the watcher of each key once.
-  for (const auto& tp : keys)
-    if (std::find(e.keys.begin(), e.keys.end(), tp) == e.keys.end()) e.keys.push_back(tp);
-  for (const auto& tp : e.keys) watchers_[tp].insert(id);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  e.keys = std::move(keys);
+  for (const auto& tp : e.keys) watchers_[tp].push_back(id);
   e.timer = rt_.after(timeout, [this, id] {
     auto it = ops_.find(id);
     if (it == ops_.end()) return;
@@ -62,8 +63,7 @@ void Purgatory::remove(uint64_t id) {
   auto it = ops_.find(id);
   for (const auto& tp : it->second.keys) {
     auto w = watchers_.find(tp);
-    w->second.erase(id);
-    if (w->second.empty()) watchers_.erase(w);
+    std::erase(w->second, id);  // an emptied entry stays: the partition is usually watched again soon
   }
   ops_.erase(it);
 }

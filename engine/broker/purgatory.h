@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/core/runtime.h"
@@ -65,7 +67,14 @@ class Purgatory {
   Runtime& rt_;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Entry> ops_;                         // by arrival
-  std::map<TopicPartition, std::set<uint64_t>> watchers_;  // partition -> operations watching it
+  // partition -> operations watching it. Looked up, never iterated (try_marked orders what it
+  // tries by arrival), so a hash: a fetch watches every partition of its session.
+  struct KeyHash {
+    size_t operator()(const TopicPartition& tp) const {
+      return std::hash<std::string>{}(tp.topic) * 31u + static_cast<uint32_t>(tp.partition);
+    }
+  };
+  std::unordered_map<TopicPartition, std::vector<uint64_t>, KeyHash> watchers_;
   std::set<TopicPartition> marked_;
   bool all_marked_ = false;
 };

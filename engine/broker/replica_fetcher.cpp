@@ -162,25 +162,29 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
   req.min_bytes = config_.replica_fetch_min_bytes;
   req.max_bytes = 10 * 1024 * 1024;
   req.isolation_level = 0;
-  std::map<TopicPartition, Asked> next;  // the session's partitions after this request
+  auto next = std::make_shared<std::map<TopicPartition, Asked>>();  // the session's partitions after this request
   for (const auto& tp : tps) {
     Partition* p = lookup_(tp);
-    if (!p) continue;
-    next[tp] = Asked{.leader_epoch = parts_[tp].leader_epoch,
-                     .fetch_offset = p->log_end_offset().value,
-                     .log_start_offset = p->log_start_offset().value};
+    auto st = parts_.find(tp);
+    if (!p || st == parts_.end()) continue;
+    next->emplace_hint(next->end(), tp,
+                       Asked{.leader_epoch = st->second.leader_epoch,
+                             .fetch_offset = p->log_end_offset().value,
+                             .log_start_offset = p->log_start_offset().value});
   }
-  if (next.empty()) return;
+  if (next->empty()) return;
   Session& session = sessions_[leader];
+  static const std::map<TopicPartition, Asked> kNone;
+  const std::map<TopicPartition, Asked>& before = session.partitions ? *session.partitions : kNone;
   // KIP-227: a full request names every partition; an incremental one only those added or asked
   // differently since the last request, and forgets those no longer fetched. The leader answers
   // for the session's partitions either way.
   const bool full = session.next_epoch == 0;
   req.session_id = session.id;
   req.session_epoch = session.next_epoch;
-  for (const auto& [tp, a] : next) {
-    auto was = session.partitions.find(tp);
-    if (!full && was != session.partitions.end() && was->second == a) continue;
+  for (const auto& [tp, a] : *next) {
+    auto was = before.find(tp);
+    if (!full && was != before.end() && was->second == a) continue;
     if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
     protocol::FetchRequest::FetchPartition fp;
     fp.partition = tp.partition;
@@ -191,21 +195,20 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
     req.topics.back().partitions.push_back(fp);
   }
   if (!full)
-    for (const auto& [tp, a] : session.partitions) {
-      if (next.count(tp)) continue;
+    for (const auto& [tp, a] : before) {
+      if (next->count(tp)) continue;
       if (req.forgotten_topics_data.empty() || req.forgotten_topics_data.back().topic != tp.topic)
         req.forgotten_topics_data.push_back({.topic = tp.topic, .topic_id = {}, .partitions = {}, .unknown_tagged_fields = {}});
       req.forgotten_topics_data.back().partitions.push_back(tp.partition);
     }
-  session.partitions = next;
-  std::map<TopicPartition, std::pair<int32_t, int64_t>> asked;  // epoch, fetch offset
-  for (const auto& [tp, a] : next) asked[tp] = {a.leader_epoch, a.fetch_offset};
+  std::shared_ptr<const std::map<TopicPartition, Asked>> asked = std::move(next);
+  session.partitions = asked;
   const int32_t epoch_sent = req.session_epoch;
   session.in_flight = true;
   // The leader may hold the request for max_wait; the timeout covers that and the socket timeout.
   Duration timeout = Duration::millis(config_.replica_socket_timeout_ms + config_.replica_fetch_wait_max_ms);
   net_.send(NodeId{leader}, req, protocol::kReplicaFetchVersion, timeout,
-            [this, leader, asked, epoch_sent](ErrorCode transport, ByteReader* body) {
+            [this, leader, asked = std::move(asked), epoch_sent](ErrorCode transport, ByteReader* body) {
               Session& fetch_session = sessions_[leader];
               fetch_session.in_flight = false;
               std::optional<protocol::FetchResponse> resp;
@@ -217,7 +220,7 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
                 // The leader may have moved the session on without us: start over with a full
                 // request (which also closes the old session there).
                 fetch_session.next_epoch = 0;
-                for (const auto& [tp, a] : asked) fail(tp, a.first);
+                for (const auto& [tp, a] : *asked) fail(tp, a.leader_epoch);
                 return;
               }
               if (resp->error_code != ErrorCode::NONE) {
@@ -228,7 +231,7 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
                 if (resp->error_code == ErrorCode::FETCH_SESSION_ID_NOT_FOUND ||
                     resp->error_code == ErrorCode::INVALID_FETCH_SESSION_EPOCH)
                   return schedule(leader, Duration{0});
-                for (const auto& [tp, a] : asked) fail(tp, a.first);
+                for (const auto& [tp, a] : *asked) fail(tp, a.leader_epoch);
                 return;
               }
               if (epoch_sent == 0) {
@@ -238,20 +241,27 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
               } else {
                 fetch_session.next_epoch = FetchSessionCache::next_epoch(epoch_sent);
               }
+              auto hint = asked->begin();
               for (const auto& t : resp->responses)
                 for (const auto& pd : t.partitions) {
-                  TopicPartition tp{t.topic, pd.partition_index};
-                  auto it = asked.find(tp);
-                  if (it == asked.end() || !current(tp, leader, it->second.first)) continue;
+                  // The answer lists partitions in the session's order, so the next asked one is
+                  // usually the one answered.
+                  auto it = hint;
+                  if (it == asked->end() || it->first.partition != pd.partition_index || it->first.topic != t.topic)
+                    it = asked->find(TopicPartition{t.topic, pd.partition_index});
+                  if (it == asked->end()) continue;
+                  hint = std::next(it);
+                  const TopicPartition& tp = it->first;
+                  if (!current(tp, leader, it->second.leader_epoch)) continue;
                   Partition* p = lookup_(tp);
-                  if (!p || p->log_end_offset().value != it->second.second) continue;  // truncated meanwhile
+                  if (!p || p->log_end_offset().value != it->second.fetch_offset) continue;  // truncated meanwhile
                   switch (pd.error_code) {
                     case ErrorCode::NONE: {
                       ByteView records = pd.records ? as_view(*pd.records) : ByteView{};
                       Status s = p->append_as_follower(records, Offset{pd.high_watermark}, rt_.now());
                       if (!s.is_ok()) {
                         rt_.log("follower append failed for " + tp.str() + ": " + s.to_string());
-                        fail(tp, it->second.first);
+                        fail(tp, it->second.leader_epoch);
                         break;
                       }
                       // The leader's log start offset (moved by DeleteRecords or retention), as
@@ -262,14 +272,14 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
                       break;
                     }
                     case ErrorCode::OFFSET_OUT_OF_RANGE:
-                      if (pd.log_start_offset >= 0 && it->second.second < pd.log_start_offset) {
+                      if (pd.log_start_offset >= 0 && it->second.fetch_offset < pd.log_start_offset) {
                         (void)p->truncate_fully_and_start_at(Offset{pd.log_start_offset}, "out_of_range");
                       } else {
                         parts_[tp].truncating = true;  // ahead of the leader: find where we diverge
                       }
                       break;
                     default:
-                      fail(tp, it->second.first);
+                      fail(tp, it->second.leader_epoch);
                   }
                 }
               schedule(leader, Duration{0});

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "engine/broker/broker_config.h"
@@ -56,7 +57,9 @@ class ReplicaFetcher {
     // the next request (0: a full request, which opens a new session).
     int32_t id = 0;
     int32_t next_epoch = 0;
-    std::map<TopicPartition, Asked> partitions;  // the session's partitions, as last asked
+    // The session's partitions, as last asked; shared with the answer's callback, which needs
+    // what was asked (an empty session has none).
+    std::shared_ptr<const std::map<TopicPartition, Asked>> partitions;
   };
   void pump(int32_t leader);
   void schedule(int32_t leader, Duration d);

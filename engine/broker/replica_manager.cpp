@@ -38,9 +38,10 @@ ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::Z
       delete_records_purgatory_(rt),
       fetch_sessions_(rt.rng()) {}
 
-Partition* ReplicaManager::partition(const TopicPartition& tp) {
-  auto it = partitions_.find(tp);
-  return it == partitions_.end() ? nullptr : it->second.get();
+Partition* ReplicaManager::partition(std::string_view topic, int32_t partition) {
+  auto it = index_.find(topic);
+  if (it == index_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
+  return it->second[static_cast<size_t>(partition)];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,6 +206,11 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   if (hw != checkpointed_hw_.end()) p->restore_high_watermark(Offset{hw->second});
   Partition* raw = p.get();
   partitions_[tp] = std::move(p);
+  if (tp.partition >= 0) {
+    std::vector<Partition*>& slots = index_[tp.topic];
+    if (slots.size() <= static_cast<size_t>(tp.partition)) slots.resize(static_cast<size_t>(tp.partition) + 1, nullptr);
+    slots[static_cast<size_t>(tp.partition)] = raw;
+  }
   return raw;
 }
 
@@ -368,6 +374,10 @@ void ReplicaManager::delete_partition(const TopicPartition& tp) {
   fetcher_.remove_partition(tp);
   if (Partition* p = partition(tp)) p->make_offline();
   partitions_.erase(tp);
+  if (auto it = index_.find(tp.topic); it != index_.end() && tp.partition >= 0 && static_cast<size_t>(tp.partition) < it->second.size()) {
+    it->second[static_cast<size_t>(tp.partition)] = nullptr;
+    if (std::all_of(it->second.begin(), it->second.end(), [](Partition* q) { return q == nullptr; })) index_.erase(it);
+  }
   checkpointed_hw_.erase(tp);
   topic_ids_.erase(tp);
   retire_log_dir(tp);  // the damage mark goes with the data

@@ -39,6 +39,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/broker/broker_config.h"
@@ -91,7 +93,10 @@ class ReplicaManager final : public PartitionOwner {
   // Starts the periodic work.
   void start_ticks();
 
-  Partition* partition(const TopicPartition& tp);
+  Partition* partition(const TopicPartition& tp) { return partition(tp.topic, tp.partition); }
+  // The same, without building a TopicPartition: a fetch names dozens of partitions by topic name
+  // and number, and every delayed fetch looks them all up again on each try.
+  Partition* partition(std::string_view topic, int32_t partition);
   // The log directory: every file of the replicas is reached through it, and it reports a storage
   // failure (engine/broker/log_dir_failure.h). Once offline, the replicas answer KAFKA_STORAGE_ERROR.
   LogDirFailureChannel& log_dir() { return disk_; }
@@ -156,6 +161,14 @@ class ReplicaManager final : public PartitionOwner {
   LogDirFailureChannel disk_;  // before the partitions: their logs hold a reference to it
   ReplicaFetcher fetcher_;
   std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
+  // partitions_ by topic, then by partition number: for lookups only (never iterated, so its
+  // order cannot reach the trace). A hash and an index instead of a walk down a tree of
+  // topic-name comparisons.
+  struct TopicNameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::vector<Partition*>, TopicNameHash, std::equal_to<>> index_;
   std::map<std::string, TopicConfig> topic_configs_;  // broker defaults + /config/topics/T
   std::map<TopicPartition, int64_t> checkpointed_hw_;
   std::map<TopicPartition, Uuid> topic_ids_;  // of the hosted partitions whose incarnation is known

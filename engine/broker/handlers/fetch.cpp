@@ -167,11 +167,17 @@ protocol::FetchResponse close_fetch_context(const FetchContext& fc, protocol::Fe
   }
   if (!fc.session) return response;
   response.session_id = fc.session->id;
+  // The response lists the session's partitions in the session's order (open_fetch_context built
+  // the reads from it), so each is found by stepping along the session, without a search.
+  auto next = fc.session->partitions.begin();
   for (auto& tr : response.responses) {
     std::erase_if(tr.partitions, [&](const protocol::FetchResponse::PartitionData& pd) {
       if (tr.topic.empty()) return false;
-      auto it = fc.session->partitions.find(TopicPartition{tr.topic, pd.partition_index});
+      auto it = next;
+      if (it == fc.session->partitions.end() || it->first.partition != pd.partition_index || it->first.topic != tr.topic)
+        it = fc.session->partitions.find(TopicPartition{tr.topic, pd.partition_index});
       if (it == fc.session->partitions.end()) return false;
+      next = std::next(it);
       FetchSessionPartition& sp = it->second;
       const int64_t lso = pd.last_stable_offset;
       bool respond = !fc.incremental || pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0 ||
@@ -207,14 +213,14 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       protocol::FetchResponse::PartitionData pd;
       pd.partition_index = fp.partition;
       pd.aborted_transactions = std::vector<protocol::FetchResponse::AbortedTransaction>{};
-      TopicPartition tp{t.topic, fp.partition};
-      Partition* p = unknown_id ? nullptr : ctx.replicas.partition(tp);
+      Partition* p = unknown_id ? nullptr : ctx.replicas.partition(t.topic, fp.partition);
       if (unknown_id) {
         pd.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
       } else if (denied.count(t.topic)) {
         pd.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
       } else if (!p) {
-        pd.error_code = ctx.metadata.partition(tp) ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+        pd.error_code = ctx.metadata.partition(TopicPartition{t.topic, fp.partition}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
+                                                                                         : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
       } else if (ctx.replicas.log_dir_offline()) {
         pd.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
       } else {
@@ -226,7 +232,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
                                                     fp.partition_max_bytes, true, isolation_of(req));
         if (from_follower && lr.error == ErrorCode::NONE &&
             p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
-          ctx.replicas.on_low_watermark_change(tp);
+          ctx.replicas.on_low_watermark_change(TopicPartition{t.topic, fp.partition});
         pd.error_code = lr.error;
         pd.high_watermark = lr.high_watermark.value;
         // A follower's answer carries the HW there: followers do not use it, and they rebuild
@@ -249,7 +255,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       if (pd.error_code != ErrorCode::NONE) out.has_error = true;
       if (pd.error_code == ErrorCode::NOT_LEADER_OR_FOLLOWER || pd.error_code == ErrorCode::FENCED_LEADER_EPOCH) {
         // KIP-951 (v12+ current leader; v16+ its address): the client can go to the new leader at once.
-        if (const PartitionMetadata* pm = ctx.metadata.partition(tp); pm && pm->leader >= 0) {
+        if (const PartitionMetadata* pm = ctx.metadata.partition(TopicPartition{t.topic, fp.partition}); pm && pm->leader >= 0) {
           pd.current_leader.leader_id = pm->leader;
           pd.current_leader.leader_epoch = pm->leader_epoch;
           leaders.insert(pm->leader);
@@ -274,7 +280,7 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const s
   bool ready = false;
   for (const auto& t : req.topics) {
     for (const auto& fp : t.partitions) {
-      Partition* p = ctx.replicas.partition(TopicPartition{t.topic, fp.partition});
+      Partition* p = ctx.replicas.partition(t.topic, fp.partition);
       if (!p || ctx.replicas.log_dir_offline() || denied.count(t.topic)) {
         ready = true;  // an error to answer with
         continue;
