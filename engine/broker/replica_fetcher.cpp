@@ -182,9 +182,12 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
   const bool full = session.next_epoch == 0;
   req.session_id = session.id;
   req.session_epoch = session.next_epoch;
+  // Both maps are in the same order: walk them side by side (a follower's session holds every
+  // partition it follows from this leader, dozens with __consumer_offsets).
+  auto was = before.begin();
   for (const auto& [tp, a] : *next) {
-    auto was = before.find(tp);
-    if (!full && was != before.end() && was->second == a) continue;
+    while (was != before.end() && was->first < tp) ++was;
+    if (!full && was != before.end() && was->second == a && was->first == tp) continue;
     if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
     protocol::FetchRequest::FetchPartition fp;
     fp.partition = tp.partition;
@@ -195,8 +198,9 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
     req.topics.back().partitions.push_back(fp);
   }
   if (!full)
-    for (const auto& [tp, a] : before) {
-      if (next->count(tp)) continue;
+    for (auto kept = next->begin(); const auto& [tp, a] : before) {
+      while (kept != next->end() && kept->first < tp) ++kept;
+      if (kept != next->end() && kept->first == tp) continue;
       if (req.forgotten_topics_data.empty() || req.forgotten_topics_data.back().topic != tp.topic)
         req.forgotten_topics_data.push_back({.topic = tp.topic, .topic_id = {}, .partitions = {}, .unknown_tagged_fields = {}});
       req.forgotten_topics_data.back().partitions.push_back(tp.partition);
