@@ -53,6 +53,12 @@ void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui
   for (const auto& g : m.groups) {
     ImGui::PushID(g.group.c_str());
     ImGui::Separator();
+    if (g.coordination == "zookeeper") {
+      draw_zk_group(m, g);
+      lag_chart(g, c, m.now);
+      ImGui::PopID();
+      continue;
+    }
     // --state
     // The coordinator as kafka-consumer-groups --state names it; a dead one is the last that spoke for
     // the group (its consumers look for the next, which loads the group from __consumer_offsets).
@@ -62,7 +68,7 @@ void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui
       coordinator = "broker-" + std::to_string(g.coordinator) + " (" + std::to_string(g.coordinator) + ")";
       if (n && n->status != NodeStatus::kAlive && n->status != NodeStatus::kPaused) coordinator += " DOWN";
     }
-    ImGui::Text("GROUP %s   COORDINATOR (ID) %s   STATE %s   #MEMBERS %zu   generation %d   consumed %lld",
+    ImGui::Text("GROUP %s   coordination: group coordinator   COORDINATOR (ID) %s   STATE %s   #MEMBERS %zu   generation %d   consumed %lld",
                 g.group.c_str(), coordinator.c_str(), g.state.c_str(), g.members.size(), g.generation,
                 static_cast<long long>(g.consumed));
     if (g.members.empty()) ImGui::TextDisabled("Consumer group '%s' has no active members.", g.group.c_str());
