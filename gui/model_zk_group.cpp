@@ -233,6 +233,18 @@ void ModelBuilder::on_zk_group(const TraceEvent& e) {
           g->retries += retries;
           if (ZkRebalanceModel* r = open_rebalance(*g)) r->retries += retries;
           zk_group_maybe_close(*g, e.time);
+        } else if constexpr (std::is_same_v<B, ev::ConsumerAssignment>) {
+          // What the member now owns, as it says right after its consumer_join (traces made before
+          // it said so have only the consumer_position events of its claims, taken above).
+          ZkGroupState* g = group_of(b.group);
+          if (!g || b.member.empty() || b.protocol != "zookeeper-range") return;
+          ZkMemberState& m = g->members[b.member];
+          std::map<sim::PartitionKey, int64_t> now;
+          for (const PartitionName& tp : b.partitions) {
+            auto it = m.believed.find({tp.topic, tp.partition});
+            now[{tp.topic, tp.partition}] = it == m.believed.end() ? -1 : it->second;
+          }
+          m.believed = std::move(now);
         } else if constexpr (std::is_same_v<B, ev::ConsumerRevoke>) {
           ZkGroupState* g = group_of(b.group);
           if (!g) return;
