@@ -185,10 +185,10 @@ struct GroupMemberModel {
 // A group coordinated through ZooKeeper (groups[].coordination: zookeeper: Kafka 0.8's high-level
 // consumer, engine/client/zk_group_consumer.h). It has no coordinator broker and no generation: its
 // state is the znodes under /consumers/<group> and what each member does on its own. All of it is
-// derived from events already traced: the zk server's zk_create/zk_set/zk_delete on that directory,
-// zk_session_expire/close, zk_watch_fire on ids/, zk_refused on owners/, and the members'
-// consumer_rejoin_needed, consumer_position, consumer_join (protocol zookeeper-range),
-// consumer_revoke, consumer_group_error and consume.
+// derived from the zk server's zk_create/zk_set/zk_delete on that directory, zk_session_expire/close,
+// zk_watch_fire on ids/, zk_refused on owners/, and the members' consumer_rejoin_needed,
+// consumer_position, consumer_join and consumer_assignment (protocol zookeeper-range),
+// consumer_revoke, consumer_group_error and consume (gui/model_zk_group.cpp).
 struct ZkGroupMemberModel {
   std::string member_id;               // the name of ids/<member> (the consumer's client.id)
   int32_t client = -1;                 // its node

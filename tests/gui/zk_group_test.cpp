@@ -6,6 +6,7 @@
 // same group as it was.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <set>
 
 #include "engine/client/zk_group_consumer.h"
@@ -227,6 +228,46 @@ TEST_CASE("seeking back shows the ZooKeeper group as it was", "[gui][zk]") {
   }
   // And the present is different: billing-1 registered again.
   CHECK(zk_group(session->model()).zk.member("billing-1")->session_state == "open");
+}
+
+TEST_CASE("a replayed z5 trace shows the same ZooKeeper group as the live run", "[gui][zk]") {
+  const std::string db = std::string(GREGOR_BINARY_DIR) + "/tests/gui-zk-group-replay.db";
+  std::remove(db.c_str());
+  auto live = test::live_session(test::scenario_path("z5-zk-consumer-rebalance"));
+  REQUIRE(live->record_to(db).is_ok());
+  live->run_to(Time{45'000'000});
+  REQUIRE(live->close_recording().is_ok());
+  auto replay = gui::Session::replay(db);
+  REQUIRE(replay.is_ok());
+  gui::Session& r = **replay;
+  for (double seconds : {5.0, 15.0, 17.0, 30.0, 44.0}) {
+    const Time t{static_cast<int64_t>(seconds * 1e6)};
+    r.seek(t);
+    INFO("at " << seconds << " s");
+    const gui::DashboardModel live_model = live->history().model_at(t, Duration::millis(100));
+    const gui::DashboardModel replay_model = r.model();
+    const gui::GroupModel& a = zk_group(live_model);
+    const gui::GroupModel& b = zk_group(replay_model);
+    CHECK(a.state == b.state);
+    CHECK(a.zk.rebalance_count == b.zk.rebalance_count);
+    CHECK(a.zk.watches_fired == b.zk.watches_fired);
+    CHECK(a.zk.conflicts == b.zk.conflicts);
+    CHECK(a.zk.duplicates == b.zk.duplicates);
+    REQUIRE(a.zk.members.size() == b.zk.members.size());
+    for (size_t i = 0; i < a.zk.members.size(); i++) {
+      CHECK(a.zk.members[i].member_id == b.zk.members[i].member_id);
+      CHECK(a.zk.members[i].session_state == b.zk.members[i].session_state);
+      CHECK(a.zk.members[i].owned == b.zk.members[i].owned);
+      CHECK(a.zk.members[i].believed == b.zk.members[i].believed);
+    }
+    REQUIRE(a.zk.partitions.size() == b.zk.partitions.size());
+    for (size_t i = 0; i < a.zk.partitions.size(); i++) {
+      CHECK(a.zk.partitions[i].owner == b.zk.partitions[i].owner);
+      CHECK(a.zk.partitions[i].committed == b.zk.partitions[i].committed);
+      CHECK(a.zk.partitions[i].consumers == b.zk.partitions[i].consumers);
+    }
+  }
+  std::remove(db.c_str());
 }
 
 TEST_CASE("the groups tab draws a ZooKeeper group headless", "[gui][zk]") {
