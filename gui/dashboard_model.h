@@ -182,8 +182,80 @@ struct GroupMemberModel {
   std::vector<std::string> assignment;  // "orders-0", ...
 };
 
+// A group coordinated through ZooKeeper (groups[].coordination: zookeeper: Kafka 0.8's high-level
+// consumer, engine/client/zk_group_consumer.h). It has no coordinator broker and no generation: its
+// state is the znodes under /consumers/<group> and what each member does on its own. All of it is
+// derived from the zk server's zk_create/zk_set/zk_delete on that directory, zk_session_expire/close,
+// zk_watch_fire on ids/, zk_refused on owners/, and the members' consumer_rejoin_needed,
+// consumer_position, consumer_join and consumer_assignment (protocol zookeeper-range),
+// consumer_revoke, consumer_group_error and consume (gui/model_zk_group.cpp).
+struct ZkGroupMemberModel {
+  std::string member_id;               // the name of ids/<member> (the consumer's client.id)
+  int32_t client = -1;                 // its node
+  int64_t session = 0;                 // the zk session that created ids/<member> last (0: never)
+  std::string session_state = "none";  // that session on the server: open, expired, closed (none: never registered)
+  bool registered = false;             // ids/<member> exists now
+  bool alive = true;                   // its process runs
+  bool rebalancing = false;            // between consumer_rejoin_needed and its consumer_join (or failure)
+  std::vector<std::string> owned;      // partitions whose owners/ znode holds its id now ("orders-0", ...)
+  // What it fetches and processes as its own: its last successful claim, less what it released. Outlives
+  // its session: a member whose session expired goes on consuming until its next rebalance (stale).
+  std::vector<std::string> believed;
+  bool stale = false;                  // it believes it owns partitions whose owner znode is not its own
+  int64_t rebalances = 0;              // rebalances it completed (consumer_join)
+  int64_t failed = 0;                  // ConsumerRebalanceFailedException
+  int32_t last_attempts = 0;           // attempts its last completed rebalance took (1: no retry)
+  int64_t consumed = 0;                // records it processed (consume)
+};
+
+struct ZkGroupPartitionModel {
+  std::string topic;
+  int32_t partition = 0;
+  std::string owner;         // owners/<topic>/<partition>'s data, a member id ("" when unowned)
+  int32_t owner_client = -1;
+  int64_t committed = -1;    // offsets/<topic>/<partition>, the next offset to consume (-1: none yet)
+  int64_t log_end = -1;      // the partition's HW, as for a coordinator group
+  int64_t lag = -1;          // log_end - committed
+  // Members that believe they own it, each with its consumed position (the offset after the last record
+  // it processed there; -1 when it has processed none since its claim).
+  std::vector<std::pair<std::string, int64_t>> consumers;
+  bool conflict = false;     // two or more members believe they own it
+  int64_t duplicates = 0;    // records of it the group processed again (an offset at or below one already processed)
+};
+
+// One rebalance of the group: from the first member's consumer_rejoin_needed while none was
+// rebalancing until every member that joined it (and still runs) finished.
+struct ZkRebalanceModel {
+  Time start{0}, end{0};
+  bool open = true;             // not finished yet (at the snapshot's time)
+  std::string trigger;          // the first member's reason: registered, members changed, zk session expired
+  std::string first_member;
+  int32_t members = 0;          // members that rebalanced in it (each on its own)
+  int64_t watches_fired = 0;    // zk_watch_fire on /consumers/<group>/ids that led to it or came during it
+  int64_t retries = 0;          // attempts beyond each member's first
+  int64_t conflicts = 0;        // claims refused with NodeExists (zk_refused on owners/)
+  int64_t failed = 0;           // members that gave up (ConsumerRebalanceFailedException)
+};
+
+struct ZkGroupModel {
+  std::vector<ZkGroupMemberModel> members;        // by member id
+  std::vector<ZkGroupPartitionModel> partitions;  // by (topic, partition)
+  std::vector<ZkRebalanceModel> rebalances;       // oldest first (the latest kZkRebalancesMax)
+  int64_t rebalance_count = 0;                    // over the whole run
+  int64_t member_rebalances = 0;                  // summed over members (the herd: about members x rebalances)
+  int64_t retries = 0, conflicts = 0, failed = 0;
+  int64_t watches_fired = 0;                      // on /consumers/<group>/ids
+  int64_t duplicates = 0;
+  int conflicting_partitions = 0;                 // now
+  const ZkGroupMemberModel* member(const std::string& id) const;
+  const ZkGroupPartitionModel* partition(const std::string& topic, int32_t p) const;
+};
+
 struct GroupModel {
   std::string group;
+  // "coordinator" (the group coordinator of Kafka 0.9 and later) or "zookeeper" (Kafka 0.8's).
+  std::string coordination = "coordinator";
+  ZkGroupModel zk;  // filled for coordination "zookeeper"
   std::string state = "Unknown";  // Empty, PreparingRebalance, CompletingRebalance, Stable, Dead
   int32_t generation = -1;
   int32_t coordinator = -1;

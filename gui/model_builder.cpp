@@ -122,6 +122,7 @@ void ModelBuilder::apply(const TraceEvent& e) {
     // A zk server of the ensemble that crashed or lost power is down until it looks again.
     for (auto& [id, z] : zk_servers_)
       if (!model_.alive(id) && z.role != "down") zk_role(id, e.time, "down", z.epoch);
+    zk_groups_after_crash(e.time);
     return;
   }
   // A log that is truncated, reopened or rewritten below its cached end loses its cached runs.
@@ -140,6 +141,8 @@ void ModelBuilder::apply(const TraceEvent& e) {
     on_zk_tree(e);
     on_zk_ensemble(e);
   }
+  // ZooKeeper-coordinated consumer groups: their znodes and their members' consumer_* events.
+  if (e.kind().starts_with("zk_") || e.kind().starts_with("consume")) on_zk_group(e);
   // Transactions: the coordinator's states, the producers' transactions, markers and the LSO.
   if (e.kind().starts_with("txn_") || e.is<ev::ProduceAck>()) on_txn(e);
 
@@ -919,6 +922,10 @@ DashboardModel ModelBuilder::snapshot(Time now, Duration traffic_window) const {
     }
     m.groups.push_back(std::move(gm));
   }
+  zk_group_models(m);
+  // A consumer without a group (a zk group member's own Consumer, a plain assign) names group "":
+  // that is no group to show unless someone joined it.
+  std::erase_if(m.groups, [](const GroupModel& g) { return g.group.empty() && g.members.empty(); });
   return m;
 }
 

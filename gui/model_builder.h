@@ -63,6 +63,8 @@ class ModelBuilder {
   void on_zk_ensemble(const TraceEvent& e);
   void zk_role(int32_t server, Time at, const std::string& role, int64_t epoch);
   void on_txn(const TraceEvent& e);
+  void on_zk_group(const TraceEvent& e);
+  void zk_groups_after_crash(Time at);
   std::vector<ZkServerModel> ensemble_model() const;
   void zk_activity(const TraceEvent& e, const char* what, const std::string& path, std::string detail, int64_t session);
   int32_t session_node(int64_t session) const;
@@ -108,6 +110,37 @@ class ModelBuilder {
   std::map<int32_t, ZkClientConn> zk_clients_;  // client node -> its session's state and server
   int64_t zk_commit_zxid_ = 0;
   std::vector<int32_t> zk_commit_acks_;
+  // ZooKeeper-coordinated groups (GroupModel::zk), by group name: what their znodes under
+  // /consumers/<group> hold (from the tree's server), and what each member did.
+  static constexpr size_t kZkRebalancesMax = 200;
+  struct ZkMemberState {
+    int32_t client = -1;
+    int64_t session = 0;      // the session of its latest ids/<member>
+    bool registered = false;
+    bool rebalancing = false;
+    std::map<sim::PartitionKey, int64_t> claiming;  // consumer_position since its rejoin: its share
+    std::map<sim::PartitionKey, int64_t> believed;  // partition -> consumed position (-1: none yet)
+    int64_t rebalances = 0, failed = 0, consumed = 0;
+    int32_t last_attempts = 0;
+  };
+  struct ZkPartitionState {
+    std::string owner;          // owners/<t>/<p>'s data
+    bool owned = false;         // the owner znode exists
+    int64_t committed = -1;     // offsets/<t>/<p>
+    int64_t max_processed = -1; // the highest offset the group processed
+    int64_t duplicates = 0;
+  };
+  struct ZkGroupState {
+    std::map<std::string, ZkMemberState> members;
+    std::map<sim::PartitionKey, ZkPartitionState> partitions;
+    std::deque<ZkRebalanceModel> rebalances;
+    int64_t rebalance_count = 0, member_rebalances = 0, retries = 0, conflicts = 0, failed = 0;
+    int64_t watches_fired = 0, duplicates = 0;
+    int64_t pending_watches = 0;  // fired while no rebalance was open: they start the next one
+  };
+  static void zk_group_maybe_close(ZkGroupState& g, Time at);
+  void zk_group_models(DashboardModel& m) const;
+  std::map<std::string, ZkGroupState> zk_groups_;
   // Transactions: the coordinator's view per transactional.id, which client runs which producer
   // id, and per partition the transactions open (their first offset holds the LSO), the markers
   // and the aborted data batches (base offset -> CRC, the leader's, to find them in every replica).

@@ -53,6 +53,12 @@ void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui
   for (const auto& g : m.groups) {
     ImGui::PushID(g.group.c_str());
     ImGui::Separator();
+    if (g.coordination == "zookeeper") {
+      draw_zk_group(m, g);
+      lag_chart(g, c, m.now);
+      ImGui::PopID();
+      continue;
+    }
     // --state
     // The coordinator as kafka-consumer-groups --state names it; a dead one is the last that spoke for
     // the group (its consumers look for the next, which loads the group from __consumer_offsets).
@@ -65,6 +71,11 @@ void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui
     ImGui::Text("GROUP %s   COORDINATOR (ID) %s   STATE %s   #MEMBERS %zu   generation %d   consumed %lld",
                 g.group.c_str(), coordinator.c_str(), g.state.c_str(), g.members.size(), g.generation,
                 static_cast<long long>(g.consumed));
+    // Beside a ZooKeeper-coordinated group (drawn above), what makes this one different.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("coordination: group coordinator (Kafka 0.9+): one broker runs the group; generations fence "
+                       "stale members");
+    ImGui::PopStyleColor();
     if (g.members.empty()) ImGui::TextDisabled("Consumer group '%s' has no active members.", g.group.c_str());
     if (g.state == "PreparingRebalance" || g.state == "CompletingRebalance")
       ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "Warning: Consumer group '%s' is rebalancing.", g.group.c_str());

@@ -96,6 +96,8 @@ void draw_fault_panel(const DashboardModel& m, const ViewContext& c, UiState& ui
 void draw_partition_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_topics_table(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_groups_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
+// One ZooKeeper-coordinated group's part of the Groups tab (gui/view_zk_group.cpp).
+void draw_zk_group(const DashboardModel& m, const GroupModel& g);
 void draw_txn_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui);
 void draw_event_log(const DashboardModel& m, const ViewContext& c, UiState& ui);

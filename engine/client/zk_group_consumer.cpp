@@ -120,6 +120,7 @@ struct ZkGroupConsumerNode::View {
   std::map<std::string, int32_t> partitions;
   std::vector<TopicPartition> share;
   std::map<TopicPartition, int64_t> offsets;
+  std::vector<TopicPartition> released;  // what this attempt's release gave up
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -338,6 +339,7 @@ void ZkGroupConsumerNode::release(uint64_t epoch, std::shared_ptr<View> view) {
   auto delete_owners = [this, epoch, view] {
     if (epoch != epoch_) return;
     std::vector<TopicPartition> released(owned_.begin(), owned_.end());
+    view->released = released;
     owned_.clear();
     if (!released.empty()) {
       PartitionList names;
@@ -426,6 +428,25 @@ void ZkGroupConsumerNode::claim(uint64_t epoch, std::shared_ptr<View> view) {
                                     .reason = o != view->offsets.end() ? "committed" : consumer_.config().auto_offset_reset});
     }
     rt_.emit(ev::ConsumerJoin{.group = group_, .member = member_, .generation = attempt_, .leader = "", .protocol = "zookeeper-range", .is_leader = false});
+    // What it now owns, as a coordinator group's member announces its assignment, so that the
+    // cluster model, the checkers and the dashboard see both kinds of group the same way. There is
+    // no generation (-1); added and revoked are relative to what this attempt released (a retry
+    // released nothing: its whole share is added).
+    PartitionList partitions, added, revoked;
+    const std::set<TopicPartition> released(view->released.begin(), view->released.end());
+    for (const auto& tp : view->share) {
+      partitions.push_back(PartitionName{tp.topic, tp.partition});
+      if (!released.count(tp)) added.push_back(PartitionName{tp.topic, tp.partition});
+    }
+    for (const auto& tp : view->released)
+      if (!owned_.count(tp)) revoked.push_back(PartitionName{tp.topic, tp.partition});
+    rt_.emit(ev::ConsumerAssignment{.group = group_,
+                                    .member = member_,
+                                    .generation = -1,
+                                    .protocol = "zookeeper-range",
+                                    .partitions = partitions,
+                                    .added = added,
+                                    .revoked = revoked});
     rebalances_done_++;
     rebalance_over();
   };

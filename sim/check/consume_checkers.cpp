@@ -232,6 +232,10 @@ class SingleOwnerChecker final : public Checker {
 
  private:
   void claim(Time t, const std::string& group, int32_t generation, const std::string& member, const PartitionList& partitions) {
+    // A ZooKeeper-coordinated group (Kafka 0.8's) has no generation (-1): ownership moves between
+    // members with no epoch to tell one assignment from the next, and the owner znode is its only
+    // single-owner rule (a stale member consuming after its session expired is what its story shows).
+    if (generation < 0) return;
     // In the order of their names, each once.
     for (const PartitionName& p : sorted_unique(partitions)) {
       const auto key = std::make_tuple(group, int64_t{generation}, PartitionKey{p.topic, p.partition});

@@ -16,7 +16,8 @@
 //                         in increasing order
 //   consume-consistent    the same (topic, partition, offset) is always consumed with the same value
 //   single-owner          within a generation of a group, a partition is assigned to at most one
-//                         member (consumer_assignment from members, group_stable from coordinators)
+//                         member (consumer_assignment from members, group_stable from coordinators);
+//                         a zk-coordinated group's assignments (generation -1) have no generation
 //   commit-monotonic      within a generation, a group's committed offset of a partition never goes
 //                         backwards (offset_commit from coordinators)
 //

@@ -3,8 +3,10 @@
 // its rebalance when a member's session expires, and rebalance.max.retries running out.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/client/zk_group_consumer.h"
 #include "engine/coord/zk_server.h"
@@ -48,6 +50,8 @@ struct Run {
   std::map<std::string, std::string> group_error_member;
   int64_t refused_claims = 0;                    // zk_refused NodeExists on owners/
   int64_t consumes = 0;
+  // consumer_assignment of the zk members (protocol zookeeper-range): each member's, in order.
+  std::map<std::string, std::vector<std::vector<std::string>>> assignments;
 };
 
 std::unique_ptr<Run> run_scenario(const std::string& text, uint64_t seed = 1) {
@@ -65,6 +69,14 @@ std::unique_ptr<Run> run_scenario(const std::string& text, uint64_t seed = 1) {
     if (const auto* z = e.as<ev::ZkRefused>())
       if (z->error == "NodeExists" && z->path.find("/consumers/billing/owners/orders/") == 0) raw->refused_claims++;
     if (e.as<ev::Consume>()) raw->consumes++;
+    if (const auto* a = e.as<ev::ConsumerAssignment>()) {
+      CHECK(a->protocol == "zookeeper-range");
+      CHECK(a->generation == -1);
+      std::vector<std::string> names;
+      for (const PartitionName& tp : a->partitions) names.push_back(tp.str());
+      std::sort(names.begin(), names.end());
+      raw->assignments[a->member].push_back(std::move(names));
+    }
   });
   r->run->run_to_end();
   return r;
@@ -201,4 +213,27 @@ TEST_CASE("zk group: coordination survives saving a scenario", "[groups][zk-grou
   REQUIRE(plain.is_ok());
   CHECK_FALSE(plain->groups[0].zookeeper);
   CHECK(sim::to_yaml(*plain).find("coordination") == std::string::npos);
+}
+
+TEST_CASE("zk group: each member announces what it owns with consumer_assignment", "[groups][zk-group]") {
+  // As a coordinator group's members do after SyncGroup, so that the cluster model, the checkers and
+  // the dashboard see both kinds of group alike. billing-1's session expires at 14 s (paused at 8 s):
+  // billing-2 then announces all four partitions, which its owner znodes hold.
+  auto r = run_scenario(zk_group_scenario("", "faults:\n  - at: 8s\n    pause: billing-1\n"));
+  require_expectations(*r->run);  // single-owner among them: a zk group has no generation to check
+  REQUIRE(r->assignments.count("billing-1") == 1);
+  REQUIRE(r->assignments.count("billing-2") == 1);
+  // At the start: the range shares (each member may rebalance again when the other registers).
+  CHECK(r->assignments["billing-1"].back() == std::vector<std::string>{"orders-0", "orders-1"});
+  const auto& b2 = r->assignments["billing-2"];
+  REQUIRE(b2.size() >= 2);
+  CHECK(b2.back() == std::vector<std::string>{"orders-0", "orders-1", "orders-2", "orders-3"});
+  auto* node = r->run->sim().node_as<client::ZkGroupConsumerNode>(*r->run->node_named("billing-2"));
+  REQUIRE(node != nullptr);
+  std::vector<std::string> owned;
+  for (const auto& tp : node->owned()) owned.push_back(tp.topic + "-" + std::to_string(tp.partition));
+  std::sort(owned.begin(), owned.end());
+  CHECK(owned == b2.back());
+  // One announcement per completed rebalance.
+  CHECK(static_cast<int64_t>(b2.size()) == node->rebalances_done());
 }
