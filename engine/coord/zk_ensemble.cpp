@@ -3,23 +3,25 @@
 // names more than one server:
 //
 // Election (ZooKeeper's FastLeaderElection, simplified). A LOOKING server votes for itself, as
-// (current epoch, last logged zxid, server id), and sends its vote to every peer, again every
-// election_interval; it adopts any better vote it hears in its round (a higher round restarts its
-// count). Once a quorum agrees on its vote, and no better vote came within election_interval, the
-// vote's server leads and the others follow it. A server that hears a quorum of settled servers
-// (following or leading) name one leader, which itself says it leads, follows that leader: that is
-// how a restarted server joins.
+// (current epoch, last logged zxid, server id), compared in that order (vote_beats), and sends its
+// vote to every peer, again every election_interval; it adopts any better vote it hears in its
+// round (a higher round restarts its count). Once a quorum agrees on its vote, and no better vote
+// came within election_interval, the vote's server leads and the others follow it. A server that
+// hears a quorum of settled servers (following or leading) name one leader, which itself says it
+// leads, follows that leader: that is how a restarted server joins.
 //
 // Discovery and sync. A follower sends FOLLOWERINFO (accepted epoch, current epoch, last logged
-// zxid). The leader, once a quorum (itself included) is in, takes the new epoch as one more than
-// every accepted epoch it saw, and sends each follower LEADERINFO(epoch) (the follower refuses an
-// epoch older than one it accepted, and persists it), then a DIFF (the committed txns it lacks) when
-// its log is a prefix of the leader's history, else a SNAP (the whole committed database, which
-// replaces whatever the follower logged: a TRUNC is a SNAP here), then the leader's outstanding
-// proposals, then NEWLEADER. The follower makes all of it durable, persists the epoch as current,
-// and acknowledges. With a quorum of acknowledgements the leader serves (zk_leader) and tells each
-// acknowledged follower UPTODATE, after which it serves too (zk_follow). A follower that joins later
-// is synced the same way.
+// zxid, newest snapshot's zxid). The leader, once a quorum (itself included) is in, takes the new
+// epoch as one more than every accepted epoch it saw, and sends each follower LEADERINFO(epoch)
+// (the follower refuses an epoch older than one it accepted, and persists it), then a DIFF (the
+// committed txns it lacks) when its last zxid is in the leader's log, a TRUNC (drop the logged txns
+// after a zxid: proposals of an epoch's failed leader that this leader never had) followed by a
+// DIFF, or else a SNAP (the whole committed database, which replaces whatever the follower logged);
+// leader_sync says exactly when. Then the leader's outstanding proposals, then NEWLEADER. The
+// follower makes all of it durable, persists the epoch as current, and acknowledges. With a quorum
+// of acknowledgements the leader serves (zk_leader), its first proposal being (epoch << 32) | 1
+// (engine/coord/zxid.h), and tells each acknowledged follower UPTODATE, after which it serves too
+// (zk_follow). A follower that joins later is synced the same way.
 //
 // Broadcast. The leader alone prepares writes (ZkPrep), its own clients' and those followers
 // forward to it (with a forward id; the leader answers with the txn's zxid or the request's error).
