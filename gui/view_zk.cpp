@@ -7,11 +7,20 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "engine/coord/zxid.h"
 #include "gui/views.h"
 
 namespace gregor::gui {
 
 namespace {
+
+// A zxid as ZooKeeper's tools print it (0x<hex>: the epoch is the digits above the low eight),
+// with its epoch and counter spelled out (engine/coord/zxid.h).
+std::string zxid_text(int64_t zxid) {
+  if (zxid <= 0) return coord::zxid_hex(zxid);
+  return coord::zxid_hex(zxid) + " (epoch " + std::to_string(coord::zxid_epoch(zxid)) + " #" +
+         std::to_string(coord::zxid_counter(zxid)) + ")";
+}
 
 // How long a changed znode stays highlighted, in virtual time.
 constexpr int64_t kRecentUs = 2'000'000;
@@ -76,7 +85,7 @@ size_t draw_subtree(const DashboardModel& m, const ViewContext& c, UiState& ui, 
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(who(m, z.written_by).c_str());
     ImGui::TableNextColumn();
-    if (z.mzxid > 0) ImGui::Text("0x%" PRIx64, static_cast<uint64_t>(z.mzxid));
+    if (z.mzxid > 0) ImGui::TextUnformatted(coord::zxid_hex(z.mzxid).c_str());
     i++;
     if (has_children) {
       if (open) {
@@ -100,8 +109,8 @@ void draw_selected(const DashboardModel& m, const UiState& ui) {
   ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(z->data.empty() ? "(no data)" : z->data.c_str());
   ImGui::PopTextWrapPos();
-  ImGui::TextDisabled("dataVersion = %d   cversion = %d   czxid = 0x%" PRIx64 "   mzxid = 0x%" PRIx64 "   ephemeralOwner = %s",
-                      z->version, z->cversion, static_cast<uint64_t>(z->czxid), static_cast<uint64_t>(z->mzxid),
+  ImGui::TextDisabled("dataVersion = %d   cversion = %d   cZxid = %s   mZxid = %s   ephemeralOwner = %s",
+                      z->version, z->cversion, zxid_text(z->czxid).c_str(), zxid_text(z->mzxid).c_str(),
                       z->ephemeral_owner ? session_hex(z->ephemeral_owner).c_str() : "0x0");
   ImGui::TextDisabled("created by %s, last written by %s at %s", who(m, z->created_by).c_str(),
                       who(m, z->written_by).c_str(), seconds_text(z->modified).c_str());
@@ -115,12 +124,6 @@ ImU32 role_color(const std::string& role) {
   return IM_COL32(90, 90, 100, 255);
 }
 
-std::string zxid_text(int64_t zxid) {
-  // The simulated ensemble's zxid is one counter across epochs (docs/zk.md).
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(zxid));
-  return buf;
-}
 
 // The replicated ensemble: each server's role, epoch, zxid, leader and sessions, then its role
 // over the run as a strip (elections show as orange, a crash as dark red).
@@ -229,9 +232,9 @@ void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
   }
   size_t live_sessions = 0;
   for (const auto& s : zk.sessions) live_sessions += s.state == "open" || s.state == "restored";
-  ImGui::Text("%s %s   last zxid 0x%" PRIx64 "   %zu znodes   %zu live sessions   %lld watches fired   %lld writes refused",
+  ImGui::Text("%s %s   last zxid %s   %zu znodes   %zu live sessions   %lld watches fired   %lld writes refused",
               zk.ensemble.empty() ? "zk server" : "znodes as held by", node_label(m, zk.server).c_str(),
-              static_cast<uint64_t>(zk.last_zxid), zk.znodes.size(), live_sessions,
+              zxid_text(zk.last_zxid).c_str(), zk.znodes.size(), live_sessions,
               static_cast<long long>(zk.watches_fired), static_cast<long long>(zk.refused));
   ImGui::TextDisabled("green rows: changed in the last 2 s of the run");
   // Without internal topics the toggle draws nothing: the tree must not start on this line.
@@ -252,7 +255,7 @@ void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
     ImGui::TableSetupColumn("cver", ImGuiTableColumnFlags_WidthFixed, 34);
     ImGui::TableSetupColumn("ephemeral owner", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("last writer", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-    ImGui::TableSetupColumn("mzxid", ImGuiTableColumnFlags_WidthFixed, 50);
+    ImGui::TableSetupColumn("mzxid", ImGuiTableColumnFlags_WidthFixed, 80);
     ImGui::TableHeadersRow();
     draw_subtree(m, c, ui, 0, "");
     ImGui::EndTable();
@@ -283,9 +286,8 @@ void draw_zk_view(const DashboardModel& m, const ViewContext& c, UiState& ui) {
       hidden_internal++;
       continue;
     }
-    char zxid[32] = "";
-    if (a.zxid > 0) std::snprintf(zxid, sizeof zxid, "0x%" PRIx64, static_cast<uint64_t>(a.zxid));
-    ImGui::TextColored(activity_color(a.what), "%s  %-8s %-7s %s %s  %s", seconds_text(a.at).c_str(), zxid,
+    const std::string zxid = a.zxid > 0 ? coord::zxid_hex(a.zxid) : "";
+    ImGui::TextColored(activity_color(a.what), "%s  %-11s %-7s %s %s  %s", seconds_text(a.at).c_str(), zxid.c_str(),
                        a.what.c_str(), who(m, a.node).c_str(), a.path.c_str(), shorten(a.detail, 90).c_str());
   }
   if (hidden_internal > 0)

@@ -84,13 +84,12 @@ ZkError ZkDatabase::apply_op(const Txn& txn, const TxnOp& op, ApplyResult* resul
 }
 
 Status ZkDatabase::apply(const Txn& txn, ApplyResult* result) {
-  if (txn.zxid != last_zxid_ + 1)
-    return Status::error(StatusCode::kCorruption, "zxid " + std::to_string(txn.zxid) + " does not follow " +
-                                                      std::to_string(last_zxid_));
+  if (!zxid_follows(last_zxid_, txn.zxid))
+    return Status::error(StatusCode::kCorruption, "zxid " + zxid_hex(txn.zxid) + " does not follow " + zxid_hex(last_zxid_));
   for (const TxnOp& op : txn.ops) {
     ZkError err = apply_op(txn, op, result);
     if (err != ZkError::kOk)
-      return Status::error(StatusCode::kCorruption, std::string("txn ") + std::to_string(txn.zxid) + " " +
+      return Status::error(StatusCode::kCorruption, std::string("txn ") + zxid_hex(txn.zxid) + " " +
                                                         txn_type_name(op.type) + " " + op.path +
                                                         " does not apply: " + zk_error_name(err));
   }

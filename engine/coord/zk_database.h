@@ -15,6 +15,7 @@
 #include "engine/core/bytes.h"
 #include "engine/core/status.h"
 #include "engine/coord/zk_txn.h"
+#include "engine/coord/zxid.h"
 #include "engine/coord/znode_tree.h"
 
 namespace gregor::coord {
@@ -43,7 +44,8 @@ class ZkDatabase {
   const std::map<int64_t, SessionRecord>& sessions() const { return sessions_; }
   int64_t last_zxid() const { return last_zxid_; }
 
-  // Applies txn. REQUIRES: txn.zxid == last_zxid() + 1. A txn that does not fit the state (a bug
+  // Applies txn. REQUIRES: zxid_follows(last_zxid(), txn.zxid) (engine/coord/zxid.h): the next
+  // counter of the same epoch, or counter 1 of a newer epoch. A txn that does not fit the state (a bug
   // on a live server, corruption in a log) returns an error; the database is then unusable,
   // because a multi may have been applied in part.
   Status apply(const Txn& txn, ApplyResult* result);

@@ -3,23 +3,25 @@
 // names more than one server:
 //
 // Election (ZooKeeper's FastLeaderElection, simplified). A LOOKING server votes for itself, as
-// (current epoch, last logged zxid, server id), and sends its vote to every peer, again every
-// election_interval; it adopts any better vote it hears in its round (a higher round restarts its
-// count). Once a quorum agrees on its vote, and no better vote came within election_interval, the
-// vote's server leads and the others follow it. A server that hears a quorum of settled servers
-// (following or leading) name one leader, which itself says it leads, follows that leader: that is
-// how a restarted server joins.
+// (current epoch, last logged zxid, server id), compared in that order (vote_beats), and sends its
+// vote to every peer, again every election_interval; it adopts any better vote it hears in its
+// round (a higher round restarts its count). Once a quorum agrees on its vote, and no better vote
+// came within election_interval, the vote's server leads and the others follow it. A server that
+// hears a quorum of settled servers (following or leading) name one leader, which itself says it
+// leads, follows that leader: that is how a restarted server joins.
 //
 // Discovery and sync. A follower sends FOLLOWERINFO (accepted epoch, current epoch, last logged
-// zxid). The leader, once a quorum (itself included) is in, takes the new epoch as one more than
-// every accepted epoch it saw, and sends each follower LEADERINFO(epoch) (the follower refuses an
-// epoch older than one it accepted, and persists it), then a DIFF (the committed txns it lacks) when
-// its log is a prefix of the leader's history, else a SNAP (the whole committed database, which
-// replaces whatever the follower logged: a TRUNC is a SNAP here), then the leader's outstanding
-// proposals, then NEWLEADER. The follower makes all of it durable, persists the epoch as current,
-// and acknowledges. With a quorum of acknowledgements the leader serves (zk_leader) and tells each
-// acknowledged follower UPTODATE, after which it serves too (zk_follow). A follower that joins later
-// is synced the same way.
+// zxid, newest snapshot's zxid). The leader, once a quorum (itself included) is in, takes the new
+// epoch as one more than every accepted epoch it saw, and sends each follower LEADERINFO(epoch)
+// (the follower refuses an epoch older than one it accepted, and persists it), then a DIFF (the
+// committed txns it lacks) when its last zxid is in the leader's log, a TRUNC (drop the logged txns
+// after a zxid: proposals of an epoch's failed leader that this leader never had) followed by a
+// DIFF, or else a SNAP (the whole committed database, which replaces whatever the follower logged);
+// leader_sync says exactly when. Then the leader's outstanding proposals, then NEWLEADER. The
+// follower makes all of it durable, persists the epoch as current, and acknowledges. With a quorum
+// of acknowledgements the leader serves (zk_leader), its first proposal being (epoch << 32) | 1
+// (engine/coord/zxid.h), and tells each acknowledged follower UPTODATE, after which it serves too
+// (zk_follow). A follower that joins later is synced the same way.
 //
 // Broadcast. The leader alone prepares writes (ZkPrep), its own clients' and those followers
 // forward to it (with a forward id; the leader answers with the txn's zxid or the request's error).
@@ -41,7 +43,6 @@
 //
 // Epochs are kept in the data directory: acceptedEpoch and currentEpoch, 8 bytes each.
 #include <algorithm>
-#include <tuple>
 
 #include "engine/core/assert.h"
 #include "engine/coord/zk_server.h"
@@ -55,10 +56,6 @@ std::string epoch_path(const ZkStorageConfig& c, const std::string& name) {
   return c.data_dir.empty() ? name : c.data_dir + "/" + name;
 }
 }  // namespace
-
-bool ZkServer::better(const Vote& a, const Vote& b) {
-  return std::tie(a.epoch, a.zxid, a.leader) > std::tie(b.epoch, b.zxid, b.leader);
-}
 
 ZkServer::Vote ZkServer::own_vote() const {
   return Vote{rt_.self().value, current_epoch_, storage_->last_appended_zxid()};
@@ -197,13 +194,13 @@ void ZkServer::on_notification(NodeId from, const QuorumMessage& m) {
     if (m.round > round_) {
       round_ = m.round;
       votes_.clear();
-      vote_ = better(v, own_vote()) ? v : own_vote();
+      vote_ = vote_beats(v, own_vote()) ? v : own_vote();
       votes_[rt_.self().value] = vote_;
       broadcast_notification();
     } else if (m.round < round_) {
       send_notification(m.sender);
       return;
-    } else if (better(v, vote_)) {
+    } else if (vote_beats(v, vote_)) {
       vote_ = v;
       votes_[rt_.self().value] = vote_;
       broadcast_notification();
@@ -338,8 +335,10 @@ void ZkServer::become_leader() {
   followers_.clear();
   epoch_established_ = false;
   history_.clear();
+  // Going back to the election reloaded the database from the log: the base is the last zxid
+  // this server logged, a zxid of its log that syncs can start from.
+  GREGOR_ASSERT(db_.last_zxid() == storage_->last_appended_zxid());
   history_base_zxid_ = db_.last_zxid();
-  history_base_epoch_ = current_epoch_;
   committed_zxid_ = db_.last_zxid();
   broadcast_notification();
   auto early = std::move(early_follower_info_);
@@ -367,6 +366,7 @@ void ZkServer::leader_on_follower_info(NodeId from, const QuorumMessage& m) {
   f.accepted_epoch = m.accepted_epoch;
   f.current_epoch = m.current_epoch;
   f.zxid = m.zxid;
+  f.snapshot_zxid = m.snapshot_zxid;
   f.last_heard = rt_.now();
   followers_[m.sender] = f;
   if (!epoch_established_) return leader_establish_epoch();
@@ -391,25 +391,42 @@ void ZkServer::leader_sync(int32_t id, FollowerPeer& f) {
   info.type = QuorumType::kLeaderInfo;
   info.epoch = accepted_epoch_;
   send_peer(NodeId{f.connection}, std::move(info));
-  // DIFF when the follower's log is a prefix of this leader's: it was synced by the leader of this
-  // leader's previous epoch and stopped where this leader's history starts, or it was synced by
-  // this leader and stopped inside the history kept. Anything else (a shorter log from an older
-  // epoch, or txns this leader does not have) is a SNAP.
-  const bool from_base = f.current_epoch == history_base_epoch_ && f.zxid == history_base_zxid_;
-  const bool from_history = f.current_epoch == accepted_epoch_ && f.zxid >= history_base_zxid_ && f.zxid <= committed_zxid_;
+  // The follower's log is a prefix of what the leader of its last txn's epoch proposed (zxid.h).
+  // This leader knows its own log from history_base_zxid_ on: that base, then the txns it
+  // committed since (history_).
+  //   DIFF   the follower's last zxid is one of those: it gets the committed txns after it.
+  //   TRUNC  it is not, but the newest of those below it is of the same epoch: the follower holds
+  //          that one too, and after it txns of that epoch this leader never had (proposals of a
+  //          leader that failed before they committed). It drops them, then gets a DIFF.
+  //   SNAP   anything else (a follower behind the base, or one whose extra txns are of an epoch
+  //          whose part in this leader's log is unknown or ends elsewhere): the whole database.
+  const int64_t fz = f.zxid;
+  auto after = std::upper_bound(history_.begin(), history_.end(), fz,
+                                [](int64_t z, const Txn& t) { return z < t.zxid; });
+  const bool known = fz == history_base_zxid_ || (after != history_.begin() && std::prev(after)->zxid == fz);
+  int64_t trunc_to = -1;
+  if (!known && fz > history_base_zxid_) {
+    const int64_t below = after == history_.begin() ? history_base_zxid_ : std::prev(after)->zxid;
+    if (zxid_epoch(below) == zxid_epoch(fz) && below >= f.snapshot_zxid) trunc_to = below;
+  }
+  const int64_t diff_from = known ? fz : trunc_to;
   QuorumMessage sync;
-  if (from_base || from_history) {
+  if (diff_from >= 0) {
+    if (trunc_to >= 0) {
+      QuorumMessage trunc;
+      trunc.type = QuorumType::kTrunc;
+      trunc.zxid = trunc_to;
+      send_peer(NodeId{f.connection}, std::move(trunc));
+    }
     sync.type = QuorumType::kDiff;
     for (const Txn& t : history_)
-      if (t.zxid > f.zxid) sync.txns.push_back(t);
+      if (t.zxid > diff_from) sync.txns.push_back(t);
   } else {
     sync.type = QuorumType::kSnap;
     sync.snapshot = db_.encode_snapshot();
   }
-  rt_.emit(ev::ZkSync{.follower = id,
-                      .mode = sync.type == QuorumType::kDiff ? "diff" : "snap",
-                      .from_zxid = f.zxid,
-                      .to_zxid = committed_zxid_});
+  const char* mode = sync.type == QuorumType::kSnap ? "snap" : trunc_to >= 0 ? "trunc" : "diff";
+  rt_.emit(ev::ZkSync{.follower = id, .mode = mode, .from_zxid = f.zxid, .to_zxid = committed_zxid_});
   send_peer(NodeId{f.connection}, std::move(sync));
   for (const Proposal& p : proposals_) {
     QuorumMessage m;
@@ -448,6 +465,7 @@ void ZkServer::leader_activate() {
   vote_ = Vote{rt_.self().value, current_epoch_, db_.last_zxid()};
   active_ = true;
   prep_ = std::make_unique<ZkPrep>(db_);
+  prep_->start_epoch(current_epoch_);  // the first proposal of this epoch is (epoch << 32) | 1
   // Every session gets a fresh window: its client could not reach a serving server meanwhile.
   sessions_ = ZkSessionTracker(config_.tick_time);
   for (const auto& [id, record] : db_.sessions()) sessions_.add(id, Duration::millis(record.timeout_ms), rt_.now());
@@ -503,8 +521,7 @@ void ZkServer::leader_try_commit() {
     }
     history_.push_back(std::move(p.txn));
     if (history_.size() > kHistoryMax) {
-      history_base_zxid_ = history_.front().zxid;
-      history_base_epoch_ = -1;  // the base is no longer where the previous epoch ended
+      history_base_zxid_ = history_.front().zxid;  // still a zxid of this leader's log
       history_.pop_front();
     }
     proposals_.pop_front();
@@ -610,6 +627,7 @@ void ZkServer::become_follower(int32_t leader) {
   m.accepted_epoch = accepted_epoch_;
   m.current_epoch = current_epoch_;
   m.zxid = storage_->last_appended_zxid();
+  m.snapshot_zxid = storage_->snapshot_zxid();
   send_peer(NodeId{leader}, std::move(m));
 }
 
@@ -644,9 +662,25 @@ void ZkServer::follower_on_message(const QuorumMessage& m) {
       for (const auto& [id, record] : db_.sessions()) sessions_.add(id, Duration::millis(record.timeout_ms), rt_.now());
       return;
     }
+    case QuorumType::kTrunc: {
+      // Sent right after LEADERINFO, before anything else of the sync: nothing is applied or
+      // pending beyond the log, which the reload below rebuilds the database from.
+      if (storage_->has_unflushed()) {
+        Status s = storage_->flush();
+        if (!s.is_ok()) return halt("txn log fsync failed: " + s.to_string());
+      }
+      Status t = storage_->truncate(m.zxid);
+      if (!t.is_ok()) return look("cannot truncate: " + t.to_string());
+      reload_database();
+      if (!serving_) return;
+      if (db_.last_zxid() != m.zxid) return look("truncated log ends at " + zxid_hex(db_.last_zxid()));
+      proposals_.clear();
+      acked_zxid_ = db_.last_zxid();
+      return;
+    }
     case QuorumType::kDiff:
       for (const Txn& t : m.txns) {
-        if (t.zxid != storage_->last_appended_zxid() + 1) return look("diff does not follow the log");
+        if (!zxid_follows(storage_->last_appended_zxid(), t.zxid)) return look("diff does not follow the log");
         Status s = storage_->append(t);
         if (!s.is_ok()) return halt("txn log append failed: " + s.to_string());
         Pending bare;
@@ -658,7 +692,7 @@ void ZkServer::follower_on_message(const QuorumMessage& m) {
     case QuorumType::kProposal: {
       if (m.txns.size() != 1) return;
       const Txn& t = m.txns.front();
-      if (t.zxid != storage_->last_appended_zxid() + 1) return look("proposal does not follow the log");
+      if (!zxid_follows(storage_->last_appended_zxid(), t.zxid)) return look("proposal does not follow the log");
       Status s = storage_->append(t);
       if (!s.is_ok()) return halt("txn log append failed: " + s.to_string());
       proposals_.push_back(Proposal{t, {}});

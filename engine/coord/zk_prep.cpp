@@ -134,6 +134,12 @@ ZkError ZkPrep::prepare_op(int64_t session, int64_t zxid, int64_t time_ms, const
   return ZkError::kBadArguments;
 }
 
+void ZkPrep::assert_counter_left() const {
+  // ZooKeeper's leader forces a new election when the counter would roll over into the epoch
+  // bits; 4 billion txns in one epoch is beyond any run here, so it is a bug.
+  GREGOR_ASSERT_MSG(zxid_counter(last_prepared_zxid_) < kZxidCounterMask, "zxid counter exhausted in its epoch");
+}
+
 void ZkPrep::commit_changes(int64_t zxid, Changes& local) {
   for (auto& [path, record] : local) {
     outstanding_[path] = record;
@@ -144,6 +150,7 @@ void ZkPrep::commit_changes(int64_t zxid, Changes& local) {
 
 PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, int64_t time_ms, const std::vector<ZkOp>& ops, bool multi) {
   GREGOR_ASSERT(multi || ops.size() == 1);
+  assert_counter_left();
   PrepOutcome out;
   const int64_t zxid = last_prepared_zxid_ + 1;
   Changes local;
@@ -184,6 +191,7 @@ PrepOutcome ZkPrep::ops(int64_t session, int32_t xid, int64_t time_ms, const std
 }
 
 PrepOutcome ZkPrep::create_session(int64_t session, int32_t timeout_ms, Bytes password, int64_t time_ms) {
+  assert_counter_left();
   PrepOutcome out;
   Txn txn;
   txn.zxid = last_prepared_zxid_ + 1;
@@ -200,6 +208,7 @@ PrepOutcome ZkPrep::create_session(int64_t session, int32_t timeout_ms, Bytes pa
 }
 
 PrepOutcome ZkPrep::close_session(int64_t session, int32_t xid, bool expired, int64_t time_ms) {
+  assert_counter_left();
   PrepOutcome out;
   const int64_t zxid = last_prepared_zxid_ + 1;
   // The session's ephemerals as they will be: the tree's, plus outstanding creates, minus
@@ -237,6 +246,12 @@ PrepOutcome ZkPrep::close_session(int64_t session, int32_t xid, bool expired, in
   commit_changes(zxid, local);
   out.txn = std::move(txn);
   return out;
+}
+
+void ZkPrep::start_epoch(int64_t epoch) {
+  GREGOR_ASSERT(outstanding_.empty() && outstanding_order_.empty());
+  GREGOR_ASSERT(epoch > zxid_epoch(last_prepared_zxid_) && epoch < (int64_t{1} << 31));
+  last_prepared_zxid_ = make_zxid(epoch, 0);
 }
 
 void ZkPrep::applied(int64_t zxid) {

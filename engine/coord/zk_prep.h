@@ -6,7 +6,9 @@
 // conditional writes arriving in the same batch with the same expected version end as one success
 // and one BadVersion, although neither is in the tree when the second is checked.
 //
-// Each prepared txn gets the next zxid. The final stage reports applied(zxid) after applying a
+// Each prepared txn gets the next zxid: the next counter in the epoch. A leader starts its epoch
+// with start_epoch() (its first txn has counter 1), as ZooKeeper's leader sets its zxid to
+// (epoch << 32) once a quorum acknowledged it. The final stage reports applied(zxid) after applying a
 // txn, and the outstanding records it covered are dropped (the tree now says the same).
 //
 // In a replicated ensemble this stage runs on the leader only; the txns it makes are what the
@@ -43,8 +45,11 @@ class ZkPrep {
   // Deletes the session's ephemerals (as they will be once the outstanding txns are applied).
   PrepOutcome close_session(int64_t session, int32_t xid, bool expired, int64_t time_ms);
 
-  // The zxid the next session would be named after (sessions take their id from their zxid).
+  // The zxid the next prepared txn gets.
   int64_t next_zxid() const { return last_prepared_zxid_ + 1; }
+  // The next txn is (epoch << 32) | 1. REQUIRES: nothing outstanding and epoch newer than the
+  // epoch of every txn prepared or applied.
+  void start_epoch(int64_t epoch);
   int64_t last_prepared_zxid() const { return last_prepared_zxid_; }
   // The final stage applied txn zxid.
   void applied(int64_t zxid);
@@ -65,6 +70,7 @@ class ZkPrep {
   ZkError prepare_op(int64_t session, int64_t zxid, int64_t time_ms, const ZkOp& op, Changes& local,
                      TxnOp* txn_op, ZkOpResult* result) const;
   void commit_changes(int64_t zxid, Changes& local);
+  void assert_counter_left() const;
 
   const ZkDatabase& db_;
   int64_t last_prepared_zxid_;

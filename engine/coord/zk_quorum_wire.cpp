@@ -6,6 +6,12 @@ namespace {
 constexpr size_t kListMax = 1'000'000;  // a bound on every count read
 }
 
+bool vote_beats(const QuorumVote& a, const QuorumVote& b) {
+  if (a.epoch != b.epoch) return a.epoch > b.epoch;
+  if (a.zxid != b.zxid) return a.zxid > b.zxid;
+  return a.leader > b.leader;
+}
+
 bool is_quorum_frame(ByteView frame) {
   if (frame.size() < 4) return false;
   ByteReader r(frame);
@@ -26,6 +32,7 @@ Bytes encode_quorum_message(const QuorumMessage& m) {
   w.i64(m.current_epoch);
   w.i64(m.epoch);
   w.i64(m.zxid);
+  w.i64(m.snapshot_zxid);
   w.bytes(as_view(m.snapshot));
   w.i32(static_cast<int32_t>(m.txns.size()));
   for (const Txn& t : m.txns) {
@@ -52,7 +59,7 @@ bool decode_quorum_message(ByteView frame, QuorumMessage* out) {
   if (r.u32() != kQuorumMagic) return false;
   QuorumMessage m;
   const int8_t type = r.i8();
-  if (type < 1 || type > static_cast<int8_t>(QuorumType::kReject)) return false;
+  if (type < 1 || type > static_cast<int8_t>(QuorumType::kTrunc)) return false;
   m.type = static_cast<QuorumType>(type);
   m.sender = r.i32();
   const int32_t state = r.i32();
@@ -66,6 +73,7 @@ bool decode_quorum_message(ByteView frame, QuorumMessage* out) {
   m.current_epoch = r.i64();
   m.epoch = r.i64();
   m.zxid = r.i64();
+  m.snapshot_zxid = r.i64();
   m.snapshot = r.bytes();
   const int32_t txns = r.i32();
   if (!r.ok() || txns < 0 || static_cast<size_t>(txns) > kListMax) return false;

@@ -36,10 +36,25 @@ enum class QuorumType : int8_t {
   kRequestResult = 13,  // leader -> follower: its txn's zxid, or its error
   kPing = 14,         // both ways: liveness; a follower's carries the sessions its clients touched
   kReject = 15,       // leader -> would-be follower: not leading (go back to the election)
+  kTrunc = 16,        // leader -> follower: drop every logged txn after zxid (a DIFF follows)
 };
 
 // Election states (ZooKeeper's ServerState).
 enum class PeerState : int32_t { kLooking = 0, kFollowing = 1, kLeading = 2 };
+
+// A vote in the election: the server it names, and the voter's current epoch and last logged zxid
+// (a voter adopting a better vote takes its epoch and zxid along).
+struct QuorumVote {
+  int32_t leader = 0;
+  int64_t epoch = 0;
+  int64_t zxid = 0;
+  bool operator==(const QuorumVote&) const = default;
+};
+// Whether a wins over b: FastLeaderElection's totalOrderPredicate, the current epoch first, then
+// the zxid, then the server id. The epoch comes first because a server that acknowledged a newer
+// leader may hold fewer txns of an older epoch than one that did not: those extra txns were never
+// committed, and the newer epoch's history must win.
+bool vote_beats(const QuorumVote& a, const QuorumVote& b);
 
 // Request kinds a follower forwards.
 enum class ForwardKind : int32_t { kOps = 0, kCreateSession = 1, kCloseSession = 2 };
@@ -58,6 +73,7 @@ struct QuorumMessage {
   int64_t current_epoch = 0;
   int64_t epoch = 0;
   int64_t zxid = 0;
+  int64_t snapshot_zxid = 0;  // FOLLOWERINFO: the follower's newest snapshot (it cannot TRUNC below it)
   Bytes snapshot;
   std::vector<Txn> txns;
   // Forwarding.

@@ -22,6 +22,10 @@ void ZkServer::start() {
   }
   recovery_ = *info;
   prep_ = std::make_unique<ZkPrep>(db_);
+  // A single server writes in epoch 1, as an ensemble after its first election (a data directory
+  // of an older build, with epoch-0 zxids, goes on at counter 1 of epoch 1). An ensemble's epoch
+  // is set by its leader once elected.
+  if (!replicated() && zxid_epoch(db_.last_zxid()) < 1) prep_->start_epoch(1);
   // ZooKeeper starts its session ids at the server id in the top byte and the clock below it, so
   // that ids stay unique over restarts; here the start below the server id comes from the node's
   // RNG stream (deterministic in the simulator), and ids in use are skipped.
@@ -291,7 +295,7 @@ void ZkServer::handle_connect(int32_t connection, const wire::ConnectRequest& c)
     // The client has seen a newer state than this server has: never true of a single server
     // that recovers what it acknowledged. ZooKeeper closes such a connection, so that the client
     // tries another server.
-    rt_.emit(ev::ZkConnectRefused{.session = c.session_id, .reason = "client saw zxid " + std::to_string(c.last_zxid_seen)});
+    rt_.emit(ev::ZkConnectRefused{.session = c.session_id, .reason = "client saw zxid " + zxid_hex(c.last_zxid_seen)});
     return close(connection);
   }
   Pending p;

@@ -222,16 +222,11 @@ class ZkServer final : public Node {
   TimerId tick_timer_{};
 
   // ---- The replicated ensemble (zk_ensemble.cpp) ----
-  struct Vote {
-    int32_t leader = 0;
-    int64_t epoch = 0;
-    int64_t zxid = 0;
-    bool operator==(const Vote&) const = default;
-  };
+  using Vote = QuorumVote;
   // A follower as its leader sees it.
   struct FollowerPeer {
     int32_t connection = 0;  // the follower's connection into this server (negative id)
-    int64_t accepted_epoch = 0, current_epoch = 0, zxid = 0;
+    int64_t accepted_epoch = 0, current_epoch = 0, zxid = 0, snapshot_zxid = 0;
     bool synced = false;        // sync and NEWLEADER sent: it receives proposals and commits
     bool acked_leader = false;  // acknowledged NEWLEADER
     Time last_heard{};
@@ -240,7 +235,6 @@ class ZkServer final : public Node {
     Txn txn;
     std::set<int32_t> acks;
   };
-  static bool better(const Vote& a, const Vote& b);  // a wins over b
   int64_t quorum_size() const { return static_cast<int64_t>(config_.ensemble.size()) / 2 + 1; }
   Vote own_vote() const;
   bool known_peer(int32_t id) const;
@@ -297,8 +291,9 @@ class ZkServer final : public Node {
   bool epoch_established_ = false;
   std::deque<Proposal> proposals_;  // leader: proposed, not committed; follower: logged, not applied
   int64_t committed_zxid_ = 0;
-  std::deque<Txn> history_;  // leader: committed txns after history_base_zxid_, for DIFF syncs
-  int64_t history_base_zxid_ = 0, history_base_epoch_ = 0;
+  // Leader: committed txns after history_base_zxid_ (a zxid in its log), for DIFF and TRUNC syncs.
+  std::deque<Txn> history_;
+  int64_t history_base_zxid_ = 0;
   std::map<int64_t, std::pair<int32_t, int64_t>> origin_;  // leader: zxid -> (follower, forward id)
   // Follower.
   int64_t next_forward_id_ = 1;

@@ -101,8 +101,10 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
   info.snapshot_zxid = db.last_zxid();
 
   for (size_t i = 0; i < logs.size(); i++) {
-    // A log whose successor starts at or before the snapshot's next zxid is covered by it.
-    if (i + 1 < logs.size() && logs[i + 1].first <= db.last_zxid() + 1) continue;
+    // A log whose successor starts at or before the snapshot's zxid is covered by it. (One whose
+    // successor starts right after the snapshot is too, but "right after" is not known from a name
+    // across an epoch change: such a log is read, and its txns skipped.)
+    if (i + 1 < logs.size() && logs[i + 1].first <= db.last_zxid()) continue;
     const bool newest = i + 1 == logs.size();
     const std::string file = path(logs[i].second);
     auto size = disk_.size(file);
@@ -119,8 +121,11 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
       if (!entry) return entry.status();
       return parse_entry(as_view(*entry), 0, txn, entry_bytes);
     };
-    // A log's entries carry consecutive zxids, starting with the one in its name.
-    int64_t expected = logs[i].first;
+    // A log's entries carry zxids that follow one another (zxid_follows), starting with the one
+    // in its name.
+    int64_t previous = 0;
+    bool first_entry = true;
+    auto in_sequence = [&](int64_t zxid) { return first_entry ? zxid == logs[i].first : zxid_follows(previous, zxid); };
     auto corruption = [&](uint64_t pos, const std::string& what) {
       return Status::error(StatusCode::kCorruption, "log " + file + " at " + std::to_string(pos) + ": " + what);
     };
@@ -152,18 +157,18 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
         break;
       }
       // A valid entry out of sequence is no torn write: the log is not what was written.
-      if (txn.zxid != expected)
-        return corruption(pos, "zxid " + std::to_string(txn.zxid) + " where " + std::to_string(expected) +
-                                   " should be");
+      if (!in_sequence(txn.zxid))
+        return corruption(pos, "zxid " + zxid_hex(txn.zxid) + " does not follow " +
+                                   (first_entry ? "the log's name" : zxid_hex(previous)));
       if (txn.zxid > db.last_zxid()) {
-        if (txn.zxid != db.last_zxid() + 1)
-          return corruption(pos, "zxid " + std::to_string(txn.zxid) + " does not follow " +
-                                     std::to_string(db.last_zxid()));
+        if (!zxid_follows(db.last_zxid(), txn.zxid))
+          return corruption(pos, "zxid " + zxid_hex(txn.zxid) + " does not follow " + zxid_hex(db.last_zxid()));
         ApplyResult ignored;
         GREGOR_RETURN_IF_ERROR(db.apply(txn, &ignored));
         info.txns_replayed++;
       }
-      expected++;
+      previous = txn.zxid;
+      first_entry = false;
       pos += entry_bytes;
     }
     if (cut) {
@@ -183,7 +188,7 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
       for (uint64_t q = 1; q + kEntryHeaderBytes <= tail.size(); q++) {
         Txn later;
         uint64_t later_bytes = 0;
-        if (parse_entry(tail, q, &later, &later_bytes) && later.zxid >= expected)
+        if (parse_entry(tail, q, &later, &later_bytes) && (first_entry || later.zxid > previous))
           return corruption(pos, "bad entry followed by the valid entry of zxid " + std::to_string(later.zxid) +
                                      " at " + std::to_string(pos + q));
       }
@@ -205,7 +210,8 @@ Result<RecoveryInfo> ZkStorage::recover(ZkDatabase& db) {
     GREGOR_RETURN_IF_ERROR(disk_.fsync(file));
   }
   last_appended_zxid_ = db.last_zxid();
-  txns_since_snapshot_ = db.last_zxid() - info.snapshot_zxid;
+  snapshot_zxid_ = info.snapshot_zxid;
+  txns_since_snapshot_ = info.txns_replayed;
   return info;
 }
 
@@ -225,7 +231,7 @@ Status ZkStorage::open_log(int64_t first_zxid) {
 }
 
 Status ZkStorage::append(const Txn& txn) {
-  GREGOR_ASSERT_MSG(txn.zxid == last_appended_zxid_ + 1, "txn log appends must follow one another");
+  GREGOR_ASSERT_MSG(zxid_follows(last_appended_zxid_, txn.zxid), "txn log appends must follow one another");
   if (active_log_.empty()) GREGOR_RETURN_IF_ERROR(open_log(txn.zxid));
   ByteWriter w;
   w.u32(0);  // crc, patched below
@@ -267,6 +273,7 @@ Status ZkStorage::snapshot(const ZkDatabase& db) {
   // the old files fails half-way (the active log may be gone already).
   active_log_.clear();
   txns_since_snapshot_ = 0;
+  snapshot_zxid_ = db.last_zxid();
   auto names = disk_.list(config_.data_dir);
   if (!names) return names.status();
   for (const std::string& n : *names) {
@@ -290,9 +297,56 @@ Status ZkStorage::install_snapshot(const ZkDatabase& db) {
   active_log_.clear();
   last_appended_zxid_ = db.last_zxid();
   txns_since_snapshot_ = 0;
+  snapshot_zxid_ = db.last_zxid();
   const std::string name = "snapshot." + zxid_name(db.last_zxid());
   Bytes data = db.encode_snapshot();
   return disk_.write_file_atomic(path(name), as_view(data));
+}
+
+Status ZkStorage::truncate(int64_t zxid) {
+  GREGOR_ASSERT(!unflushed_);
+  if (zxid < snapshot_zxid_)
+    return Status::error(StatusCode::kInvalidArgument,
+                         "cannot truncate to " + zxid_hex(zxid) + ": the snapshot holds " + zxid_hex(snapshot_zxid_));
+  if (zxid >= last_appended_zxid_) return Status::ok();
+  auto names = disk_.list(config_.data_dir);
+  if (!names) return names.status();
+  std::vector<std::pair<int64_t, std::string>> logs;
+  for (const std::string& n : *names) {
+    int64_t first = 0;
+    if (parse_zxid_name(n, "log.", &first)) logs.emplace_back(first, n);
+  }
+  std::sort(logs.begin(), logs.end());
+  // Newest first: a crash half-way leaves a shorter log, still a prefix of what was there.
+  for (auto it = logs.rbegin(); it != logs.rend(); ++it) {
+    const std::string file = path(it->second);
+    if (it->first > zxid) {
+      GREGOR_RETURN_IF_ERROR(disk_.remove(file));
+      continue;
+    }
+    // The log that holds zxid: keep its entries up to zxid, cut the rest.
+    auto size = disk_.size(file);
+    if (!size) return size.status();
+    auto data = disk_.read(file, 0, *size);
+    if (!data) return data.status();
+    uint64_t pos = kLogHeaderBytes;
+    while (pos < *size) {
+      Txn txn;
+      uint64_t entry_bytes = 0;
+      if (!parse_entry(as_view(*data), pos, &txn, &entry_bytes))
+        return Status::error(StatusCode::kCorruption, "log " + file + " at " + std::to_string(pos) + ": bad entry");
+      if (txn.zxid > zxid) break;
+      pos += entry_bytes;
+    }
+    if (pos < *size) {
+      GREGOR_RETURN_IF_ERROR(disk_.truncate(file, pos));
+      GREGOR_RETURN_IF_ERROR(disk_.fsync(file));
+    }
+    break;
+  }
+  active_log_.clear();
+  last_appended_zxid_ = zxid;
+  return Status::ok();
 }
 
 }  // namespace gregor::coord

@@ -72,7 +72,15 @@ class ZkStorage {
   // REQUIRES: !has_unflushed().
   Status install_snapshot(const ZkDatabase& db);
 
+  // A follower's TRUNC (a replicated ensemble): drops every logged txn after zxid, which this log
+  // holds (the leader never committed them; they are of an epoch it did not lead). Removes the
+  // newer log files and cuts the one holding zxid after its entry, durably. The caller reloads its
+  // database from the storage afterwards. Fails when a snapshot is newer than zxid.
+  // REQUIRES: !has_unflushed().
+  Status truncate(int64_t zxid);
+
   int64_t last_appended_zxid() const { return last_appended_zxid_; }
+  int64_t snapshot_zxid() const { return snapshot_zxid_; }  // the newest snapshot's, 0 for none
   const std::string& active_log() const { return active_log_; }
   uint64_t flushes() const { return flushes_; }
 
@@ -86,6 +94,7 @@ class ZkStorage {
   ZkStorageConfig config_;
   std::string active_log_;  // "" until the first append after a start or a snapshot
   int64_t last_appended_zxid_ = 0;
+  int64_t snapshot_zxid_ = 0;
   int64_t txns_since_snapshot_ = 0;
   bool unflushed_ = false;
   uint64_t flushes_ = 0;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/coord/zxid.h"
+
 namespace gregor::sim {
 
 namespace {
@@ -20,32 +22,41 @@ class ZkQuorumCommitChecker final : public Checker {
     if (const auto* c = e.as<ev::ZkCommit>()) {
       std::set<int32_t> distinct(c->acks.begin(), c->acks.end());
       if (c->servers <= 0 || static_cast<int64_t>(distinct.size()) * 2 <= c->servers)
-        return report(e.time, "zk-" + std::to_string(e.node.value) + " committed zxid " + std::to_string(c->zxid) +
+        return report(e.time, "zk-" + std::to_string(e.node.value) + " committed zxid " + coord::zxid_hex(c->zxid) +
                                   " with " + std::to_string(distinct.size()) + " ack(s) of " + std::to_string(c->servers) +
                                   " servers: not a quorum");
-      if (c->epoch == leader_epoch_ && c->zxid <= last_commit_in_epoch_)
-        return report(e.time, "zxid " + std::to_string(c->zxid) + " committed after zxid " +
-                                  std::to_string(last_commit_in_epoch_) + " in epoch " + std::to_string(c->epoch));
-      if (c->epoch == leader_epoch_) last_commit_in_epoch_ = c->zxid;
+      // A zxid carries its leader's epoch, and a leader's commits count 1, 2, 3, ... in it.
+      if (coord::zxid_epoch(c->zxid) != c->epoch)
+        return report(e.time, "zk-" + std::to_string(e.node.value) + " committed zxid " + coord::zxid_hex(c->zxid) +
+                                  " in epoch " + std::to_string(c->epoch) + ": the zxid's epoch differs");
+      int64_t& last = last_counter_[c->epoch];
+      if (coord::zxid_counter(c->zxid) != last + 1)
+        return report(e.time, "zxid " + coord::zxid_hex(c->zxid) + " committed after " +
+                                  (last == 0 ? std::string("none") : coord::zxid_hex(coord::make_zxid(c->epoch, last))) +
+                                  " in epoch " + std::to_string(c->epoch) + ": counters must go 1, 2, 3, ...");
+      last = coord::zxid_counter(c->zxid);
       newest_committed_ = std::max(newest_committed_, c->zxid);
       return;
     }
     if (const auto* l = e.as<ev::ZkLeader>()) {
+      // An election raises the epoch, above every epoch in the new leader's log.
       if (l->epoch <= leader_epoch_)
         return report(e.time, "zk-" + std::to_string(l->leader) + " leads epoch " + std::to_string(l->epoch) +
                                   " after epoch " + std::to_string(leader_epoch_) + " had a leader");
+      if (coord::zxid_epoch(l->zxid) >= l->epoch)
+        return report(e.time, "zk-" + std::to_string(l->leader) + " leads epoch " + std::to_string(l->epoch) +
+                                  " with zxid " + coord::zxid_hex(l->zxid) + " of that epoch or a newer one in its log");
       if (l->zxid < newest_committed_)
         return report(e.time, "zk-" + std::to_string(l->leader) + " leads epoch " + std::to_string(l->epoch) +
-                                  " from zxid " + std::to_string(l->zxid) + ", without the committed zxid " +
-                                  std::to_string(newest_committed_) + ": a committed write is lost");
+                                  " from zxid " + coord::zxid_hex(l->zxid) + ", without the committed zxid " +
+                                  coord::zxid_hex(newest_committed_) + ": a committed write is lost");
       leader_epoch_ = l->epoch;
-      last_commit_in_epoch_ = l->zxid;
     }
   }
 
  private:
   int64_t leader_epoch_ = 0;
-  int64_t last_commit_in_epoch_ = 0;
+  std::map<int64_t, int64_t> last_counter_;  // epoch -> counter of its newest commit
   int64_t newest_committed_ = 0;
 };
 
@@ -53,7 +64,7 @@ class ZkZnodeVersionsChecker final : public Checker {
  public:
   const char* name() const override { return "zk-znode-versions"; }
   const char* description() const override {
-    return "one zxid one change on every zk server; a znode's version only goes up";
+    return "one zxid one change on every zk server; zxids and a znode's version only go up";
   }
   void on_event(const TraceEvent& e, const ClusterModel&) override {
     if (violation_) return;
@@ -94,6 +105,9 @@ class ZkZnodeVersionsChecker final : public Checker {
   void same_change(const TraceEvent& e, int64_t zxid, std::string change) {
     const int32_t node = e.node.value;
     auto& pos = position_[node];
+    if (zxid < pos.first)
+      return report(e.time, "zk-" + std::to_string(node) + " applied zxid " + coord::zxid_hex(zxid) + " after zxid " +
+                                coord::zxid_hex(pos.first));
     if (pos.first != zxid) pos = {zxid, 0};
     auto& list = changes_[zxid];
     const size_t i = pos.second++;
@@ -102,7 +116,7 @@ class ZkZnodeVersionsChecker final : public Checker {
       return;
     }
     if (list[i] != change)
-      report(e.time, "zk-" + std::to_string(node) + " applied '" + change + "' under zxid " + std::to_string(zxid) +
+      report(e.time, "zk-" + std::to_string(node) + " applied '" + change + "' under zxid " + coord::zxid_hex(zxid) +
                          " where another server applied '" + list[i] + "'");
   }
   std::map<int32_t, std::map<std::string, int32_t>> versions_;   // server -> path -> version

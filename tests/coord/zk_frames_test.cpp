@@ -136,7 +136,7 @@ TEST_CASE("zk: a client that saw a newer zxid than the server is turned away", "
   RawPeer* raw = add_raw(w);
   wire::ConnectRequest q;
   q.timeout_ms = 6000;
-  q.last_zxid_seen = 1000;  // the server has a handful of txns
+  q.last_zxid_seen = make_zxid(1, 1000);  // the server has a handful of txns, in epoch 1
   REQUIRE(raw->send(ZkWorld::kServer, wire::encode_connect_request(q)));
   REQUIRE(w.run_until([&] { return raw->disconnects == 1; }, Duration::seconds(1)));
   CHECK(raw->received.empty());

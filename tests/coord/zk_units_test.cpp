@@ -289,3 +289,99 @@ TEST_CASE("zk: a snapshot replaces the logs and a corrupt snapshot is refused", 
   REQUIRE_FALSE(info.is_ok());
   CHECK(info.status().code() == StatusCode::kCorruption);
 }
+
+// ---- zxids: (epoch << 32) | counter ----
+
+TEST_CASE("zk: a zxid is the epoch in the high 32 bits and a counter in the low 32", "[zk][unit][zxid]") {
+  CHECK(make_zxid(1, 1) == 0x100000001);
+  CHECK(make_zxid(3, 2) == 0x300000002);
+  CHECK(zxid_epoch(0x500000007) == 5);
+  CHECK(zxid_counter(0x500000007) == 7);
+  CHECK(zxid_hex(make_zxid(3, 2)) == "0x300000002");
+  CHECK(make_zxid(2, 1) > make_zxid(1, 0xfffffffe));  // every txn of a newer epoch is above the older ones
+  // What may follow what: the next counter of the epoch, or counter 1 of a newer one.
+  CHECK(zxid_follows(0, 1));
+  CHECK(zxid_follows(0, make_zxid(1, 1)));
+  CHECK(zxid_follows(make_zxid(1, 4), make_zxid(1, 5)));
+  CHECK(zxid_follows(make_zxid(1, 4), make_zxid(3, 1)));
+  CHECK(zxid_follows(make_zxid(1, 0), make_zxid(1, 1)));
+  CHECK_FALSE(zxid_follows(make_zxid(1, 4), make_zxid(1, 6)));
+  CHECK_FALSE(zxid_follows(make_zxid(1, 4), make_zxid(1, 4)));
+  CHECK_FALSE(zxid_follows(make_zxid(1, 4), make_zxid(2, 2)));  // a newer epoch starts at 1
+  CHECK_FALSE(zxid_follows(make_zxid(2, 1), make_zxid(1, 5)));  // never back to an older epoch
+  CHECK_FALSE(zxid_follows(make_zxid(1, 4), make_zxid(1, 4) + 1 + (int64_t{1} << 32)));
+}
+
+TEST_CASE("zk: the database applies the next counter of its epoch or counter 1 of a newer one", "[zk][unit][zxid]") {
+  ZkDatabase db;
+  apply_ok(db, session_txn(make_zxid(1, 1), 9));
+  apply_ok(db, create_txn(make_zxid(1, 2), "/a", "x"));
+  ApplyResult r;
+  CHECK_FALSE(db.apply(create_txn(make_zxid(1, 4), "/gap", "x"), &r).is_ok());
+  CHECK_FALSE(db.apply(create_txn(make_zxid(2, 2), "/mid-epoch", "x"), &r).is_ok());
+  CHECK_FALSE(db.apply(create_txn(make_zxid(1, 2), "/again", "x"), &r).is_ok());
+  CHECK(db.last_zxid() == make_zxid(1, 2));
+  apply_ok(db, create_txn(make_zxid(3, 1), "/b", "y"));  // epoch 2 committed nothing
+  CHECK(db.tree().find("/b")->stat.czxid == make_zxid(3, 1));
+  CHECK(db.tree().find("/")->stat.pzxid == make_zxid(3, 1));
+}
+
+TEST_CASE("zk: prep starts a new epoch at counter 1", "[zk][unit][zxid]") {
+  ZkDatabase db;
+  apply_ok(db, session_txn(make_zxid(1, 1), 9));
+  ZkPrep prep(db);
+  prep.start_epoch(4);
+  PrepOutcome out = prep.ops(9, 1, 0, {ZkOp::create("/c", to_bytes("z"), CreateMode::kPersistent)}, false);
+  REQUIRE(out.txn.has_value());
+  CHECK(out.txn->zxid == make_zxid(4, 1));
+  CHECK(out.results[0].stat.czxid == make_zxid(4, 1));
+  apply_ok(db, *out.txn);
+}
+
+TEST_CASE("zk: the txn log spans epochs and truncates back to a zxid", "[zk][unit][zxid]") {
+  sim::SimDisk disk;
+  ZkDatabase db;
+  {
+    ZkStorage storage(disk, ZkStorageConfig{});
+    ZkDatabase empty;
+    REQUIRE(storage.recover(empty).is_ok());
+    std::vector<Txn> txns{session_txn(make_zxid(1, 1), 9), create_txn(make_zxid(1, 2), "/a", "1"),
+                          create_txn(make_zxid(2, 1), "/b", "2"), create_txn(make_zxid(2, 2), "/c", "3")};
+    for (const Txn& t : txns) {
+      REQUIRE(storage.append(t).is_ok());
+      apply_ok(db, t);
+    }
+    REQUIRE(storage.flush().is_ok());
+  }
+  {
+    // A restart opens a second log: the truncation removes it and cuts the first.
+    ZkDatabase recovered;
+    ZkStorage storage(disk, ZkStorageConfig{});
+    REQUIRE(storage.recover(recovered).is_ok());
+    CHECK(recovered == db);
+    REQUIRE(storage.append(create_txn(make_zxid(2, 3), "/d", "4")).is_ok());
+    REQUIRE(storage.flush().is_ok());
+    REQUIRE(storage.truncate(make_zxid(1, 2)).is_ok());
+    CHECK(storage.last_appended_zxid() == make_zxid(1, 2));
+  }
+  auto files = disk.list("zk");
+  REQUIRE(files.is_ok());
+  CHECK(*files == std::vector<std::string>{"log.0000000100000001"});
+  ZkDatabase truncated;
+  ZkStorage storage(disk, ZkStorageConfig{});
+  REQUIRE(storage.recover(truncated).is_ok());
+  CHECK(truncated.last_zxid() == make_zxid(1, 2));
+  CHECK(truncated.tree().exists("/a"));
+  CHECK_FALSE(truncated.tree().exists("/b"));
+  // The log goes on in the new leader's epoch.
+  REQUIRE(storage.append(create_txn(make_zxid(3, 1), "/e", "5")).is_ok());
+  REQUIRE(storage.flush().is_ok());
+  ZkDatabase again;
+  ZkStorage storage2(disk, ZkStorageConfig{});
+  REQUIRE(storage2.recover(again).is_ok());
+  CHECK(again.last_zxid() == make_zxid(3, 1));
+  CHECK(again.tree().exists("/e"));
+  // Below the newest snapshot there is nothing left to cut back to.
+  REQUIRE(storage2.snapshot(again).is_ok());
+  CHECK_FALSE(storage2.truncate(make_zxid(1, 2)).is_ok());
+}

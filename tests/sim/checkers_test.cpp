@@ -2,6 +2,7 @@
 // trace that keeps the invariant.
 #include <catch2/catch.hpp>
 
+#include "engine/coord/zxid.h"
 #include "sim/check/checkers.h"
 #include "sim/check/eos_checkers.h"
 #include "sim/check/txn_checkers.h"
@@ -210,17 +211,19 @@ struct ZkTrace {
 
 }  // namespace
 
+constexpr int64_t zx(int64_t epoch, int64_t counter) { return coord::make_zxid(epoch, counter); }
+
 TEST_CASE("a clean zk ensemble trace violates no zk checker", "[checkers][zk]") {
   ZkTrace z;
   z.leader(1003, 1, 0);
-  z.commit(1003, 1, 1, {1001, 1003});
-  for (int32_t server : {1003, 1001, 1002}) z.create(server, "/brokers/ids/1", 1, 9, true, "b1");
-  z.commit(1003, 2, 1, {1002, 1003});
-  for (int32_t server : {1003, 1001, 1002}) z.set_data(server, "/x", 1, 2, "v1");
-  z.leader(1002, 2, 2);
-  z.commit(1002, 3, 2, {1001, 1002});
+  z.commit(1003, zx(1, 1), 1, {1001, 1003});
+  for (int32_t server : {1003, 1001, 1002}) z.create(server, "/brokers/ids/1", zx(1, 1), 9, true, "b1");
+  z.commit(1003, zx(1, 2), 1, {1002, 1003});
+  for (int32_t server : {1003, 1001, 1002}) z.set_data(server, "/x", 1, zx(1, 2), "v1");
+  z.leader(1002, 2, zx(1, 2));
+  z.commit(1002, zx(2, 1), 2, {1001, 1002});
   for (int32_t server : {1002, 1001}) {
-    z.remove(server, "/brokers/ids/1", 3, 9);
+    z.remove(server, "/brokers/ids/1", zx(2, 1), 9);
     z.expire(server, 9, 1);
   }
   z.set.finish(Time{z.t});
@@ -233,16 +236,16 @@ TEST_CASE("a clean zk ensemble trace violates no zk checker", "[checkers][zk]") 
 TEST_CASE("zk-quorum-commit catches a commit acknowledged by a minority", "[checkers][zk]") {
   ZkTrace z;
   z.leader(1003, 1, 0);
-  z.commit(1003, 1, 1, {1003});
+  z.commit(1003, zx(1, 1), 1, {1003});
   CHECK(z.violated("zk-quorum-commit"));
 }
 
 TEST_CASE("zk-quorum-commit catches a new leader without a committed write", "[checkers][zk]") {
   ZkTrace z;
   z.leader(1003, 1, 0);
-  z.commit(1003, 1, 1, {1001, 1003});
-  z.commit(1003, 2, 1, {1001, 1003});
-  z.leader(1002, 2, 1);  // elected from a log that stops before zxid 2
+  z.commit(1003, zx(1, 1), 1, {1001, 1003});
+  z.commit(1003, zx(1, 2), 1, {1001, 1003});
+  z.leader(1002, 2, zx(1, 1));  // elected from a log that stops before 0x100000002
   CHECK(z.violated("zk-quorum-commit"));
 }
 
@@ -253,17 +256,54 @@ TEST_CASE("zk-quorum-commit catches two leaders of one epoch", "[checkers][zk]")
   CHECK(z.violated("zk-quorum-commit"));
 }
 
+TEST_CASE("zk-quorum-commit catches a new epoch whose first commit is not counter 1", "[checkers][zk]") {
+  SECTION("one running counter across epochs (the scheme before epochs were in the zxid)") {
+    ZkTrace z;
+    z.leader(1003, 1, 0);
+    z.commit(1003, 1, 1, {1001, 1003});  // zxid 1 is epoch 0's
+    CHECK(z.violated("zk-quorum-commit"));
+  }
+  SECTION("the counter goes on from the old epoch") {
+    ZkTrace z;
+    z.leader(1003, 1, 0);
+    z.commit(1003, zx(1, 1), 1, {1001, 1003});
+    z.leader(1002, 2, zx(1, 1));
+    z.commit(1002, zx(2, 2), 2, {1001, 1002});
+    CHECK(z.violated("zk-quorum-commit"));
+  }
+  SECTION("a gap in an epoch's counters") {
+    ZkTrace z;
+    z.leader(1003, 1, 0);
+    z.commit(1003, zx(1, 1), 1, {1001, 1003});
+    z.commit(1003, zx(1, 3), 1, {1001, 1003});
+    CHECK(z.violated("zk-quorum-commit"));
+  }
+}
+
+TEST_CASE("zk-quorum-commit catches an election that does not raise the epoch above the leader's log", "[checkers][zk]") {
+  ZkTrace z;
+  z.leader(1003, 2, zx(2, 4));  // its log already holds txns of epoch 2
+  CHECK(z.violated("zk-quorum-commit"));
+}
+
 TEST_CASE("zk-znode-versions catches two values under one zxid", "[checkers][zk]") {
   ZkTrace z;
-  z.set_data(1003, "/x", 1, 5, "leader's");
-  z.set_data(1001, "/x", 1, 5, "diverged");
+  z.set_data(1003, "/x", 1, zx(1, 5), "leader's");
+  z.set_data(1001, "/x", 1, zx(1, 5), "diverged");
   CHECK(z.violated("zk-znode-versions"));
 }
 
 TEST_CASE("zk-znode-versions catches a version going back on a server", "[checkers][zk]") {
   ZkTrace z;
-  z.set_data(1001, "/x", 2, 5, "v2");
-  z.set_data(1001, "/x", 2, 6, "v2 again");
+  z.set_data(1001, "/x", 2, zx(1, 5), "v2");
+  z.set_data(1001, "/x", 2, zx(1, 6), "v2 again");
+  CHECK(z.violated("zk-znode-versions"));
+}
+
+TEST_CASE("zk-znode-versions catches a server applying a lower zxid after a higher one", "[checkers][zk]") {
+  ZkTrace z;
+  z.set_data(1001, "/x", 1, zx(2, 1), "epoch 2");
+  z.set_data(1001, "/y", 1, zx(1, 9), "epoch 1, later");
   CHECK(z.violated("zk-znode-versions"));
 }
 
