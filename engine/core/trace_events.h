@@ -1136,7 +1136,7 @@ struct ZkFollow {
 struct ZkSync {
   GREGOR_TRACE_EVENT(ZkSync, "zk_sync");
   int32_t follower = 0;
-  std::string mode;     // "diff" or "snap"
+  std::string mode;     // "diff", "trunc" or "snap"
   int64_t from_zxid = 0;  // the follower's last logged zxid
   int64_t to_zxid = 0;    // the leader's committed zxid it is brought to
   GREGOR_TRACE_FIELDS(follower, mode, from_zxid, to_zxid)

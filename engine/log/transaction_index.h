@@ -63,8 +63,8 @@ class TransactionIndex {
   Status remove();
 
   // Appends to `out` the entries whose marker is at or after `from` and whose transaction began
-  // before `upto`. Returns true when an entry's marker reached `upto` (later segments cannot add
-  // anything: Kafka's TxnIndexSearchResult.isComplete).
+  // before `upto`. Returns true when an entry's last stable offset (the LSO once its marker was
+  // written) reached `upto`: later segments cannot add anything (Kafka's TxnIndexSearchResult.isComplete).
   bool collect(int64_t from, int64_t upto, std::vector<AbortedTxn>& out) const;
 
   const std::vector<AbortedTxn>& entries() const { return entries_; }
