@@ -7,6 +7,7 @@
 // real-socket p99 of issue 22 rests on this chain; a deferral to a timer or to the fetch's
 // max.wait here would show as a whole replica.fetch.wait.max.ms.
 #include "cluster_fixture.h"
+#include "engine/protocol/fetch.h"
 
 using namespace gregor;
 using protocol::ErrorCode;
@@ -102,4 +103,55 @@ TEST_CASE("wake-up chain: a second produce queued behind the first is handled th
   CHECK(second->responses.at(0).partition_responses.at(0).error_code == ErrorCode::NONE);
   CHECK(second->responses.at(0).partition_responses.at(0).base_offset ==
         first->responses.at(0).partition_responses.at(0).base_offset + 1);
+}
+
+TEST_CASE("wake-up chain: a consumer's parked fetch completes the instant the high watermark covers a new record", "[broker][wakeup]") {
+  // The end-to-end half of the chain (gregor bench latency): a consumer long-polls at the log end,
+  // parked at the leader; it may read a record only once the high watermark covers it, three hops
+  // after the produce, and the leader answers it in that instant: the records reach it a hop later.
+  test::ClusterFixture f(24);
+  start_idle(f);
+  const int32_t leader = f.leader_of("t", 0);
+  const Offset end_before = f.replica(leader, "t", 0)->log_end_offset();
+  // A connection of its own: a leader takes one request per connection at a time.
+  const NodeId consumer_id{sim::kFirstClientNodeId + 1};
+  f.sim.add_node(consumer_id, "consumer", [](Runtime& rt) { return std::make_unique<test::RequestClient>(rt); });
+  auto* consumer = f.sim.node_as<test::RequestClient>(consumer_id);
+  protocol::FetchRequest fetch;
+  fetch.max_wait_ms = 500;
+  fetch.min_bytes = 1;
+  protocol::FetchRequest::FetchTopic topic;
+  topic.topic = "t";
+  protocol::FetchRequest::FetchPartition fp;
+  fp.partition = 0;
+  fp.fetch_offset = end_before.value;
+  fp.partition_max_bytes = 1 << 20;
+  topic.partitions.push_back(fp);
+  fetch.topics.push_back(topic);
+  constexpr int16_t kFetchVersion = 11;  // sessionless, topics by name
+  std::optional<protocol::FetchResponse> fetched;
+  bool fetch_done = false;
+  consumer->call<protocol::FetchRequest, protocol::FetchResponse>(NodeId{leader}, fetch, kFetchVersion, &fetched, &fetch_done);
+  f.sim.run_for(Duration::millis(10));
+  REQUIRE_FALSE(fetch_done);  // parked: nothing to read yet
+
+  protocol::ProduceRequest req;
+  req.acks = 1;  // the leader answers the producer at once; the consumer still waits for the HW
+  req.timeout_ms = 30000;
+  req.topic_data.push_back({"t", {{0, test::make_batch("read me")}}});
+  std::optional<protocol::ProduceResponse> produced;
+  bool produce_done = false;
+  const Time sent = f.sim.now();
+  f.client->call<protocol::ProduceRequest, protocol::ProduceResponse>(NodeId{leader}, req, 7, &produced, &produce_done);
+  REQUIRE(f.run_until([&] { return produce_done; }, Duration::seconds(2)));
+  CHECK(f.sim.now() - sent == hops(2));
+  CHECK_FALSE(fetch_done);  // the record is not committed yet
+  REQUIRE(f.run_until([&] { return fetch_done; }, Duration::seconds(2)));
+  CHECK(f.sim.now() - sent == hops(4));
+  REQUIRE(fetched);
+  const auto& pd = fetched->responses.at(0).partitions.at(0);
+  CHECK(pd.error_code == ErrorCode::NONE);
+  CHECK(pd.high_watermark == end_before.value + 1);
+  REQUIRE(pd.records);
+  CHECK_FALSE(pd.records->empty());
 }
