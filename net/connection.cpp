@@ -172,7 +172,15 @@ void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
 
 void Connection::read_more() {
   if (state_ != State::kOpen || muted_) return;
-  std::span<uint8_t> space = reader_.prepare();
+  // While a large frame arrives, the kernel says how much of it is there (FIONREAD), so that one
+  // read takes it all; small frames go through the reader's shared chunk without asking.
+  size_t arrived = 0;
+  if (reader_.reading_large_frame()) {
+    boost::system::error_code ec;
+    arrived = socket_.available(ec);
+    if (ec) arrived = 0;
+  }
+  std::span<uint8_t> space = reader_.prepare(arrived);
   auto self = shared_from_this();
   socket_.async_read_some(asio::buffer(space.data(), space.size()),
                           [self](const boost::system::error_code& ec, size_t n) { self->on_read(ec, n); });
