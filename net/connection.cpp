@@ -117,43 +117,70 @@ bool Connection::send(Bytes payload, Bytes tail) {
 
 void Connection::write_more() {
   if (writing_ || state_ != State::kOpen || queue_.empty()) return;
+  // One write_some over as many queued frames as one sendmsg takes, starting where the last one
+  // stopped. Not asio::async_write: its completion conditions hand at most 64 KiB and 16 buffers to
+  // each sendmsg, so a 256 KiB fetch response went out in four writes, each completing in a loop
+  // turn of its own, and the peer could wake up for every part.
   write_buffers_.clear();
-  size_t frames = 0;
+  size_t skip = front_written_;
+  auto add = [this, &skip](const uint8_t* data, size_t size) {
+    if (skip >= size) {
+      skip -= size;
+      return;
+    }
+    write_buffers_.push_back(asio::buffer(data + skip, size - skip));
+    skip = 0;
+  };
   for (const Outgoing& out : queue_) {
-    if (frames == kGatherFramesMax) break;
-    write_buffers_.push_back(asio::buffer(out.size, kFrameSizeBytes));
-    if (!out.payload.empty()) write_buffers_.push_back(asio::buffer(out.payload));
-    if (!out.tail.empty()) write_buffers_.push_back(asio::buffer(out.tail));
-    frames++;
+    if (write_buffers_.size() + 3 > kGatherBuffersMax) break;
+    add(out.size, kFrameSizeBytes);
+    if (!out.payload.empty()) add(out.payload.data(), out.payload.size());
+    if (!out.tail.empty()) add(out.tail.data(), out.tail.size());
   }
+  GREGOR_ASSERT(skip == 0 && !write_buffers_.empty());
   writing_ = true;
   auto self = shared_from_this();
-  asio::async_write(socket_, write_buffers_, [self, frames](const boost::system::error_code& ec, size_t) {
-    self->on_written(ec, frames);
-  });
+  socket_.async_write_some(write_buffers_, [self](const boost::system::error_code& ec, size_t n) { self->on_written(ec, n); });
 }
 
-void Connection::on_written(const boost::system::error_code& ec, size_t frames) {
+void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
   writing_ = false;
   if (state_ == State::kClosed) {
     // close() left the queue alone while this write could still read from it.
     queue_.clear();
     queued_bytes_ = 0;
+    front_written_ = 0;
     return;
   }
   if (ec) return close("write failed: " + ec.message(), CloseKind::kError);
   last_active_ = std::chrono::steady_clock::now();
-  GREGOR_ASSERT(frames <= queue_.size());
-  for (size_t i = 0; i < frames; i++) {
+  // Whole frames written leave the queue; a frame written in part stays at its head.
+  while (bytes > 0) {
+    GREGOR_ASSERT(!queue_.empty());
+    const size_t left = queue_.front().bytes() - front_written_;
+    if (bytes < left) {
+      front_written_ += bytes;
+      break;
+    }
+    bytes -= left;
     queued_bytes_ -= queue_.front().bytes();
     queue_.pop_front();
+    front_written_ = 0;
   }
   write_more();
 }
 
 void Connection::read_more() {
   if (state_ != State::kOpen || muted_) return;
-  std::span<uint8_t> space = reader_.prepare();
+  // While a large frame arrives, the kernel says how much of it is there (FIONREAD), so that one
+  // read takes it all; small frames go through the reader's shared chunk without asking.
+  size_t arrived = 0;
+  if (reader_.reading_large_frame()) {
+    boost::system::error_code ec;
+    arrived = socket_.available(ec);
+    if (ec) arrived = 0;
+  }
+  std::span<uint8_t> space = reader_.prepare(arrived);
   auto self = shared_from_this();
   socket_.async_read_some(asio::buffer(space.data(), space.size()),
                           [self](const boost::system::error_code& ec, size_t n) { self->on_read(ec, n); });
@@ -238,6 +265,7 @@ void Connection::close(const std::string& reason, CloseKind kind) {
   if (!writing_) {
     queue_.clear();
     queued_bytes_ = 0;
+    front_written_ = 0;
   }
   release_reservation();
   ConnectionOwner* owner = owner_;

@@ -111,7 +111,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Bytes tail;  // the rest of the payload (send(head, tail)), often empty
     size_t bytes() const { return kFrameSizeBytes + payload.size() + tail.size(); }
   };
-  static constexpr size_t kGatherFramesMax = 64;  // frames per async_write
+  // Buffers per gathering write: Asio passes at most 64 to one sendmsg (buffer_sequence_adapter's
+  // max_buffers) and ignores the rest, so no more are handed to it.
+  static constexpr size_t kGatherBuffersMax = 64;
 
   void connect_to(const tcp::resolver::results_type& endpoints);
   void on_connected(const boost::system::error_code& ec, const tcp::endpoint& endpoint);
@@ -123,7 +125,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reserve_head_frame();
   void release_reservation();
   void write_more();
-  void on_written(const boost::system::error_code& ec, size_t frames);
+  void on_written(const boost::system::error_code& ec, size_t bytes);
 
   tcp::socket socket_;
   ConnectionOwner* owner_;
@@ -144,6 +146,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<Outgoing> queue_;  // element references stay valid across push_back (deque)
   uint64_t queued_bytes_ = 0;
   bool writing_ = false;
+  size_t front_written_ = 0;  // bytes of queue_.front() (size prefix included) already written
   std::vector<asio::const_buffer> write_buffers_;
 };
 

@@ -18,12 +18,17 @@ FrameReader::FrameReader(int32_t max_frame_bytes) : max_frame_bytes_(max_frame_b
   GREGOR_ASSERT(max_frame_bytes > 0);
 }
 
-std::span<uint8_t> FrameReader::prepare() {
-  if (direct_active_ && direct_filled_ == direct_.size() && direct_.size() < static_cast<size_t>(declared_size_)) {
+std::span<uint8_t> FrameReader::prepare(size_t arrived_bytes) {
+  if (direct_active_ && direct_.size() < static_cast<size_t>(declared_size_)) {
     // The frame's own buffer grows as its bytes arrive (doubling, so copies stay linear), never
     // when its size is read: a peer that declares 100 MB and sends 4 bytes costs a read chunk or
-    // two, not 100 MB.
-    direct_.resize(std::min(static_cast<size_t>(declared_size_), 2 * direct_.size()));
+    // two, not 100 MB. Bytes that have arrived already are taken in one read: a 256 KiB fetch
+    // response that is all there is read at once, not in a read per doubling.
+    const size_t room = direct_.size() - direct_filled_;
+    if (room == 0 || arrived_bytes > room) {
+      const size_t doubled = room == 0 ? 2 * direct_.size() : direct_.size();
+      direct_.resize(std::min(static_cast<size_t>(declared_size_), std::max(doubled, direct_filled_ + arrived_bytes)));
+    }
   }
   prepared_direct_ = direct_active_ && direct_filled_ < direct_.size();
   if (prepared_direct_) return std::span<uint8_t>(direct_.data() + direct_filled_, direct_.size() - direct_filled_);

@@ -49,8 +49,12 @@ class FrameReader {
 
   // Free space to read into: at least kReadChunkBytes, or, while a large frame is being read into
   // its own buffer, the rest of that buffer (never past the frame's end). Valid until the next call
-  // of any other method.
-  std::span<uint8_t> prepare();
+  // of any other method. arrived_bytes: what the socket holds already (the caller asks the kernel
+  // while reading_large_frame()); the frame's buffer grows to take it in one read, never past the
+  // frame's end, and never for bytes that have not arrived.
+  std::span<uint8_t> prepare(size_t arrived_bytes = 0);
+  // Whether a frame larger than a read chunk is being read into its own buffer.
+  bool reading_large_frame() const { return direct_active_; }
   // n bytes were written at the start of the span prepare() returned. REQUIRES: n <= its size.
   void commit(size_t n);
 

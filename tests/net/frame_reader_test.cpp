@@ -314,3 +314,44 @@ TEST_CASE("FrameReader: a large frame still arrives whole when its buffer grows 
     CHECK(r.frames[0] == payload);
   }
 }
+
+TEST_CASE("FrameReader: a large frame whose bytes have all arrived is taken in one read, and no more is offered") {
+  // A 256 KiB fetch response: after the first chunk, the socket holds the rest (arrived_bytes, as
+  // FIONREAD tells the connection); the frame's buffer grows to take it in one read. Without that
+  // hint the buffer only doubles when full, a read per doubling.
+  const size_t payload_bytes = 258'570;
+  const Bytes payload = test::pattern_payload(22, payload_bytes);
+  Bytes wire = raw_size(static_cast<uint32_t>(payload_bytes));
+  wire.insert(wire.end(), payload.begin(), payload.end());
+  FrameReader reader(1 << 20);
+  size_t offset = 0;
+  auto read_once = [&](size_t arrived) {
+    std::span<uint8_t> space = reader.prepare(arrived);
+    REQUIRE(!space.empty());
+    const size_t n = std::min(space.size(), wire.size() - offset);
+    std::copy_n(wire.begin() + static_cast<std::ptrdiff_t>(offset), n, space.begin());
+    reader.commit(n);
+    offset += n;
+  };
+  Bytes frame;
+  read_once(0);  // the first chunk: the size and the start of the frame
+  CHECK(reader.next(&frame) == FrameReader::Outcome::kNeedMore);
+  REQUIRE(reader.reading_large_frame());
+  const size_t rest = wire.size() - offset;
+  // What has arrived is offered at once, and nothing past the frame's end.
+  CHECK(reader.prepare(rest).size() == rest);
+  read_once(rest);
+  REQUIRE(reader.next(&frame) == FrameReader::Outcome::kFrame);
+  CHECK(frame == payload);
+  CHECK_FALSE(reader.reading_large_frame());
+  // A hint past what the declared size needs grows nothing beyond the frame.
+  FrameReader second(1 << 20);
+  Bytes prefix = raw_size(static_cast<uint32_t>(payload_bytes));
+  prefix.insert(prefix.end(), payload.begin(), payload.begin() + 100'000);
+  std::span<uint8_t> space = second.prepare();
+  const size_t first = std::min(space.size(), prefix.size());
+  std::copy_n(prefix.begin(), first, space.begin());
+  second.commit(first);
+  CHECK(second.next(&frame) == FrameReader::Outcome::kNeedMore);
+  CHECK(second.prepare(10'000'000).size() == payload_bytes - (first - 4));
+}

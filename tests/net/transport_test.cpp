@@ -66,6 +66,41 @@ TEST_CASE("Transport: with socket buffers of 64 KiB (socket.send/receive.buffer.
   for (size_t i = 0; i < sent.size(); i++) CHECK(a->messages[i].frame == sent[i]);
 }
 
+TEST_CASE("Transport: writes cut anywhere (tiny send buffers) resume inside the frame they stopped in") {
+  // A connection hands the kernel everything queued in one gathering write and keeps the position
+  // of a write that stopped short: inside a size prefix, a head or a body, of a tiny frame or a
+  // large one. Send buffers of 4 KiB make nearly every write stop short. (The receive buffers stay
+  // the OS's: a receive window below the segment size stalls loopback TCP for its persist timer.)
+  test::TempDir dir;
+  AsioWorld world(dir.path());
+  auto a = std::make_shared<RecorderLog>();
+  net::NodeConfig ca = test::node_config(1, /*listen=*/false);
+  net::NodeConfig cb = test::node_config(2);
+  for (net::NodeConfig* c : {&ca, &cb}) REQUIRE(c->transport.set("socket.send.buffer.bytes", "4096").is_ok());
+  world.add_node(ca, test::recorder(a, false));
+  world.add_node(cb, [](Runtime& rt) { return std::make_unique<net::EchoNode>(rt); });
+  world.start_all();
+  std::vector<Bytes> expected;
+  Rng rng(22);
+  for (uint64_t i = 0; i < 300; i++) {
+    const bool large = rng.chance(0.1);
+    Bytes head = test::pattern_payload(i, static_cast<size_t>(rng.range(0, 7)));
+    Bytes body = test::pattern_payload(5000 + i, large ? static_cast<size_t>(rng.range(20000, 300000)) : static_cast<size_t>(rng.range(0, 9)));
+    Bytes joined = head;
+    joined.insert(joined.end(), body.begin(), body.end());
+    expected.push_back(joined);
+    if (i % 2 == 0)
+      REQUIRE(world.runtime(kA).send(kB, joined));
+    else
+      REQUIRE(world.runtime(kA).send_gather(kB, std::move(head), std::move(body)));
+  }
+  const bool all = world.run_until([&] { return a->messages.size() == expected.size(); }, kWait);
+  INFO("echoed " << a->messages.size() << " of " << expected.size() << ", connections opened " << world.runtime(kA).stats().connections_opened << " closed " << world.runtime(kA).stats().connections_closed);
+  REQUIRE(all);
+  for (size_t i = 0; i < expected.size(); i++) CHECK(a->messages[i].frame == expected[i]);
+  CHECK(world.runtime(kA).stats().connections_opened == 1);
+}
+
 TEST_CASE("Transport: send_gather is one frame, head then body, in order with plain sends; also to self") {
   test::TempDir dir;
   AsioWorld world(dir.path());
