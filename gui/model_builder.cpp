@@ -6,6 +6,7 @@
 
 #include "engine/broker/topic_config.h"
 #include "engine/coord/zk_types.h"
+#include "engine/coord/zxid.h"
 
 namespace gregor::gui {
 
@@ -241,12 +242,10 @@ void ModelBuilder::on_zk_ensemble(const TraceEvent& e) {
           z.leader = b.leader;
           zk_role(node, e.time, "following", b.epoch);
         } else if constexpr (std::is_same_v<B, ev::ZkSync>) {
-          char buf[96];
-          std::snprintf(buf, sizeof buf, "%s 0x%llx -> 0x%llx", b.mode.c_str(), static_cast<unsigned long long>(b.from_zxid),
-                        static_cast<unsigned long long>(b.to_zxid));
+          const std::string sync = b.mode + " " + coord::zxid_hex(b.from_zxid) + " -> " + coord::zxid_hex(b.to_zxid);
           zk_servers_[b.follower].id = b.follower;
-          zk_servers_[b.follower].last_sync = std::string(buf) + " from zk " + std::to_string(node);
-          zk_servers_[node].last_sync = std::string(buf) + " to zk " + std::to_string(b.follower);
+          zk_servers_[b.follower].last_sync = sync + " from zk " + std::to_string(node);
+          zk_servers_[node].last_sync = sync + " to zk " + std::to_string(b.follower);
         } else if constexpr (std::is_same_v<B, ev::ZkCommit>) {
           zk_commit_zxid_ = b.zxid;
           zk_commit_acks_ = b.acks;

@@ -1,5 +1,6 @@
 // Colors and small drawing helpers shared by the views.
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 
@@ -92,6 +93,12 @@ std::string int_list_text(const std::vector<int32_t>& v) {
   std::string s;
   for (int32_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
   return s;
+}
+
+std::string session_hex(int64_t session) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(session));
+  return buf;
 }
 
 const char* center_view_name(CenterView v) {

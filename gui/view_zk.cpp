@@ -4,7 +4,6 @@
 // controller's election multi, a leader's conditional ISR write, a refused write and every watch
 // that fired show up in order, each with the node behind it.
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 
 #include "engine/coord/zxid.h"
@@ -24,12 +23,6 @@ std::string zxid_text(int64_t zxid) {
 
 // How long a changed znode stays highlighted, in virtual time.
 constexpr int64_t kRecentUs = 2'000'000;
-
-std::string session_hex(int64_t session) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(session));
-  return buf;
-}
 
 std::string who(const DashboardModel& m, int32_t node) { return node < 0 ? "-" : node_label(m, node); }
 

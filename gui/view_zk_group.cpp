@@ -4,8 +4,6 @@
 // offset, log size, lag, owner), the members' registrations and sessions, what each member actually
 // consumes (which may differ from what zk says it owns), and the rebalances: how many watches each
 // cost (the herd) and where claims collided.
-#include <cinttypes>
-#include <cstdio>
 #include <string>
 
 #include "gui/views.h"
@@ -121,11 +119,10 @@ void draw_zk_group(const DashboardModel& m, const GroupModel& g) {
       else if (mem.rebalancing) ImGui::TextColored(kOrange, "rebalancing");
       else ImGui::TextUnformatted("consuming");
       ImGui::TableNextColumn();
-      char session[48];
-      std::snprintf(session, sizeof session, "0x%" PRIx64 " ", static_cast<uint64_t>(mem.session));
+      const std::string session = mem.session != 0 ? session_hex(mem.session) + " " : "";
       const bool expired = mem.session_state == "expired";
-      ImGui::TextColored(expired ? kRed : mem.session_state == "open" ? kGreen : kGrey, "%s%s",
-                         mem.session != 0 ? session : "", mem.session_state.c_str());
+      ImGui::TextColored(expired ? kRed : mem.session_state == "open" ? kGreen : kGrey, "%s%s", session.c_str(),
+                         mem.session_state.c_str());
       ImGui::TableNextColumn();
       if (mem.registered) ImGui::TextColored(kGreen, "registered");
       else ImGui::TextColored(kGrey, "gone");

@@ -117,6 +117,7 @@ void shade_fault_periods(ImDrawList* dl, const History& h, Time t0, Time t1, ImV
 std::string seconds_text(Time t);  // "12.345 s"
 std::string node_label(const DashboardModel& m, int32_t id);
 std::string int_list_text(const std::vector<int32_t>& v);  // "1,2,3"
+std::string session_hex(int64_t session);                // a zk session id as ZooKeeper prints it: "0x<hex>"
 // The "internal topics" toggle, drawn where the internal partitions would be listed; nothing when
 // the model has none.
 void internal_topics_toggle(const DashboardModel& m, UiState& ui);
