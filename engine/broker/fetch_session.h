@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "engine/core/rng.h"
 #include "engine/core/topic_partition.h"
@@ -78,5 +79,15 @@ class FetchSessionCache {
   Rng& rng_;
   std::map<int32_t, std::shared_ptr<FetchSession>> sessions_;
 };
+
+// The entry for (topic, partition) in a map keyed by TopicPartition, tried at `hint` before a
+// search: requests and answers list a session's partitions in the session's order, so walking them
+// with hint = the entry after the last one found makes each lookup one comparison. map.end() when
+// the map has no such entry.
+template <typename Map, typename It>
+It find_in_session_order(Map& map, It hint, const std::string& topic, int32_t partition) {
+  if (hint != map.end() && hint->first.partition == partition && hint->first.topic == topic) return hint;
+  return map.find(TopicPartition{topic, partition});
+}
 
 }  // namespace gregor::broker

@@ -248,11 +248,7 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
               auto hint = asked->begin();
               for (const auto& t : resp->responses)
                 for (const auto& pd : t.partitions) {
-                  // The answer lists partitions in the session's order, so the next asked one is
-                  // usually the one answered.
-                  auto it = hint;
-                  if (it == asked->end() || it->first.partition != pd.partition_index || it->first.topic != t.topic)
-                    it = asked->find(TopicPartition{t.topic, pd.partition_index});
+                  auto it = find_in_session_order(*asked, hint, t.topic, pd.partition_index);
                   if (it == asked->end()) continue;
                   hint = std::next(it);
                   const TopicPartition& tp = it->first;

@@ -168,14 +168,12 @@ protocol::FetchResponse close_fetch_context(const FetchContext& fc, protocol::Fe
   if (!fc.session) return response;
   response.session_id = fc.session->id;
   // The response lists the session's partitions in the session's order (open_fetch_context built
-  // the reads from it), so each is found by stepping along the session, without a search.
+  // the reads from it).
   auto next = fc.session->partitions.begin();
   for (auto& tr : response.responses) {
     std::erase_if(tr.partitions, [&](const protocol::FetchResponse::PartitionData& pd) {
       if (tr.topic.empty()) return false;
-      auto it = next;
-      if (it == fc.session->partitions.end() || it->first.partition != pd.partition_index || it->first.topic != tr.topic)
-        it = fc.session->partitions.find(TopicPartition{tr.topic, pd.partition_index});
+      auto it = find_in_session_order(fc.session->partitions, next, tr.topic, pd.partition_index);
       if (it == fc.session->partitions.end()) return false;
       next = std::next(it);
       FetchSessionPartition& sp = it->second;
