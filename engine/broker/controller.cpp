@@ -747,12 +747,21 @@ void Controller::on_isr_change_notification(Done done) {
                 auto it = context_.damaged.find(r);
                 if (it != context_.damaged.end()) it->second.erase(tp);
               }
-            send_update_metadata(context_.live_ids());
-            // A partition under reassignment whose target replicas are all in sync now finishes.
-            std::vector<TopicPartition> moving;
+            // Members a leader may not have added (a broker gone, or in controlled shutdown: the
+            // old leader follows the new one in the moment before it stops) leave again.
+            std::vector<PartitionChange> ineligible;
+            const election::Brokers brokers = context_.brokers();
             for (const auto& tp : tps)
-              if (context_.partitions[tp].reassigning()) moving.push_back(tp);
-            check_reassignments(std::move(moving), done);
+              if (auto c = election::on_isr_expanded(context_.partitions[tp], brokers, context_.epoch))
+                ineligible.push_back({tp, *c});
+            write_changes(std::move(ineligible), [this, tps, done] {
+              send_update_metadata(context_.live_ids());
+              // A partition under reassignment whose target replicas are all in sync now finishes.
+              std::vector<TopicPartition> moving;
+              for (const auto& tp : tps)
+                if (context_.partitions[tp].reassigning()) moving.push_back(tp);
+              check_reassignments(std::move(moving), done);
+            });
           });
         });
   });
@@ -785,9 +794,11 @@ void Controller::controlled_shutdown(int32_t id, int64_t broker_epoch,
     }
     write_changes(std::move(changes), [this, id, followed, reply, done] {
       send_stop_replica(id, followed, false);
+      // What the broker still leads, of the partitions with more than one replica (Kafka's
+      // replicatedPartitionsBrokerLeads): one with a single replica has nowhere to move.
       std::vector<TopicPartition> remaining;
       for (const auto& [tp, p] : context_.partitions)
-        if (p.state.leader == id) remaining.push_back(tp);
+        if (p.state.leader == id && p.replicas.size() > 1) remaining.push_back(tp);
       reply(protocol::ErrorCode::NONE, remaining);
       done();
     });

@@ -122,6 +122,18 @@ std::optional<ShutdownChange> on_controlled_shutdown(const ControllerPartition& 
   return ShutdownChange{{s, "controlled_shutdown"}, true};
 }
 
+std::optional<Change> on_isr_expanded(const ControllerPartition& p, const Brokers& brokers, int32_t controller_epoch) {
+  const LeaderIsrState& cur = p.state;
+  if (p.zk_version < 0 || cur.leader < 0) return std::nullopt;
+  std::vector<int32_t> eligible;
+  for (int32_t r : cur.isr)
+    if (r == cur.leader || brokers.eligible(r)) eligible.push_back(r);
+  if (eligible.size() == cur.isr.size()) return std::nullopt;
+  LeaderIsrState s = next_epoch(cur, controller_epoch);
+  s.isr = eligible;
+  return Change{s, "ineligible_replica"};
+}
+
 std::optional<Change> on_preferred_election(const ControllerPartition& p, const Brokers& brokers, int32_t controller_epoch) {
   if (p.zk_version < 0 || p.replicas.empty() || p.state.leader == p.replicas.front()) return std::nullopt;
   auto preferred = preferred_replica_partition_leader(p.replicas, p.state.isr, brokers);

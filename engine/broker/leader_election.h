@@ -93,6 +93,11 @@ struct ShutdownChange {
 };
 std::optional<ShutdownChange> on_controlled_shutdown(const ControllerPartition& p, int32_t shutting_down,
                                                      const Brokers& brokers, int32_t controller_epoch);
+// A leader wrote an ISR (an expansion) with members that may not be in it: brokers that are not
+// live, or in controlled shutdown. Kafka 3.x's controller refuses such an ISR (AlterPartition,
+// INELIGIBLE_REPLICA); here leaders write the ISR to zk themselves, so the controller takes those
+// members out again. The leader itself always stays.
+std::optional<Change> on_isr_expanded(const ControllerPartition& p, const Brokers& brokers, int32_t controller_epoch);
 // Leadership back to the preferred replica, when it is eligible, in sync and not leading.
 std::optional<Change> on_preferred_election(const ControllerPartition& p, const Brokers& brokers, int32_t controller_epoch);
 

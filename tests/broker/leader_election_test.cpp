@@ -137,6 +137,26 @@ TEST_CASE("controlled shutdown moves leaderships and leaves ISRs, but never empt
   CHECK_FALSE(on_controlled_shutdown(partition({1, 2}, -1, 0, {}, -1), 1, b, 9));
 }
 
+TEST_CASE("an ISR a leader expanded loses members that are gone or shutting down but never its leader", "[election]") {
+  // Broker 1 in controlled shutdown followed the new leader 2 and was added back: it leaves again.
+  auto shutting = on_isr_expanded(partition({1, 2, 3}, 2, 6, {2, 3, 1}), brokers({1, 2, 3}, {1}), 9);
+  REQUIRE(shutting);
+  CHECK(shutting->state.leader == 2);
+  CHECK(shutting->state.isr == Ids{2, 3});
+  CHECK(shutting->state.leader_epoch == 7);
+  CHECK(std::string(shutting->reason) == "ineligible_replica");
+  // Broker 3 is gone (its session ended after the leader wrote the ISR).
+  auto gone = on_isr_expanded(partition({1, 2, 3}, 1, 2, {1, 2, 3}), brokers({1, 2}), 9);
+  REQUIRE(gone);
+  CHECK(gone->state.isr == Ids{1, 2});
+  // Every member eligible: nothing to do. The leader itself is never taken out, nor is anything
+  // done for a partition without a leader or state.
+  CHECK_FALSE(on_isr_expanded(partition({1, 2, 3}, 1, 2, {1, 2, 3}), brokers({1, 2, 3}), 9));
+  CHECK_FALSE(on_isr_expanded(partition({1, 2}, 1, 2, {1}), brokers({2, 3}, {1}), 9));
+  CHECK_FALSE(on_isr_expanded(partition({1, 2}, -1, 2, {1, 2}), brokers({2}), 9));
+  CHECK_FALSE(on_isr_expanded(partition({1, 2}, 1, 0, {1, 2}, -1), brokers({1}), 9));
+}
+
 TEST_CASE("preferred election and the imbalance rule", "[election]") {
   auto c = on_preferred_election(partition({1, 2, 3}, 2, 5, {1, 2, 3}), brokers({1, 2, 3}), 9);
   REQUIRE(c);
