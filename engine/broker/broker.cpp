@@ -12,8 +12,6 @@ using coord::CreateMode;
 using coord::ZkError;
 
 namespace {
-constexpr int kControlledShutdownRetriesMax = 3;             // controlled.shutdown.max.retries
-constexpr int64_t kControlledShutdownRetryBackoffMs = 5000;  // controlled.shutdown.retry.backoff.ms
 
 coord::ZkClientConfig zk_config(const BrokerConfig& c) {
   coord::ZkClientConfig z;
@@ -272,10 +270,13 @@ void Broker::controlled_shutdown(std::function<void(bool)> done) {
                   rt_.emit(ev::ControlledShutdownComplete{.broker = config_.broker_id});
                   return finish(true);
                 }
-                rt_.after(Duration::millis(kControlledShutdownRetryBackoffMs), [self, tries_left] { (*self)(tries_left - 1); });
+                if (tries_left <= 1) return (*self)(0);  // that was the last attempt: no wait before giving up
+                rt_.log("controlled shutdown: the controller did not confirm it; retrying (" + std::to_string(tries_left - 1) +
+                        " attempts left)");
+                rt_.after(Duration::millis(config_.controlled_shutdown_retry_backoff_ms), [self, tries_left] { (*self)(tries_left - 1); });
               });
   };
-  (*attempt)(kControlledShutdownRetriesMax);
+  (*attempt)(config_.controlled_shutdown_max_retries);
 }
 
 }  // namespace gregor::broker

@@ -83,6 +83,10 @@ const ConfigDef<BrokerConfig>& broker_config_def() {
     d.define("broker.id", &BrokerConfig::broker_id, at_least(0), "This broker's id.");
     d.define("controlled.shutdown.enable", &BrokerConfig::controlled_shutdown_enable,
              "A stopping broker first asks the controller to move its leaderships away.");
+    d.define("controlled.shutdown.max.retries", &BrokerConfig::controlled_shutdown_max_retries, at_least(0),
+             "How many times a stopping broker asks the controller before it stops anyway.");
+    d.define("controlled.shutdown.retry.backoff.ms", &BrokerConfig::controlled_shutdown_retry_backoff_ms, at_least(0),
+             "How long a stopping broker waits before asking the controller again.");
     d.define("controller.socket.timeout.ms", &BrokerConfig::controller_socket_timeout_ms, at_least(1),
              "How long the controller waits for a broker to answer a request.");
     d.define("default.replication.factor", &BrokerConfig::default_replication_factor, at_least(1),

@@ -106,6 +106,8 @@ struct BrokerConfig : group::GroupConfig, txn::TxnConfig {
   int64_t zookeeper_session_timeout_ms = 18000;
   int64_t controller_socket_timeout_ms = 30000;
   bool controlled_shutdown_enable = true;
+  int32_t controlled_shutdown_max_retries = 3;
+  int64_t controlled_shutdown_retry_backoff_ms = 5000;
   bool auto_leader_rebalance_enable = true;
   int64_t leader_imbalance_check_interval_seconds = 300;
   int64_t transactional_id_expiration_ms = 604800000;
