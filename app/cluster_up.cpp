@@ -57,6 +57,10 @@ struct Child {
   std::vector<std::string> argv;
   pid_t pid = -1;
   bool running = false;
+  // The zk server: stopped after the brokers (a stopping broker's controlled shutdown goes through
+  // the controller to ZooKeeper), and in a process group of its own, so that a Ctrl-C in the
+  // terminal does not stop it before them.
+  bool stop_last = false;
 };
 
 std::string command_line(const std::vector<std::string>& argv) {
@@ -79,6 +83,7 @@ bool spawn(Child& c) {
     // sends the child SIGTERM (PR_SET_PDEATHSIG): no broker is orphaned.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(1);  // the parent died before the line above
+    if (c.stop_last) ::setpgid(0, 0);
     // Default signal dispositions (exec keeps SIG_IGN ones), then exec.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
@@ -120,19 +125,28 @@ size_t running_count(const std::vector<Child>& children) {
   return n;
 }
 
+// SIGTERM to the brokers, then (once they are gone, or after the grace period) to the zk server;
+// SIGKILL to whatever still runs after its grace period.
 void stop_all(std::vector<Child>& children) {
-  for (auto& c : children)
-    if (c.running) ::kill(c.pid, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + kStopGrace;
-  while (running_count(children) > 0 && std::chrono::steady_clock::now() < deadline) {
-    reap(children, false);
-    if (running_count(children) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  for (auto& c : children)
-    if (c.running) {
-      std::cout << c.name << " did not stop within " << kStopGrace.count() << " s: SIGKILL\n";
-      ::kill(c.pid, SIGKILL);
+  for (bool last : {false, true}) {
+    for (auto& c : children)
+      if (c.running && c.stop_last == last) ::kill(c.pid, SIGTERM);
+    auto still_running = [&] {
+      size_t n = 0;
+      for (const auto& c : children) n += c.running && c.stop_last == last ? 1 : 0;
+      return n;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + kStopGrace;
+    while (still_running() > 0 && std::chrono::steady_clock::now() < deadline) {
+      reap(children, false);
+      if (still_running() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    for (auto& c : children)
+      if (c.running && c.stop_last == last) {
+        std::cout << c.name << " did not stop within " << kStopGrace.count() << " s: SIGKILL\n";
+        ::kill(c.pid, SIGKILL);
+      }
+  }
   while (running_count(children) > 0) reap(children, true);
 }
 
@@ -152,7 +166,10 @@ int cmd_cluster(const Args& args) {
       "Starts a local cluster of processes on real sockets: `gregor zk` on port-base+100 and brokers\n"
       "1..n on port-base..port-base+n-1, data under DIR. With --zookeeper-connect it starts only the\n"
       "brokers, on that existing ZooKeeper ensemble (Apache ZooKeeper or `gregor zk`). Prints the\n"
-      "bootstrap address, then stays in the foreground; Ctrl-C or SIGTERM stops every process.\n"
+      "bootstrap address, then stays in the foreground; Ctrl-C or SIGTERM stops every process: the\n"
+      "brokers first, each with a controlled shutdown (one attempt: controlled.shutdown.max.retries=1\n"
+      "unless --config sets it), then zk. SIGTERM to one broker's pid stops that broker alone, its\n"
+      "leaderships moved to the others first, as Kafka's.\n"
       "Restarting a killed broker with its printed command line recovers its log.\n"
       "--separate-listeners gives each broker two listeners, as Kafka's listeners key: CLIENT on\n"
       "port-base+i-1 (the bootstrap address) for clients, REPLICATION on port-base+200+i-1 for the other\n"
@@ -242,6 +259,10 @@ int cmd_cluster(const Args& args) {
   // Kafka's default replication factor for __consumer_offsets is 3; a smaller cluster gets its size.
   if (!settings.count("offsets.topic.replication.factor"))
     configs.push_back("offsets.topic.replication.factor=" + std::to_string(std::min(brokers, 3)));
+  // Stopping the whole cluster, the last brokers to stop have nowhere to move their leaderships:
+  // Kafka's 3 attempts 5 s apart would only delay the stop. One attempt still moves the leaderships
+  // of a broker stopped alone (`kill -TERM` of its pid).
+  if (!settings.count("controlled.shutdown.max.retries")) configs.push_back("controlled.shutdown.max.retries=1");
   if (dir.empty()) dir = "/tmp/gregor-cluster-" + std::to_string(port_base);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -279,6 +300,7 @@ int cmd_cluster(const Args& args) {
   if (zookeeper_connect.empty()) {
     zookeeper_connect = host + ":" + std::to_string(port_base + 100);
     children.push_back({"zk", {exe, "zk", "--id", "1", "--listen", zookeeper_connect, "--data-dir", dir + "/zk"}});
+    children.back().stop_last = true;
     // Every broker (and its session after a restart) connects from this host: zk's per-address
     // limit (maxClientCnxns, 60 by default) must leave room for all of them.
     if (brokers * 3 > 60) {

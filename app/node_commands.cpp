@@ -251,7 +251,17 @@ int cmd_broker(const Args& args) {
     return 2;
   }
   config.transport = transport;
-  return net::run_node(config, [bc](Runtime& rt) { return std::make_unique<broker::Broker>(rt, bc); });
+  net::RunOptions run;
+  if (bc.controlled_shutdown_enable) {
+    // Kafka's KafkaServer.shutdown: on SIGTERM or SIGINT the broker first asks the controller to
+    // move its leaderships away (controlled.shutdown.max.retries attempts, retry.backoff.ms apart),
+    // serving meanwhile, then closes its ZooKeeper session: clients find the new leaders at once
+    // instead of after zookeeper.session.timeout.ms.
+    run.before_stop = [](Node& node, std::function<void()> done) {
+      static_cast<broker::Broker&>(node).controlled_shutdown([done = std::move(done)](bool) { done(); });
+    };
+  }
+  return net::run_node(config, [bc](Runtime& rt) { return std::make_unique<broker::Broker>(rt, bc); }, std::move(run));
 }
 
 }  // namespace gregor::app

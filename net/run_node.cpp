@@ -37,27 +37,46 @@ int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options) 
   {
     asio::signal_set signals(io, SIGINT, SIGTERM);
     asio::steady_timer limit(io);
-    bool stopping = false;
-    auto stop = [&](const std::string& why) {
-      if (stopping) return;
+    bool stopping = false;  // a stop began (before_stop may still be running)
+    bool stopped = false;
+    auto begin_stop = [&](const std::string& why) {
       stopping = true;
       blocked = pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask) == 0;
       runtime.log("stopping: " + why);
       boost::system::error_code ignored;
       signals.cancel(ignored);
       limit.cancel();
+    };
+    auto stop = [&](const std::string& why) {
+      if (stopped) return;
+      if (!stopping) begin_stop(why);
+      stopped = true;
       runtime.stop();
       io.stop();
     };
+    // A signal or the run-time limit: the node's before_stop first, when it has one, then the stop.
+    auto request_stop = [&](const std::string& why) {
+      if (stopping) return;
+      if (!options.before_stop || runtime.halted() || !runtime.node()) return stop(why);
+      begin_stop(why);
+      runtime.after(Duration{0}, [&runtime, &io, &stop, &options, why] {
+        Node* node = runtime.node();
+        if (!node) return;
+        options.before_stop(*node, [&io, &stop, why] {
+          // Not from inside the node's own callback: AsioRuntime::stop destroys the node.
+          asio::post(io, [&stop, why] { stop(why); });
+        });
+      });
+    };
     signals.async_wait([&](const boost::system::error_code& ec, int signal_number) {
       if (ec) return;
-      stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+      request_stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM");
     });
     if (options.max_run_time.us > 0) {
       limit.expires_after(std::chrono::microseconds(options.max_run_time.us));
       limit.async_wait([&](const boost::system::error_code& ec) {
         if (ec) return;
-        stop("run time limit of " + format_time(Time{options.max_run_time.us}) + " reached");
+        request_stop("run time limit of " + format_time(Time{options.max_run_time.us}) + " reached");
       });
     }
     runtime.start(factory);

@@ -21,6 +21,8 @@
 // does not validate.
 #pragma once
 
+#include <functional>
+
 #include "engine/core/types.h"
 #include "net/asio_runtime.h"
 
@@ -29,6 +31,10 @@ namespace gregor::net {
 struct RunOptions {
   // Stop as if signalled after this long; zero runs until a signal (demos and tests use it).
   Duration max_run_time{0};
+  // What the node does before it stops on a signal (or the run-time limit), while it still serves:
+  // a broker's controlled shutdown (Kafka's KafkaServer.shutdown). It calls `done` when finished;
+  // the stop then goes on as without it. Unset: the node stops at once.
+  std::function<void(Node& node, std::function<void()> done)> before_stop;
 };
 
 int run_node(NodeConfig config, const NodeFactory& factory, RunOptions options = {});

@@ -52,8 +52,13 @@ remove_leftovers() {
 multihost_cleanup() {
   local rc=$?
   set +e
-  for p in "${NODE_PID[@]}" "${CHILD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for p in "${NODE_PID[@]}" "${CHILD_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  # Brokers (a controlled shutdown each, through the controller to zk) and clients first, then zk.
+  local n
+  for n in "${!NODE_PID[@]}"; do [ "$n" = zk ] || kill -TERM "${NODE_PID[$n]}" 2>/dev/null; done
+  for p in "${CHILD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for n in "${!NODE_PID[@]}"; do [ "$n" = zk ] || wait "${NODE_PID[$n]}" 2>/dev/null; done
+  for p in "${CHILD_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  [ -n "${NODE_PID[zk]:-}" ] && kill -TERM "${NODE_PID[zk]}" 2>/dev/null && wait "${NODE_PID[zk]}" 2>/dev/null
   CHILD_PIDS=()
   for name in "${NAMESPACES[@]}"; do
     for p in $(ip netns pids "$name" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
@@ -89,7 +94,8 @@ ZK=${ADDR[zk]}:2181
 BOOTSTRAP=${ADDR[b1]}:9092,${ADDR[b2]}:9092,${ADDR[b3]}:9092
 # Short timeouts, so that failover after a kill or a cut takes seconds (Kafka's defaults: 18 s, 30 s).
 BROKER_CONFIG=(--config zookeeper.session.timeout.ms=6000 --config replica.lag.time.max.ms=6000
-  --config min.insync.replicas=2 --config offsets.topic.replication.factor=3)
+  --config min.insync.replicas=2 --config offsets.topic.replication.factor=3
+  --config controlled.shutdown.max.retries=1)  # the cleanup stops all three at once: nowhere to move leaderships
 start_zk() {
   ip netns exec "$(ns zk)" "$GREGOR" zk --id 1 --listen "$ZK" --data-dir "$TMP/zk" >>"$TMP/zk.log" 2>&1 &
   NODE_PID[zk]=$!
