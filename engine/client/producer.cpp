@@ -123,15 +123,19 @@ void Producer::send(ProducerRecord record, Callback cb) {
   }
   pending_++;
   metadata_.add_topic(record.topic);
-  if (metadata_.partitions(record.topic)) return place(std::move(record), std::move(cb), rt_.now());
-  if (waiting_for_metadata_.size() >= kMaxWaitingRecords) {
-    pending_--;
-    RecordMetadata md{ErrorCode::REQUEST_TIMED_OUT, record.topic, -1, -1};
-    cb(md);
+  auto p = std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()});
+  if (!metadata_.partitions(p->record.topic)) {
+    if (waiting_for_metadata_.size() >= kMaxWaitingRecords) {
+      pending_--;
+      RecordMetadata md{ErrorCode::REQUEST_TIMED_OUT, p->record.topic, -1, -1};
+      p->cb(md);
+      return;
+    }
+    waiting_for_metadata_.push_back(std::move(p));
+    schedule_drain(Duration::millis(config_.retry_backoff_ms));
     return;
   }
-  waiting_for_metadata_.push_back(std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()}));
-  schedule_drain(Duration::millis(config_.retry_backoff_ms));
+  place(std::move(p));
 }
 
 void Producer::place_waiting() {
@@ -142,7 +146,7 @@ void Producer::place_waiting() {
       pending_--;
       p->cb(RecordMetadata{e, p->record.topic, -1, -1});
     } else if (metadata_.partitions(p->record.topic))
-      place(std::move(p->record), std::move(p->cb), p->created);
+      place(std::move(p));
     else
       waiting_for_metadata_.push_back(std::move(p));
   }
@@ -166,34 +170,30 @@ int32_t Producer::choose_partition(const ProducerRecord& r) {
   return chosen;
 }
 
-void Producer::place(ProducerRecord&& record, Callback&& cb, Time created) {
-  int32_t partition = choose_partition(record);
+void Producer::place(std::unique_ptr<Pending> p) {
+  int32_t partition = choose_partition(p->record);
   if (partition < 0) {
     pending_--;
-    cb(RecordMetadata{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, record.topic, record.partition.value_or(-1), -1});
+    p->cb(RecordMetadata{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, p->record.topic, p->record.partition.value_or(-1), -1});
     return;
   }
   record::Record rec;
-  rec.timestamp = record.timestamp >= 0 ? record.timestamp : rt_.wall_time_ms();
-  rec.key = std::move(record.key);
-  rec.value = std::move(record.value);
-  rec.headers = std::move(record.headers);
-  if (!last_key_ || last_key_->partition != partition || last_key_->topic != record.topic) {
-    auto it = queues_.try_emplace(TopicPartitionKey{std::move(record.topic), partition}).first;
-    last_key_ = &it->first;
-    last_queue_ = &it->second;
-  }
-  auto& q = *last_queue_;
+  rec.timestamp = p->record.timestamp >= 0 ? p->record.timestamp : rt_.wall_time_ms();
+  rec.key = std::move(p->record.key);
+  rec.value = std::move(p->record.value);
+  rec.headers = std::move(p->record.headers);
+  TopicPartitionKey tp{p->record.topic, partition};
+  auto& q = queues_[tp];
   const size_t size = record_bytes(rec);
   if (q.empty() || !q.back()->built.empty() || q.back()->attempts > 0 ||
       q.back()->bytes + size > static_cast<size_t>(config_.batch_size)) {
     auto b = std::make_unique<Batch>();
-    b->created = created;
+    b->created = p->created;
     q.push_back(std::move(b));
   }
   Batch& b = *q.back();
   b.records.push_back(std::move(rec));
-  b.callbacks.push_back(std::move(cb));
+  b.callbacks.push_back(std::move(p->cb));
   b.bytes += size;
   const bool full = b.bytes >= static_cast<size_t>(config_.batch_size);
   schedule_drain(full ? Duration{0} : Duration::millis(config_.linger_ms));

@@ -146,7 +146,7 @@ class Producer {
     int32_t partition;
     auto operator<=>(const TopicPartitionKey&) const = default;
   };
-  void place(ProducerRecord&& record, Callback&& cb, Time created);
+  void place(std::unique_ptr<Pending> p);
   void place_waiting();
   int32_t choose_partition(const ProducerRecord& r);
   void schedule_drain(Duration d);
@@ -185,10 +185,6 @@ class Producer {
   NetworkClient net_;
   MetadataManager metadata_;
   std::map<TopicPartitionKey, std::deque<std::unique_ptr<Batch>>> queues_;
-  // The queue place() used last (map nodes never move and queues are never erased): a workload
-  // sending to one partition at a time finds it without a map lookup per record.
-  const TopicPartitionKey* last_key_ = nullptr;
-  std::deque<std::unique_ptr<Batch>>* last_queue_ = nullptr;
   std::deque<std::unique_ptr<Pending>> waiting_for_metadata_;
   std::map<std::string, int32_t> sticky_;  // null-key sticky partition per topic
   std::map<int32_t, int32_t> in_flight_;   // requests per broker
