@@ -1,8 +1,14 @@
 #include "sim/sim_disk.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <set>
+#include <vector>
 
 #include "engine/log/corruption_evidence.h"
 
@@ -16,8 +22,83 @@ Status SimDisk::not_found(const std::string& path) const {
   return Status::error(StatusCode::kNotFound, "no such file: " + path);
 }
 
+namespace {
+
+// Pages of the default size come from a pool shared by every SimDisk of the process: carved out
+// of 2 MiB chunks that are faulted in whole when mapped (one call instead of a page fault per
+// 4 KiB on first touch: the simulated disks are the simulator's largest and fastest-growing
+// memory), and a page nobody holds any more goes back to the pool for the next new page instead
+// of to the heap. Chunks are never unmapped: the pool keeps the peak of what the disks held.
+// Nothing about the bytes changes: a page was never zeroed before either. (Transparent huge pages
+// were tried instead: fewer faults, but a run took 0.67 s or 1.0 s depending on whether the
+// kernel had to compact memory to find a huge page.)
+class PagePool {
+ public:
+  static constexpr size_t kChunkBytes = size_t{2} * 1024 * 1024;
+  static_assert(kChunkBytes % SimDisk::kDefaultPageBytes == 0);
+
+  uint8_t* take() {
+    std::lock_guard lock(mu_);
+    if (!free_.empty()) {
+      uint8_t* p = free_.back();
+      free_.pop_back();
+      return p;
+    }
+    if (left_ == 0) {
+      next_ = map_chunk();
+      left_ = kChunkBytes / SimDisk::kDefaultPageBytes;
+    }
+    uint8_t* p = next_;
+    next_ += SimDisk::kDefaultPageBytes;
+    left_--;
+    return p;
+  }
+  void give(uint8_t* p) {
+    std::lock_guard lock(mu_);
+    free_.push_back(p);
+  }
+
+ private:
+  static uint8_t* map_chunk() {
+    // Twice the size, then the unaligned ends unmapped: a huge page needs a 2 MiB-aligned range.
+    const size_t len = 2 * kChunkBytes;
+    void* m = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw std::bad_alloc();
+    const auto base = reinterpret_cast<uintptr_t>(m);
+    const uintptr_t aligned = (base + kChunkBytes - 1) & ~(uintptr_t{kChunkBytes} - 1);
+    if (aligned > base) ::munmap(m, aligned - base);
+    if (const uintptr_t end = base + len, chunk_end = aligned + kChunkBytes; end > chunk_end)
+      ::munmap(reinterpret_cast<void*>(chunk_end), end - chunk_end);
+    auto* chunk = reinterpret_cast<uint8_t*>(aligned);
+#ifdef MADV_POPULATE_WRITE
+    // Faults the whole chunk in with one call (Linux 5.14+; older kernels refuse it and the pages
+    // fault in on first touch as before).
+    ::madvise(chunk, kChunkBytes, MADV_POPULATE_WRITE);
+#endif
+    return chunk;
+  }
+
+  std::mutex mu_;
+  std::vector<uint8_t*> free_;
+  uint8_t* next_ = nullptr;
+  size_t left_ = 0;
+};
+
+// Never destroyed: a page (a view of one) may outlive every static of the process.
+PagePool& page_pool() {
+  static PagePool* pool = new PagePool;
+  return *pool;
+}
+
+struct ReturnToPool {
+  void operator()(uint8_t* p) const { page_pool().give(p); }
+};
+
+}  // namespace
+
 SimDisk::PageData SimDisk::new_page() const {
   // Not zeroed: the bytes past a file's size are never read, and those below it are written first.
+  if (page_bytes_ == kDefaultPageBytes) return PageData(page_pool().take(), ReturnToPool{});
   return std::make_shared_for_overwrite<uint8_t[]>(page_bytes_);
 }
 

@@ -162,17 +162,18 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
   req.min_bytes = config_.replica_fetch_min_bytes;
   req.max_bytes = 10 * 1024 * 1024;
   req.isolation_level = 0;
-  auto next = std::make_shared<std::map<TopicPartition, Asked>>();  // the session's partitions after this request
+  // What this request asks of each partition, in the order of parts_ (the order of the maps).
+  std::vector<std::pair<const TopicPartition*, Asked>> asking;
+  asking.reserve(tps.size());
   for (const auto& tp : tps) {
     Partition* p = lookup_(tp);
     auto st = parts_.find(tp);
     if (!p || st == parts_.end()) continue;
-    next->emplace_hint(next->end(), tp,
-                       Asked{.leader_epoch = st->second.leader_epoch,
-                             .fetch_offset = p->log_end_offset().value,
-                             .log_start_offset = p->log_start_offset().value});
+    asking.emplace_back(&st->first, Asked{.leader_epoch = st->second.leader_epoch,
+                                          .fetch_offset = p->log_end_offset().value,
+                                          .log_start_offset = p->log_start_offset().value});
   }
-  if (next->empty()) return;
+  if (asking.empty()) return;
   Session& session = sessions_[leader];
   static const std::map<TopicPartition, Asked> kNone;
   const std::map<TopicPartition, Asked>& before = session.partitions ? *session.partitions : kNone;
@@ -182,12 +183,7 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
   const bool full = session.next_epoch == 0;
   req.session_id = session.id;
   req.session_epoch = session.next_epoch;
-  // Both maps are in the same order: walk them side by side (a follower's session holds every
-  // partition it follows from this leader, dozens with __consumer_offsets).
-  auto was = before.begin();
-  for (const auto& [tp, a] : *next) {
-    while (was != before.end() && was->first < tp) ++was;
-    if (!full && was != before.end() && was->second == a && was->first == tp) continue;
+  auto name = [&](const TopicPartition& tp, const Asked& a) {
     if (req.topics.empty() || req.topics.back().topic != tp.topic) req.topics.push_back({tp.topic, {}});
     protocol::FetchRequest::FetchPartition fp;
     fp.partition = tp.partition;
@@ -196,16 +192,51 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
     fp.log_start_offset = a.log_start_offset;
     fp.partition_max_bytes = config_.replica_fetch_max_bytes;
     req.topics.back().partitions.push_back(fp);
+  };
+  // The same partitions as the session's last request, whose map nobody else holds any more (the
+  // answer's callback is done with it): its values are updated in place, without building a new
+  // map (a node and, for names like __consumer_offsets, a string per partition per fetch).
+  bool same_partitions = session.partitions && session.partitions.use_count() == 1 && before.size() == asking.size();
+  if (same_partitions) {
+    auto was = before.begin();
+    for (const auto& [tp, a] : asking)
+      if (!((was++)->first == *tp)) {
+        same_partitions = false;
+        break;
+      }
   }
-  if (!full)
-    for (auto kept = next->begin(); const auto& [tp, a] : before) {
-      while (kept != next->end() && kept->first < tp) ++kept;
-      if (kept != next->end() && kept->first == tp) continue;
-      if (req.forgotten_topics_data.empty() || req.forgotten_topics_data.back().topic != tp.topic)
-        req.forgotten_topics_data.push_back({.topic = tp.topic, .topic_id = {}, .partitions = {}, .unknown_tagged_fields = {}});
-      req.forgotten_topics_data.back().partitions.push_back(tp.partition);
+  std::shared_ptr<const std::map<TopicPartition, Asked>> asked;
+  if (same_partitions) {
+    // Created non-const below; only this fetcher writes it, and nobody else holds it.
+    auto& held = const_cast<std::map<TopicPartition, Asked>&>(before);
+    auto was = held.begin();
+    for (const auto& [tp, a] : asking) {
+      if (full || !(was->second == a)) name(was->first, a);
+      was->second = a;
+      ++was;
     }
-  std::shared_ptr<const std::map<TopicPartition, Asked>> asked = std::move(next);
+    asked = session.partitions;
+  } else {
+    auto next = std::make_shared<std::map<TopicPartition, Asked>>();  // the session's partitions after this request
+    for (const auto& [tp, a] : asking) next->emplace_hint(next->end(), *tp, a);
+    // Both maps are in the same order: walk them side by side (a follower's session holds every
+    // partition it follows from this leader, dozens with __consumer_offsets).
+    auto was = before.begin();
+    for (const auto& [tp, a] : *next) {
+      while (was != before.end() && was->first < tp) ++was;
+      if (!full && was != before.end() && was->second == a && was->first == tp) continue;
+      name(tp, a);
+    }
+    if (!full)
+      for (auto kept = next->begin(); const auto& [tp, a] : before) {
+        while (kept != next->end() && kept->first < tp) ++kept;
+        if (kept != next->end() && kept->first == tp) continue;
+        if (req.forgotten_topics_data.empty() || req.forgotten_topics_data.back().topic != tp.topic)
+          req.forgotten_topics_data.push_back({.topic = tp.topic, .topic_id = {}, .partitions = {}, .unknown_tagged_fields = {}});
+        req.forgotten_topics_data.back().partitions.push_back(tp.partition);
+      }
+    asked = std::move(next);
+  }
   session.partitions = asked;
   const int32_t epoch_sent = req.session_epoch;
   session.in_flight = true;

@@ -1,7 +1,10 @@
 #include "engine/client/producer_node.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <cstring>
+#include <string_view>
 
 namespace gregor::client {
 
@@ -98,18 +101,35 @@ void ProducerNode::end_transaction(bool commit) {
     producer_.abort_transaction(done);
 }
 
+namespace {
+// prefix followed by n in decimal, as bytes: the same bytes as to_bytes(prefix + std::to_string(n)),
+// without building the strings (this runs once per record).
+Bytes decimal_bytes(std::string_view prefix, int64_t n, size_t pad_to, uint8_t pad) {
+  char buf[32];
+  auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
+  const size_t digits = static_cast<size_t>(end - buf);
+  Bytes out(std::max(prefix.size() + digits, pad_to), pad);
+  std::memcpy(out.data(), prefix.data(), prefix.size());
+  std::memcpy(out.data() + prefix.size(), buf, digits);
+  return out;
+}
+}  // namespace
+
 void ProducerNode::send_one() {
   const int64_t seq = sent_++;
   ProducerRecord r;
   r.topic = workload_.topic;
-  std::string value = "p" + std::to_string(rt_.self().value) + "-" + std::to_string(seq);
-  if (static_cast<int32_t>(value.size()) < workload_.value_bytes) value.resize(static_cast<size_t>(workload_.value_bytes), '.');
-  r.value = to_bytes(value);
+  // "p<node>-<seq>", padded with '.' to value_bytes.
+  char prefix[24] = {'p'};
+  char* at = std::to_chars(prefix + 1, prefix + sizeof prefix - 1, rt_.self().value).ptr;
+  *at++ = '-';
+  r.value = decimal_bytes(std::string_view(prefix, static_cast<size_t>(at - prefix)), seq,
+                          static_cast<size_t>(std::max(workload_.value_bytes, 0)), '.');
   if (workload_.key_pattern == "seq") {
-    r.key = to_bytes(std::to_string(seq));
+    r.key = decimal_bytes("", seq, 0, 0);
   } else if (workload_.key_pattern.rfind("mod:", 0) == 0) {
     long n = std::max(1L, std::strtol(workload_.key_pattern.c_str() + 4, nullptr, 10));
-    r.key = to_bytes("k" + std::to_string(seq % n));
+    r.key = decimal_bytes("k", seq % n, 0, 0);
   }
   producer_.send(std::move(r), [this](const RecordMetadata& md) {
     if (md.error == protocol::ErrorCode::NONE)
