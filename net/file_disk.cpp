@@ -134,25 +134,34 @@ Status FileDisk::create(const std::string& path) {
 }
 
 Result<uint64_t> FileDisk::append(const std::string& path, ByteView data) {
+  return append_parts(path, std::span<const ByteView>(&data, 1));
+}
+
+// The parts are written where they land in the file, each straight from its own buffer (a leader
+// appends a produced batch as its patched header and the rest of the request frame: no copy).
+Result<uint64_t> FileDisk::append_parts(const std::string& path, std::span<const ByteView> parts) {
   auto fd = fd_for(path);
   if (!fd) return fd.status();
   off_t end = ::lseek(*fd, 0, SEEK_END);
   if (end < 0) return os_error("seek", full(path), errno);
-  size_t done = 0;
-  while (done < data.size()) {
-    // At most up to the next kAppendWindowBytes boundary of the file per call (see the header).
-    const uint64_t at = static_cast<uint64_t>(end) + done;
-    const size_t window = static_cast<size_t>(kAppendWindowBytes - at % kAppendWindowBytes);
-    ssize_t n = ::pwrite(*fd, data.data() + done, std::min(window, data.size() - done), static_cast<off_t>(at));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      // Leave the file as it was: a partial append is cut off again.
-      if (::ftruncate(*fd, end) != 0) {
+  uint64_t at = static_cast<uint64_t>(end);
+  for (ByteView data : parts) {
+    size_t done = 0;
+    while (done < data.size()) {
+      // At most up to the next kAppendWindowBytes boundary of the file per call (see the header).
+      const size_t window = static_cast<size_t>(kAppendWindowBytes - at % kAppendWindowBytes);
+      ssize_t n = ::pwrite(*fd, data.data() + done, std::min(window, data.size() - done), static_cast<off_t>(at));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        // Leave the file as it was: a partial append is cut off again.
+        if (::ftruncate(*fd, end) != 0) {
+        }
+        return os_error("write", full(path), err);
       }
-      return os_error("write", full(path), err);
+      done += static_cast<size_t>(n);
+      at += static_cast<uint64_t>(n);
     }
-    done += static_cast<size_t>(n);
   }
   return static_cast<uint64_t>(end);
 }

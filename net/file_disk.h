@@ -32,6 +32,7 @@ class FileDisk final : public Disk {
 
   Status create(const std::string& path) override;
   Result<uint64_t> append(const std::string& path, ByteView data) override;
+  Result<uint64_t> append_parts(const std::string& path, std::span<const ByteView> parts) override;
   Result<Bytes> read(const std::string& path, uint64_t offset, size_t len) override;
   Status truncate(const std::string& path, uint64_t size) override;
   Status fsync(const std::string& path) override;

@@ -38,7 +38,7 @@ std::optional<int32_t> GroupHost::local_leader_epoch(const TopicPartition& tp) c
 group::OffsetsAppend GroupHost::append_as_leader(const TopicPartition& tp, Bytes batch) {
   Partition* p = replicas_.partition(tp);
   if (!p || !p->is_leader()) return {ErrorCode::NOT_LEADER_OR_FOLLOWER, Offset{-1}};
-  LeaderAppend a = p->append_as_leader(std::move(batch), -1, log::kProduceVersionLatest, rt_.now());
+  LeaderAppend a = p->append_as_leader(SharedBytes(std::move(batch)), -1, log::kProduceVersionLatest, rt_.now());
   return {a.error, a.last_offset};
 }
 

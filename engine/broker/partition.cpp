@@ -167,7 +167,7 @@ void Partition::make_offline() {
   pending_isr_.reset();
 }
 
-LeaderAppend Partition::append_as_leader(Bytes batch, int16_t required_acks, int16_t produce_version, Time now) {
+LeaderAppend Partition::append_as_leader(SharedBytes batch, int16_t required_acks, int16_t produce_version, Time now) {
   LeaderAppend out;
   if (role_ != Role::kLeader) {
     out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
@@ -383,7 +383,7 @@ MarkerAppend Partition::append_txn_marker(int64_t producer_id, int16_t producer_
   auto header = record::parse_batch_header(as_view(bytes), true);
   GREGOR_ASSERT(header.is_ok());
   const record::BatchHeader h = *header;
-  auto info = log_->append_validated(log::ValidatedBatch{std::move(bytes), h}, leader_epoch_, now);
+  auto info = log_->append_validated(log::ValidatedBatch{SharedBytes(std::move(bytes)), h}, leader_epoch_, now);
   if (!info) {
     out.error = ErrorCode::KAFKA_STORAGE_ERROR;
     return out;

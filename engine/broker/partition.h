@@ -162,7 +162,7 @@ class Partition {
   // --- Leader ---
   // Appends a produced batch: the log validates it once (engine/log/log.h), the producer state
   // checks its sequence numbers; every refusal is a Kafka error code.
-  LeaderAppend append_as_leader(Bytes batch, int16_t required_acks, int16_t produce_version, Time now);
+  LeaderAppend append_as_leader(SharedBytes batch, int16_t required_acks, int16_t produce_version, Time now);
   // For a delayed acks=all produce: has the HW reached required_offset (exclusive end), and with
   // enough in-sync replicas? NONE when done, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER,
   // or REQUEST_TIMED_OUT standing for "still waiting".

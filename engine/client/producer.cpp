@@ -317,7 +317,7 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
       in_flight_batches_[tp]++;
     }
     if (req.topic_data.empty() || req.topic_data.back().name != tp.topic) req.topic_data.push_back({tp.topic, {}});
-    req.topic_data.back().partition_data.push_back({tp.partition, b->built});
+    req.topic_data.back().partition_data.push_back({tp.partition, SharedBytes(Bytes(b->built))});
   }
   in_flight_[leader]++;
   auto shared = std::make_shared<std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>>>(std::move(batches));

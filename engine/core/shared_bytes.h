@@ -60,6 +60,8 @@ class SharedBytes {
     return copy_of(v);
   }
   Bytes to_bytes() const { return Bytes(data_, data_ + size_); }
+  const uint8_t* begin() const { return data_; }
+  const uint8_t* end() const { return data_ + size_; }
 
   // Equal bytes (not the same buffer).
   friend bool operator==(const SharedBytes& a, const SharedBytes& b) {
@@ -71,5 +73,7 @@ class SharedBytes {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
+
+inline ByteView as_view(const SharedBytes& b) { return b.view(); }
 
 }  // namespace gregor

@@ -1,6 +1,7 @@
 #include "engine/log/log.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine/log/checkpoint_file.h"
 #include "engine/log/log_validator.h"
@@ -76,7 +77,7 @@ const char* batch_error_name(BatchError e) {
   return "?";
 }
 
-BatchValidation Log::validate_leader_batch(Bytes records, int16_t produce_version, int64_t append_time_ms) const {
+BatchValidation Log::validate_leader_batch(SharedBytes records, int16_t produce_version, int64_t append_time_ms) const {
   return validate_produced_records(std::move(records), produce_version, config_, append_time_ms);
 }
 
@@ -85,13 +86,21 @@ Result<AppendInfo> Log::append_validated(ValidatedBatch batch, LeaderEpoch epoch
   GREGOR_ASSERT(batch.bytes.size() == batch.header.size_bytes());
   record::BatchHeader& header = batch.header;
   const Offset base = log_end_offset();
-  record::set_base_offset(batch.bytes, base.value);
-  record::set_partition_leader_epoch(batch.bytes, epoch.value);
+  // The batch's bytes are shared (the request frame), so the two fields the leader assigns are
+  // patched in a copy of the first 16 bytes, and the segment gets that head and the untouched rest
+  // (neither field is under the CRC, which starts at the attributes).
+  constexpr size_t kPatchedHeadBytes = record::kPartitionLeaderEpochPosition + 4;
+  static_assert(kPatchedHeadBytes <= record::kCrcPosition);
+  uint8_t head[kPatchedHeadBytes];
+  std::memcpy(head, batch.bytes.data(), kPatchedHeadBytes);
+  record::set_base_offset(head, base.value);
+  record::set_partition_leader_epoch(head, epoch.value);
   header.base_offset = base.value;
   header.partition_leader_epoch = epoch.value;
   // The epoch cache learns of a new epoch before its first batch is appended, as in Kafka.
   GREGOR_RETURN_IF_ERROR(epoch_cache_.assign(epoch, base));
-  GREGOR_RETURN_IF_ERROR(append_batch(as_view(batch.bytes), header, now));
+  const ByteView parts[] = {ByteView(head, kPatchedHeadBytes), batch.bytes.view().subspan(kPatchedHeadBytes)};
+  GREGOR_RETURN_IF_ERROR(append_batch(std::span<const ByteView>(parts), header, now));
   GREGOR_RETURN_IF_ERROR(maybe_flush(now));
   return AppendInfo{base, Offset{header.last_offset()}, header.record_count, header.max_timestamp};
 }
@@ -131,9 +140,9 @@ Result<AppendInfo> Log::append_as_follower(ByteView batches, Time now) {
   return info;
 }
 
-Status Log::append_batch(ByteView batch, const record::BatchHeader& header, Time now) {
+Status Log::append_batch(std::span<const ByteView> parts, const record::BatchHeader& header, Time now) {
   if (active().should_roll(header, config_, now)) GREGOR_RETURN_IF_ERROR(roll(now));
-  return active().append(batch, header, now);
+  return active().append(parts, header, now);
 }
 
 Status Log::roll(Time now) {

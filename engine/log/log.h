@@ -85,7 +85,10 @@ class Log {
   // The checks and conversions are Kafka's LogValidator's (engine/log/log_validator.h): Produce v0-v2
   // message sets become one RecordBatch v2, the topic's compression.type and message.timestamp.type
   // apply, and the max timestamp is recomputed.
-  BatchValidation validate_leader_batch(Bytes records, int16_t produce_version, int64_t append_time_ms) const;
+  BatchValidation validate_leader_batch(SharedBytes records, int16_t produce_version, int64_t append_time_ms) const;
+  BatchValidation validate_leader_batch(Bytes records, int16_t produce_version, int64_t append_time_ms) const {
+    return validate_leader_batch(SharedBytes(std::move(records)), produce_version, append_time_ms);
+  }
   Result<AppendInfo> append_validated(ValidatedBatch batch, LeaderEpoch epoch, Time now);
   // Both at once, a refused batch as a Status: kCorruption for CORRUPT_MESSAGE, kInvalidArgument
   // for the others.
@@ -178,7 +181,10 @@ class Log {
   LogSegment& active() { return *segments_.back(); }
   // Index of the segment holding offset (the last one whose base offset <= offset); 0 if none.
   size_t floor_segment(Offset offset) const;
-  Status append_batch(ByteView batch, const record::BatchHeader& header, Time now);
+  Status append_batch(ByteView batch, const record::BatchHeader& header, Time now) {
+    return append_batch(std::span<const ByteView>(&batch, 1), header, now);
+  }
+  Status append_batch(std::span<const ByteView> parts, const record::BatchHeader& header, Time now);
   Status roll(Time now);
   Status write_recovery_point(Offset offset);
   Status write_log_start_offset(Offset offset);

@@ -168,15 +168,17 @@ Status LogSegment::maybe_index(const record::BatchHeader& header, uint64_t posit
   return status;
 }
 
-Status LogSegment::append(ByteView batch, const record::BatchHeader& header, Time now) {
+Status LogSegment::append(std::span<const ByteView> parts, const record::BatchHeader& header, Time now) {
+  size_t batch_size = 0;
+  for (ByteView p : parts) batch_size += p.size();
   GREGOR_ASSERT(header.base_offset == next_offset_.value);
-  GREGOR_ASSERT(batch.size() == header.size_bytes());
-  GREGOR_ASSERT(size_ + batch.size() <= UINT32_MAX);
+  GREGOR_ASSERT(batch_size == header.size_bytes());
+  GREGOR_ASSERT(size_ + batch_size <= UINT32_MAX);
   const uint64_t position = size_;
-  auto at = disk_.append(log_path_, batch);
+  auto at = parts.size() == 1 ? disk_.append(log_path_, parts[0]) : disk_.append_parts(log_path_, parts);
   if (!at) return at.status();
   GREGOR_ASSERT_MSG(*at == position, log_path_ + " changed size under the log");
-  note_appended(header, position, batch.size());
+  note_appended(header, position, batch_size);
   last_modified_ = now;
   // The indexes are sparse and rebuilt by recovery, so an entry that could not be written (a full
   // disk) only makes later lookups scan a little further; the batch itself is in.

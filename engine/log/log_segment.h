@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "engine/core/disk.h"
@@ -79,7 +80,11 @@ class LogSegment {
   // Kafka's LogSegment.shouldRoll for an incoming batch.
   bool should_roll(const record::BatchHeader& incoming, const LogConfig& config, Time now) const;
   // REQUIRES: header.base_offset == next_offset(), batch is the whole batch.
-  Status append(ByteView batch, const record::BatchHeader& header, Time now);
+  Status append(ByteView batch, const record::BatchHeader& header, Time now) {
+    return append(std::span<const ByteView>(&batch, 1), header, now);
+  }
+  // The same for a batch given as consecutive parts (written as they are, not joined first).
+  Status append(std::span<const ByteView> parts, const record::BatchHeader& header, Time now);
 
   // Appends to `out` the whole batches starting with the first whose last offset >= from, stopping
   // before a batch whose base offset >= max_offset or that would take `out` past max_bytes (unless

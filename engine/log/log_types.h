@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/core/bytes.h"
+#include "engine/core/shared_bytes.h"
 #include "engine/core/types.h"
 #include "engine/record/record_batch.h"
 
@@ -32,8 +33,10 @@ enum class BatchError : int16_t {
 const char* batch_error_name(BatchError e);  // Kafka's name: "CORRUPT_MESSAGE", ...
 
 // A produced batch the log has checked (Log::validate_leader_batch), ready to append as it is.
+// `bytes` is the batch as the producer sent it (a view of the request frame) unless validation had
+// to rewrite it (conversion, recompression, a new maxTimestamp): then a buffer of its own.
 struct ValidatedBatch {
-  Bytes bytes;
+  SharedBytes bytes;
   record::BatchHeader header;
 };
 struct BatchValidation {

@@ -28,7 +28,7 @@ CompressionType target_codec(const LogConfig& config, CompressionType source) {
   return t;
 }
 
-BatchValidation finish(Bytes batch, const LogConfig& config) {
+BatchValidation finish(SharedBytes batch, const LogConfig& config) {
   if (batch.size() > static_cast<size_t>(config.max_message_bytes))
     return refuse(BatchError::kMessageTooLarge, "batch of " + std::to_string(batch.size()) + " bytes as stored, max.message.bytes is " +
                                                     std::to_string(config.max_message_bytes));
@@ -45,7 +45,7 @@ int64_t max_timestamp_of(const std::vector<record::Record>& records) {
   return max;
 }
 
-BatchValidation validate_v2(Bytes records, int16_t produce_version, const LogConfig& config, int64_t append_time_ms) {
+BatchValidation validate_v2(SharedBytes records, int16_t produce_version, const LogConfig& config, int64_t append_time_ms) {
   auto parsed = record::parse_batch_header(as_view(records), true);
   if (!parsed) return refuse(BatchError::kCorruptMessage, "produced batch: " + parsed.status().message());
   const record::BatchHeader header = *parsed;
@@ -85,19 +85,24 @@ BatchValidation validate_v2(Bytes records, int16_t produce_version, const LogCon
     options.base_sequence = header.base_sequence;
     if (header.is_log_append_time())
       for (record::Record& r : *decoded) r.timestamp = header.base_timestamp;  // deltas were meaningless
-    records = record::build_batch(options, *decoded);
+    records = SharedBytes(record::build_batch(options, *decoded));
   }
   // LogAppendTime: the append time; CreateTime: the largest record timestamp (the header's may be -1
   // or wrong; Kafka recomputes it).
   const int64_t max_timestamp = log_append_time ? append_time_ms : max_timestamp_of(*decoded);
   auto rebuilt = record::peek_batch_header(as_view(records));
   GREGOR_ASSERT(rebuilt.is_ok());
-  if (rebuilt->max_timestamp != max_timestamp || rebuilt->is_log_append_time() != log_append_time)
-    record::set_max_timestamp(records, max_timestamp, log_append_time);
+  if (rebuilt->max_timestamp != max_timestamp || rebuilt->is_log_append_time() != log_append_time) {
+    // The one rewrite of a produced v2 batch in place (a new CRC): on a copy, since the produced
+    // bytes are shared with the request frame. A batch that needs none is appended as it came.
+    Bytes rewritten = records.to_bytes();
+    record::set_max_timestamp(rewritten, max_timestamp, log_append_time);
+    records = SharedBytes(std::move(rewritten));
+  }
   return finish(std::move(records), config);
 }
 
-BatchValidation convert_legacy(const Bytes& records, const LogConfig& config, int64_t append_time_ms) {
+BatchValidation convert_legacy(const SharedBytes& records, const LogConfig& config, int64_t append_time_ms) {
   auto set = record::parse_legacy_message_set(as_view(records));
   if (!set)
     return refuse(set.status().code() == StatusCode::kCorruption ? BatchError::kCorruptMessage : BatchError::kInvalidRecord,
@@ -118,12 +123,12 @@ BatchValidation convert_legacy(const Bytes& records, const LogConfig& config, in
   Bytes batch = record::build_batch(options, converted);
   const int64_t max_timestamp = log_append_time ? append_time_ms : max_timestamp_of(converted);
   if (log_append_time) record::set_max_timestamp(batch, max_timestamp, true);
-  return finish(std::move(batch), config);
+  return finish(SharedBytes(std::move(batch)), config);
 }
 
 }  // namespace
 
-BatchValidation validate_produced_records(Bytes records, int16_t produce_version, const LogConfig& config,
+BatchValidation validate_produced_records(SharedBytes records, int16_t produce_version, const LogConfig& config,
                                           int64_t append_time_ms) {
   auto magic = record::peek_magic(as_view(records));
   if (!magic) return refuse(BatchError::kCorruptMessage, "produced records: " + magic.status().message());

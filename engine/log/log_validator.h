@@ -16,6 +16,7 @@
 #pragma once
 
 #include "engine/core/bytes.h"
+#include "engine/core/shared_bytes.h"
 #include "engine/core/types.h"
 #include "engine/log/log_config.h"
 #include "engine/log/log_types.h"
@@ -32,7 +33,12 @@ inline constexpr int16_t kProduceVersionMagicV2Min = 3;
 
 // append_time_ms: the wall clock in milliseconds since the Unix epoch (Runtime::wall_time_ms), the
 // timestamp of a batch under LogAppendTime.
-BatchValidation validate_produced_records(Bytes records, int16_t produce_version, const LogConfig& config,
+// `records` is shared, not copied: a batch that needs no rewrite is returned as the same view.
+BatchValidation validate_produced_records(SharedBytes records, int16_t produce_version, const LogConfig& config,
                                           int64_t append_time_ms);
+inline BatchValidation validate_produced_records(Bytes records, int16_t produce_version, const LogConfig& config,
+                                                 int64_t append_time_ms) {
+  return validate_produced_records(SharedBytes(std::move(records)), produce_version, config, append_time_ms);
+}
 
 }  // namespace gregor::log

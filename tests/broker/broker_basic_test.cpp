@@ -60,7 +60,7 @@ struct Fixture {
     protocol::ProduceRequest req;
     req.acks = acks;
     req.timeout_ms = 30000;
-    req.topic_data.push_back({topic, {{partition, test::make_batch(value)}}});
+    req.topic_data.push_back({topic, {{partition, SharedBytes(test::make_batch(value))}}});
     return call<protocol::ProduceRequest, protocol::ProduceResponse>(broker, req, 7);
   }
 };

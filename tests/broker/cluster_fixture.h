@@ -76,7 +76,7 @@ struct ClusterFixture {
     req.timeout_ms = timeout_ms;
     Bytes batch = make_batch(value);
     auto h = record::parse_batch_header(as_view(batch), false);
-    req.topic_data.push_back({topic, {{partition, batch}}});
+    req.topic_data.push_back({topic, {{partition, SharedBytes(Bytes(batch))}}});
     auto r = call<protocol::ProduceRequest, protocol::ProduceResponse>(broker, req, 7);
     if (!r) return protocol::ErrorCode::NETWORK_EXCEPTION;
     const auto& pr = r->responses.at(0).partition_responses.at(0);

@@ -80,7 +80,7 @@ Req sensible_request(int16_t version) {
   if constexpr (std::is_same_v<Req, protocol::ProduceRequest>) {
     r.acks = 1;
     r.timeout_ms = 1000;
-    r.topic_data.push_back({.name = "t", .partition_data = {{.index = 0, .records = test::make_batch("v")}}});
+    r.topic_data.push_back({.name = "t", .partition_data = {{.index = 0, .records = SharedBytes(test::make_batch("v"))}}});
   } else if constexpr (std::is_same_v<Req, protocol::FetchRequest>) {
     r.replica_id = -1;
     r.max_wait_ms = 0;

@@ -36,7 +36,7 @@ struct Formats : test::ClusterFixture {
     protocol::ProduceRequest req;
     req.acks = -1;
     req.timeout_ms = 30000;
-    req.topic_data.push_back({topic, {{0, std::move(records)}}});
+    req.topic_data.push_back({topic, {{0, SharedBytes(std::move(records))}}});
     auto r = call<protocol::ProduceRequest, protocol::ProduceResponse>(leader_of(topic, 0), req, version);
     REQUIRE(r);
     return r->responses.at(0).partition_responses.at(0);

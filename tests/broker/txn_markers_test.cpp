@@ -41,7 +41,7 @@ std::pair<ErrorCode, int64_t> produce(test::ClusterFixture& f, int32_t broker, c
   req.acks = -1;
   req.timeout_ms = 30000;
   req.transactional_id = "tx";
-  req.topic_data.push_back({topic, {{0, std::move(batch)}}});
+  req.topic_data.push_back({topic, {{0, SharedBytes(std::move(batch))}}});
   auto r = f.call<protocol::ProduceRequest, protocol::ProduceResponse>(broker, req, 9);
   REQUIRE(r);
   const auto& pr = r->responses.at(0).partition_responses.at(0);

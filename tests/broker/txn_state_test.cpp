@@ -60,7 +60,7 @@ struct Leader {
     Bytes b = record::build_end_txn_marker_batch(pid, epoch, m, 5000);
     auto h = record::parse_batch_header(as_view(b), true);
     REQUIRE(h);
-    auto info = log->append_validated(log::ValidatedBatch{std::move(b), *h}, LeaderEpoch{0}, Time{0});
+    auto info = log->append_validated(log::ValidatedBatch{SharedBytes(std::move(b)), *h}, LeaderEpoch{0}, Time{0});
     REQUIRE(info);
     state.on_leader_append(*log, *h, info->first_offset.value, m);
     return {ErrorCode::NONE, info->first_offset.value};

@@ -47,7 +47,7 @@ TEST_CASE("wake-up chain: an acks=all produce at an idle RF 3 leader is answered
   protocol::ProduceRequest req;
   req.acks = -1;
   req.timeout_ms = 30000;
-  req.topic_data.push_back({"t", {{0, test::make_batch("timed")}}});
+  req.topic_data.push_back({"t", {{0, SharedBytes(test::make_batch("timed"))}}});
   std::optional<protocol::ProduceResponse> resp;
   bool done = false;
   const Time sent = f.sim.now();
@@ -86,12 +86,12 @@ TEST_CASE("wake-up chain: a second produce queued behind the first is handled th
   protocol::ProduceRequest req;
   req.acks = -1;
   req.timeout_ms = 30000;
-  req.topic_data.push_back({"t", {{0, test::make_batch("first")}}});
+  req.topic_data.push_back({"t", {{0, SharedBytes(test::make_batch("first"))}}});
   std::optional<protocol::ProduceResponse> first, second;
   bool first_done = false, second_done = false;
   const Time sent = f.sim.now();
   f.client->call<protocol::ProduceRequest, protocol::ProduceResponse>(NodeId{leader}, req, 7, &first, &first_done);
-  req.topic_data.at(0).partition_data.at(0).records = test::make_batch("second");
+  req.topic_data.at(0).partition_data.at(0).records = SharedBytes(test::make_batch("second"));
   f.client->call<protocol::ProduceRequest, protocol::ProduceResponse>(NodeId{leader}, req, 7, &second, &second_done);
   REQUIRE(f.run_until([&] { return first_done; }, Duration::seconds(2)));
   CHECK(f.sim.now() - sent == hops(4));
@@ -138,7 +138,7 @@ TEST_CASE("wake-up chain: a consumer's parked fetch completes the instant the hi
   protocol::ProduceRequest req;
   req.acks = 1;  // the leader answers the producer at once; the consumer still waits for the HW
   req.timeout_ms = 30000;
-  req.topic_data.push_back({"t", {{0, test::make_batch("read me")}}});
+  req.topic_data.push_back({"t", {{0, SharedBytes(test::make_batch("read me"))}}});
   std::optional<protocol::ProduceResponse> produced;
   bool produce_done = false;
   const Time sent = f.sim.now();

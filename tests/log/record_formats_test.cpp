@@ -309,3 +309,28 @@ TEST_CASE("log validator: compression.type, LogAppendTime, max timestamp, zstd b
 }
 
 }  // namespace gregor::log
+
+namespace gregor::log {
+
+TEST_CASE("log validator: a batch that needs no rewrite is the producer's own bytes", "[log][validator]") {
+  const int64_t now = 1800000000000;
+  const auto records = record::sample_records(5, 1700000000000);
+  const SharedBytes produced(record::build_batch(record::BatchBuildOptions{}, records));
+  BatchValidation v = validate_produced_records(produced, kProduceVersionLatest, LogConfig{}, now);
+  REQUIRE(v.error == BatchError::kNone);
+  CHECK(v.batch.bytes.data() == produced.data());  // a view of the same buffer: no copy
+  CHECK(v.batch.bytes.size() == produced.size());
+
+  // A maxTimestamp to recompute: the rewrite goes to a copy, the shared input stays as it was.
+  Bytes wrong = produced.to_bytes();
+  record::set_max_timestamp(wrong, -1, false);
+  const SharedBytes wrong_shared(std::move(wrong));
+  const Bytes before = wrong_shared.to_bytes();
+  v = validate_produced_records(wrong_shared, kProduceVersionLatest, LogConfig{}, now);
+  REQUIRE(v.error == BatchError::kNone);
+  CHECK(v.batch.bytes.data() != wrong_shared.data());
+  CHECK(v.batch.header.max_timestamp == records.back().timestamp);
+  CHECK(wrong_shared.to_bytes() == before);
+}
+
+}  // namespace gregor::log

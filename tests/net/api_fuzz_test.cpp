@@ -86,7 +86,7 @@ std::optional<Bytes> topical_body(ApiKey key, int16_t version) {
       p.topic_data[0].partition_data[0].index = 0;
       record::Record rec;
       rec.value = to_bytes("fuzz");
-      p.topic_data[0].partition_data[0].records = record::build_batch(record::BatchBuildOptions{}, {rec});
+      p.topic_data[0].partition_data[0].records = SharedBytes(record::build_batch(record::BatchBuildOptions{}, {rec}));
       p.encode(w, version);
       return w.take();
     }

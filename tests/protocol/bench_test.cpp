@@ -40,11 +40,11 @@ void measure(const char* label, const Message& m, int16_t version, int rounds) {
 TEST_CASE("protocol codec throughput", "[.bench]") {
   ProduceRequest produce;
   produce.topic_data.push_back({"t1", {}});
-  for (int p = 0; p < 16; p++) produce.topic_data[0].partition_data.push_back({p, Bytes(16384, 1)});
+  for (int p = 0; p < 16; p++) produce.topic_data[0].partition_data.push_back({p, SharedBytes(Bytes(16384, 1))});
   measure("Produce v7 request, 16 partitions x 16 KiB", produce, 7, 20000);
 
   ProduceRequest small;
-  small.topic_data.push_back({"t1", {{0, Bytes(100, 1)}}});
+  small.topic_data.push_back({"t1", {{0, SharedBytes(Bytes(100, 1))}}});
   measure("Produce v7 request, 1 partition x 100 B", small, 7, 500000);
 
   FetchRequest fetch;
@@ -61,7 +61,7 @@ TEST_CASE("protocol codec throughput", "[.bench]") {
     FetchResponse::PartitionData data;
     data.partition_index = p;
     data.high_watermark = 1000;
-    data.records = Bytes(65536, 2);
+    data.records = SharedBytes(Bytes(65536, 2));
     fetched.responses[0].partitions.push_back(std::move(data));
   }
   measure("Fetch v11 response, 16 partitions x 64 KiB", fetched, 11, 5000);

@@ -11,7 +11,7 @@ ProduceRequest produce_request(int16_t v) {
   if (v >= 3) m.transactional_id = "txn-1";
   m.acks = 1;
   m.timeout_ms = 30000;
-  m.topic_data = {{"t1", {{0, b("batch-0")}, {1, std::nullopt}}}, {"t2", {{7, b("")}}}};
+  m.topic_data = {{"t1", {{0, SharedBytes(b("batch-0"))}, {1, std::nullopt}}}, {"t2", {{7, SharedBytes(b(""))}}}};
   return m;
 }
 
@@ -74,7 +74,7 @@ FetchResponse fetch_response(int16_t v) {
     p0.last_stable_offset = 50;
     p0.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{{1000, 20}, {1001, 30}};
   }
-  p0.records = b("batches...");
+  p0.records = SharedBytes(b("batches..."));
   FetchResponse::PartitionData p1;
   p1.partition_index = 1;
   p1.error_code = ErrorCode::OFFSET_OUT_OF_RANGE;

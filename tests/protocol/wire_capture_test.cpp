@@ -95,7 +95,7 @@ TEST_CASE("a Produce v3 request, header and body, by hand") {
   ProduceRequest m;
   m.acks = -1;
   m.timeout_ms = 30000;
-  m.topic_data = {{"t1", {{0, to_bytes("\x01\x02\x03")}}}};
+  m.topic_data = {{"t1", {{0, SharedBytes(to_bytes("\x01\x02\x03"))}}}};
   CHECK(encode_request(h, m) == unhex("0000 0003 00000002 0004 6b636174 |"  // header v1
                                       "ffff ffff 00007530 |"                 // txn null, acks -1, timeout
                                       "00000001 0002 7431 00000001 00000000 00000003 010203"));
@@ -307,7 +307,7 @@ TEST_CASE("a Produce v9 request: compact nullable strings and compact records") 
   ProduceRequest m;
   m.acks = -1;
   m.timeout_ms = 30000;
-  m.topic_data = {{"t1", {{0, to_bytes("\x01\x02\x03")}}}};
+  m.topic_data = {{"t1", {{0, SharedBytes(to_bytes("\x01\x02\x03"))}}}};
   CHECK(encode_body(m, 9) == unhex("00 ffff 00007530 | 02 03 7431 | 02 00000000 04 010203 00 | 00 | 00"));
   m.topic_data[0].partition_data[0].records = std::nullopt;
   CHECK(encode_body(m, 9) == unhex("00 ffff 00007530 | 02 03 7431 | 02 00000000 00 00 | 00 | 00"));

@@ -245,9 +245,9 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
         }
         if (!lr.records.empty()) {
           out.bytes += static_cast<int32_t>(lr.records.size());
-          pd.records = std::move(lr.records);
+          pd.records = SharedBytes(std::move(lr.records));
         } else {
-          pd.records = Bytes{};
+          pd.records = SharedBytes();
         }
       }
       if (pd.error_code != ErrorCode::NONE) out.has_error = true;

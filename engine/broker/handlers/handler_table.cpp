@@ -151,7 +151,11 @@ Handler handler_for(protocol::ApiKey key) {
 void dispatch_request(HandlerContext& ctx, NodeId from, Bytes frame) {
   // A connection on a SASL listener that has not authenticated yet talks to the authenticator.
   if (ctx.sasl.intercepts(from, as_view(frame))) return ctx.sasl.on_frame(from, std::move(frame));
-  protocol::InboundRequest in = protocol::parse_request(as_view(frame));
+  // The frame moves into a shared owner once; a Produce request's RECORDS are slices of it, so the
+  // batch reaches the segment without a user-space copy (engine/protocol/records_field.h).
+  const SharedBytes shared(std::move(frame));
+  const protocol::RecordsSource records_source(shared);
+  protocol::InboundRequest in = protocol::parse_request(shared.view());
   switch (in.action) {
     case protocol::RequestAction::kCloseConnection: return ctx.channel.close(from, in.error);
     case protocol::RequestAction::kReplyUnsupportedApiVersions:
