@@ -2,9 +2,9 @@
 # Produce throughput and latency of a local real-socket Gregor cluster next to the loopback TCP
 # bandwidth of the same machine, in the same run, optionally against a second (baseline) binary.
 #
-# For each binary: `gregor cluster up` with 3 brokers, then, each on a new topic of 3 partitions
-# (RF 3 or RF 1) after `sync`, `gregor bench produce` with 1 KiB records as fast as it goes, for acks=all RF 3,
-# acks=1 RF 3, acks=all RF 1 and acks=0 RF 3. Then, for the first three, the same at half of the
+# For each binary: `gregor cluster up` with 3 brokers, a topic with 3 partitions and RF 3 and one
+# with RF 1, then `gregor bench produce` with 1 KiB records as fast as it goes, for acks=all RF 3,
+# acks=1 RF 3, acks=all RF 1 and acks=0 RF 3, each after `sync`. Then, for the first three, the same at half of the
 # peak just measured (--throughput), for the latency there: p99 per record and per acknowledged
 # batch. iperf3 over 127.0.0.1 (one stream, 5 s) runs before and after. The binaries take turns
 # for every figure, so both see the same machine; the table gives MB/s, the ratio to iperf3 (the
@@ -50,6 +50,8 @@ start() {
     kill -0 "${CLUSTERS[-1]}" 2>/dev/null && [ $SECONDS -lt $deadline ] || { cat "$TMP/$name.log" >&2; exit 1; }
     sleep 0.1
   done
+  "$bin" topics --bootstrap-server "127.0.0.1:$port" --create --topic rf3 --partitions 3 --replication-factor 3 >/dev/null
+  "$bin" topics --bootstrap-server "127.0.0.1:$port" --create --topic rf1 --partitions 3 --replication-factor 1 >/dev/null
 }
 
 iperf() {  # prints MBytes/sec of one 5 s single-stream run over loopback
@@ -88,26 +90,13 @@ run() {
   local bin=${BINS[0]}
   [ "$name" = before ] && bin=$BASELINE
   [ $# -gt 0 ] && bin=$GREGOR  # --throughput: the new client (a baseline may not have it)
-  # Every run gets a topic of its own, and starts with no dirty page cache: `sync` writes back what
-  # earlier runs wrote (about 3 GB for the seven runs of 200,000 records at RF 3), and the topic of
-  # the run before is deleted. Otherwise a run pays for the earlier runs' writeback: the kernel
-  # starts it in the background at 10 % of memory (dirty_background_ratio), and a run measured
-  # then had a p99 20 to 70 times its median.
-  local bootstrap="127.0.0.1:${PORT[$name]}" rf=${topic#rf}
-  RUN_NO=$((${RUN_NO:-0} + 1))
-  local fresh="$topic-run$RUN_NO"
-  "$bin" topics --bootstrap-server "$bootstrap" --create --topic "$fresh" --partitions 3 --replication-factor "$rf" >/dev/null
-  # Ready: every partition has a leader and a full ISR (so the run does not start with retries).
-  local ready_by=$((SECONDS + 30)) isr_re='Isr: [1-3]'
-  [ "$rf" = 3 ] && isr_re='Isr: [1-3],[1-3],[1-3]'
-  until [ "$("$bin" topics --bootstrap-server "$bootstrap" --describe --topic "$fresh" 2>/dev/null | grep -Ec $'Leader: [1-3]\t.*'"$isr_re"'$')" = 3 ]; do
-    [ $SECONDS -lt $ready_by ] || { echo "topic $fresh was not ready within 30 s" >&2; exit 1; }
-    sleep 0.1
-  done
+  # No dirty page cache at the start of a run: `sync` writes back what the earlier runs wrote
+  # (about 3 GB for the seven runs of 200,000 records at RF 3). Otherwise a run pays for the earlier
+  # runs' writeback, which the kernel starts in the background at 10 % of memory
+  # (dirty_background_ratio): a half-peak run measured then had a p99 20 to 70 times its median.
   sync
-  "$bin" bench produce --bootstrap-server "$bootstrap" --topic "$fresh" --records "$RECORDS" \
+  "$bin" bench produce --bootstrap-server "127.0.0.1:${PORT[$name]}" --topic "$topic" --records "$RECORDS" \
     --record-size 1024 --acks "$acks" "${PROPS[@]}" "$@" >"$TMP/run.txt" 2>&1 || { cat "$TMP/run.txt" >&2; exit 1; }
-  "$bin" topics --bootstrap-server "$bootstrap" --delete --topic "$fresh" >/dev/null
   [ -z "${SHOWN_SETTINGS:-}" ] && SHOWN_SETTINGS=1 && grep "^producer:" "$TMP/run.txt" | sed 's/^/    /'
   grep -v "^producer:" "$TMP/run.txt" | sed 's/^/    /'
   local key="$name/$label${1:+/half}"
