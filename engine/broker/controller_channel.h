@@ -24,7 +24,7 @@ class ControllerChannel {
   void enqueue(int32_t broker, const Request& request, int16_t version, Answered answered = {}) {
     ByteWriter w;
     request.encode(w, version);
-    queues_[broker].push_back(Item{Request::kApiKey, version, w.take(), std::move(answered)});
+    queues_[broker].push_back(Item{Request::kApiKey, version, w.take(), std::move(answered), ++last_item_id_});
     pump(broker);
   }
   void add_broker(int32_t broker) { live_[broker] = true; }
@@ -37,6 +37,7 @@ class ControllerChannel {
     int16_t version;
     Bytes body;
     Answered answered;
+    uint64_t id = 0;  // which request an answer belongs to (a broker removed and added meanwhile has a new queue)
   };
   void pump(int32_t broker);
 
@@ -47,6 +48,7 @@ class ControllerChannel {
   std::map<int32_t, bool> busy_;
   std::map<int32_t, bool> live_;
   uint64_t generation_ = 0;  // bumped by clear(): callbacks of an older generation do nothing
+  uint64_t last_item_id_ = 0;
 };
 
 }  // namespace gregor::broker
