@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -119,9 +120,10 @@ void reap(std::vector<Child>& children, bool block) {
   }
 }
 
-size_t running_count(const std::vector<Child>& children) {
+// Children still running; with `last`, only those stopped first (false) or last (true).
+size_t running_count(const std::vector<Child>& children, std::optional<bool> last = std::nullopt) {
   size_t n = 0;
-  for (const auto& c : children) n += c.running ? 1 : 0;
+  for (const auto& c : children) n += c.running && (!last || c.stop_last == *last) ? 1 : 0;
   return n;
 }
 
@@ -131,15 +133,10 @@ void stop_all(std::vector<Child>& children) {
   for (bool last : {false, true}) {
     for (auto& c : children)
       if (c.running && c.stop_last == last) ::kill(c.pid, SIGTERM);
-    auto still_running = [&] {
-      size_t n = 0;
-      for (const auto& c : children) n += c.running && c.stop_last == last ? 1 : 0;
-      return n;
-    };
     const auto deadline = std::chrono::steady_clock::now() + kStopGrace;
-    while (still_running() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (running_count(children, last) > 0 && std::chrono::steady_clock::now() < deadline) {
       reap(children, false);
-      if (still_running() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (running_count(children, last) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     for (auto& c : children)
       if (c.running && c.stop_last == last) {

@@ -21,6 +21,16 @@ bool inside(const SharedBytes& frame, const SharedBytes& part) {
   return part.data() >= frame.data() && part.data() + part.size() <= frame.data() + frame.size();
 }
 
+// The records of the one partition of a Produce request frame, decoded (under whatever RecordsSource is in scope).
+SharedBytes decoded_records(const SharedBytes& frame, int16_t version) {
+  ByteReader r(frame.view());
+  auto decoded = ProduceRequest::decode(r, version);
+  REQUIRE(decoded.is_ok());
+  const Records& records = decoded->topic_data.at(0).partition_data.at(0).records;
+  REQUIRE(records);
+  return *records;
+}
+
 TEST_CASE("records decoded inside a RecordsSource are slices of the frame and elsewhere copies", "[protocol][records]") {
   Bytes batch(300);
   for (size_t i = 0; i < batch.size(); i++) batch[i] = static_cast<uint8_t>(i * 7);
@@ -28,22 +38,14 @@ TEST_CASE("records decoded inside a RecordsSource are slices of the frame and el
     const SharedBytes frame = encoded_produce(batch, version);
     {
       const RecordsSource source(frame);
-      ByteReader r(frame.view());
-      auto decoded = ProduceRequest::decode(r, version);
-      REQUIRE(decoded.is_ok());
-      const Records& records = decoded->topic_data.at(0).partition_data.at(0).records;
-      REQUIRE(records);
-      CHECK(records->to_bytes() == batch);
-      CHECK(inside(frame, *records));
+      const SharedBytes records = decoded_records(frame, version);
+      CHECK(records.to_bytes() == batch);
+      CHECK(inside(frame, records));
     }
     REQUIRE(RecordsSource::frame() == nullptr);  // the scope ended
-    ByteReader r(frame.view());
-    auto decoded = ProduceRequest::decode(r, version);
-    REQUIRE(decoded.is_ok());
-    const Records& records = decoded->topic_data.at(0).partition_data.at(0).records;
-    REQUIRE(records);
-    CHECK(records->to_bytes() == batch);
-    CHECK_FALSE(inside(frame, *records));
+    const SharedBytes records = decoded_records(frame, version);
+    CHECK(records.to_bytes() == batch);
+    CHECK_FALSE(inside(frame, records));
   }
 }
 
@@ -52,14 +54,10 @@ TEST_CASE("a RecordsSource copies records that lie outside its frame", "[protoco
   const SharedBytes frame = encoded_produce(batch, 11);
   const SharedBytes other = encoded_produce(batch, 11);
   const RecordsSource source(other);  // not the frame being decoded
-  ByteReader r(frame.view());
-  auto decoded = ProduceRequest::decode(r, 11);
-  REQUIRE(decoded.is_ok());
-  const Records& records = decoded->topic_data.at(0).partition_data.at(0).records;
-  REQUIRE(records);
-  CHECK(records->to_bytes() == batch);
-  CHECK_FALSE(inside(frame, *records));
-  CHECK_FALSE(inside(other, *records));
+  const SharedBytes records = decoded_records(frame, 11);
+  CHECK(records.to_bytes() == batch);
+  CHECK_FALSE(inside(frame, records));
+  CHECK_FALSE(inside(other, records));
 }
 
 }  // namespace
