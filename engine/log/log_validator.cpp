@@ -6,6 +6,7 @@
 #include "engine/record/compression.h"
 #include "engine/record/legacy_records.h"
 #include "engine/record/record.h"
+#include "engine/record/record_scan.h"
 
 namespace gregor::log {
 namespace {
@@ -28,11 +29,12 @@ CompressionType target_codec(const LogConfig& config, CompressionType source) {
   return t;
 }
 
-BatchValidation finish(SharedBytes batch, const LogConfig& config) {
+// `crc_known`: the batch's CRC was checked already or computed here, so it is not checked again.
+BatchValidation finish(SharedBytes batch, const LogConfig& config, bool crc_known = false) {
   if (batch.size() > static_cast<size_t>(config.max_message_bytes))
     return refuse(BatchError::kMessageTooLarge, "batch of " + std::to_string(batch.size()) + " bytes as stored, max.message.bytes is " +
                                                     std::to_string(config.max_message_bytes));
-  auto header = record::parse_batch_header(as_view(batch), true);
+  auto header = record::parse_batch_header(as_view(batch), !crc_known);
   GREGOR_ASSERT_MSG(header.is_ok(), "a batch the validator built must parse");
   BatchValidation v;
   v.batch = ValidatedBatch{std::move(batch), *header};
@@ -64,18 +66,23 @@ BatchValidation validate_v2(SharedBytes records, int16_t produce_version, const 
   if (source == CompressionType::kZstd && produce_version < kProduceVersionZstdMin)
     return refuse(BatchError::kUnsupportedCompressionType,
                   "zstd needs Produce v" + std::to_string(kProduceVersionZstdMin) + ", the request is v" + std::to_string(produce_version));
-  auto decoded = record::decode_records(as_view(records));
-  if (!decoded) return refuse(BatchError::kCorruptMessage, decoded.status().message());
+  // The records are checked and measured without being built; they are built only to recompress.
+  auto scanned = record::scan_records(as_view(records), header);
+  if (!scanned) return refuse(BatchError::kCorruptMessage, scanned.status().message());
   // The producer writes offset deltas 0, 1, 2, ...; the leader assigns the base.
-  for (size_t i = 0; i < decoded->size(); i++)
-    if ((*decoded)[i].offset - header.base_offset != static_cast<int64_t>(i))
-      return refuse(BatchError::kInvalidRecord, "record " + std::to_string(i) + " has offset delta " +
-                                                    std::to_string((*decoded)[i].offset - header.base_offset));
+  if (scanned->first_gap >= 0)
+    return refuse(BatchError::kInvalidRecord, "record " + std::to_string(scanned->first_gap) + " has offset delta " +
+                                                  std::to_string(scanned->gap_delta));
 
   const bool log_append_time = config.log_append_time();
   const CompressionType target = target_codec(config, source);
+  // LogAppendTime: the append time; CreateTime: the largest record timestamp (the header's may be -1
+  // or wrong; Kafka recomputes it).
+  int64_t max_timestamp = log_append_time ? append_time_ms : scanned->max_timestamp;
   if (target != source) {
     // Recompressed with the topic's codec: the records are written anew, the producer's identity kept.
+    auto decoded = record::decode_records(as_view(records));
+    GREGOR_ASSERT_MSG(decoded.is_ok(), "a batch that scanned must decode");
     record::BatchBuildOptions options;
     options.partition_leader_epoch = header.partition_leader_epoch;
     options.attributes = static_cast<int16_t>(header.attributes & record::kTransactionalFlagMask);
@@ -86,10 +93,8 @@ BatchValidation validate_v2(SharedBytes records, int16_t produce_version, const 
     if (header.is_log_append_time())
       for (record::Record& r : *decoded) r.timestamp = header.base_timestamp;  // deltas were meaningless
     records = SharedBytes(record::build_batch(options, *decoded));
+    if (!log_append_time) max_timestamp = max_timestamp_of(*decoded);
   }
-  // LogAppendTime: the append time; CreateTime: the largest record timestamp (the header's may be -1
-  // or wrong; Kafka recomputes it).
-  const int64_t max_timestamp = log_append_time ? append_time_ms : max_timestamp_of(*decoded);
   auto rebuilt = record::peek_batch_header(as_view(records));
   GREGOR_ASSERT(rebuilt.is_ok());
   if (rebuilt->max_timestamp != max_timestamp || rebuilt->is_log_append_time() != log_append_time) {
@@ -99,7 +104,7 @@ BatchValidation validate_v2(SharedBytes records, int16_t produce_version, const 
     record::set_max_timestamp(rewritten, max_timestamp, log_append_time);
     records = SharedBytes(std::move(rewritten));
   }
-  return finish(std::move(records), config);
+  return finish(std::move(records), config, true);
 }
 
 BatchValidation convert_legacy(const SharedBytes& records, const LogConfig& config, int64_t append_time_ms) {

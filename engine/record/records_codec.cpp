@@ -3,6 +3,7 @@
 #include "engine/record/record.h"
 
 #include "engine/record/compression.h"
+#include "engine/record/record_scan.h"
 
 namespace gregor::record {
 namespace {
@@ -30,8 +31,9 @@ bool read_nullable(ByteReader& r, std::optional<Bytes>* out, bool want) {
   return true;
 }
 
-// Walks the records (`region`: the batch's records, uncompressed); fills `out` when it is not null.
-Status walk_records(ByteView region, const BatchHeader& h, std::vector<Record>* out) {
+// Walks the records (`region`: the batch's records, uncompressed); fills `out` when it is not null,
+// and `scan` when it is not null.
+Status walk_records(ByteView region, const BatchHeader& h, std::vector<Record>* out, RecordsScan* scan = nullptr) {
   ByteReader r(region);
   if (out) out->reserve(std::min<size_t>(static_cast<size_t>(h.record_count), r.remaining() / kRecordBytesMin));
   int64_t previous_delta = -1;
@@ -65,6 +67,14 @@ Status walk_records(ByteView region, const BatchHeader& h, std::vector<Record>* 
       }
     }
     if (!body.ok() || !body.at_end()) return malformed(h, i, "record length does not match its fields");
+    if (scan) {
+      if (scan->first_gap < 0 && offset_delta != i) {
+        scan->first_gap = i;
+        scan->gap_delta = offset_delta;
+      }
+      scan->max_timestamp =
+          std::max(scan->max_timestamp, h.is_log_append_time() ? h.max_timestamp : h.base_timestamp + timestamp_delta);
+    }
     if (out) {
       record.offset = h.base_offset + offset_delta;
       record.timestamp = h.is_log_append_time() ? h.max_timestamp : h.base_timestamp + timestamp_delta;
@@ -112,6 +122,16 @@ Status validate_records(ByteView batch, const BatchHeader& header) {
   auto region = records_region(batch, header, storage);
   if (!region) return region.status();
   return walk_records(*region, header, nullptr);
+}
+
+Result<RecordsScan> scan_records(ByteView batch, const BatchHeader& header) {
+  GREGOR_ASSERT(batch.size() >= header.size_bytes());
+  Bytes storage;
+  auto region = records_region(batch, header, storage);
+  if (!region) return region.status();
+  RecordsScan scan;
+  GREGOR_RETURN_IF_ERROR(walk_records(*region, header, nullptr, &scan));
+  return scan;
 }
 
 }  // namespace gregor::record
