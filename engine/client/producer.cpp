@@ -123,19 +123,18 @@ void Producer::send(ProducerRecord record, Callback cb) {
   }
   pending_++;
   metadata_.add_topic(record.topic);
-  auto p = std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()});
-  if (!metadata_.partitions(p->record.topic)) {
-    if (waiting_for_metadata_.size() >= kMaxWaitingRecords) {
-      pending_--;
-      RecordMetadata md{ErrorCode::REQUEST_TIMED_OUT, p->record.topic, -1, -1};
-      p->cb(md);
-      return;
-    }
-    waiting_for_metadata_.push_back(std::move(p));
-    schedule_drain(Duration::millis(config_.retry_backoff_ms));
+  if (const auto* parts = metadata_.partitions(record.topic)) {
+    place(std::move(record), std::move(cb), rt_.now(), *parts);  // no Pending: the common case allocates nothing here
     return;
   }
-  place(std::move(p));
+  if (waiting_for_metadata_.size() >= kMaxWaitingRecords) {
+    pending_--;
+    RecordMetadata md{ErrorCode::REQUEST_TIMED_OUT, record.topic, -1, -1};
+    cb(md);
+    return;
+  }
+  waiting_for_metadata_.push_back(std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()}));
+  schedule_drain(Duration::millis(config_.retry_backoff_ms));
 }
 
 void Producer::place_waiting() {
@@ -145,55 +144,64 @@ void Producer::place_waiting() {
     if (ErrorCode e = metadata_.topic_error(p->record.topic); e != ErrorCode::NONE) {
       pending_--;
       p->cb(RecordMetadata{e, p->record.topic, -1, -1});
-    } else if (metadata_.partitions(p->record.topic))
-      place(std::move(p));
+    } else if (const auto* parts = metadata_.partitions(p->record.topic))
+      place(std::move(p->record), std::move(p->cb), p->created, *parts);
     else
       waiting_for_metadata_.push_back(std::move(p));
   }
   schedule_drain(Duration{0});
 }
 
-int32_t Producer::choose_partition(const ProducerRecord& r) {
-  const auto* parts = metadata_.partitions(r.topic);
-  const int32_t n = parts ? static_cast<int32_t>(parts->size()) : 0;
+int32_t Producer::choose_partition(const ProducerRecord& r, const std::vector<PartitionInfo>& parts) {
+  const int32_t n = static_cast<int32_t>(parts.size());
   if (n == 0) return -1;
   if (r.partition) return (*r.partition >= 0 && *r.partition < n) ? *r.partition : -1;
   if (r.key) return partition_for_key(as_view(*r.key), n);
   auto it = sticky_.find(r.topic);
-  if (it != sticky_.end() && it->second < n && (*parts)[static_cast<size_t>(it->second)].leader >= 0) return it->second;
+  if (it != sticky_.end() && it->second < n && parts[static_cast<size_t>(it->second)].leader >= 0) return it->second;
   std::vector<int32_t> available;
   for (int32_t i = 0; i < n; i++)
-    if ((*parts)[static_cast<size_t>(i)].leader >= 0) available.push_back(i);
+    if (parts[static_cast<size_t>(i)].leader >= 0) available.push_back(i);
   int32_t chosen = available.empty() ? static_cast<int32_t>(rt_.rng().uniform(static_cast<uint64_t>(n)))
                                      : available[rt_.rng().uniform(available.size())];
   sticky_[r.topic] = chosen;
   return chosen;
 }
 
-void Producer::place(std::unique_ptr<Pending> p) {
-  int32_t partition = choose_partition(p->record);
+Producer::Queue& Producer::queue_for(const std::string& topic, int32_t partition) {
+  if (topic != cached_topic_) {
+    cached_topic_ = topic;
+    cached_queues_.clear();
+  }
+  const auto i = static_cast<size_t>(partition);
+  if (i >= cached_queues_.size()) cached_queues_.resize(i + 1, nullptr);
+  if (!cached_queues_[i]) cached_queues_[i] = &queues_[TopicPartitionKey{topic, partition}];
+  return *cached_queues_[i];
+}
+
+void Producer::place(ProducerRecord&& record, Callback&& cb, Time created, const std::vector<PartitionInfo>& parts) {
+  int32_t partition = choose_partition(record, parts);
   if (partition < 0) {
     pending_--;
-    p->cb(RecordMetadata{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, p->record.topic, p->record.partition.value_or(-1), -1});
+    cb(RecordMetadata{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, record.topic, record.partition.value_or(-1), -1});
     return;
   }
   record::Record rec;
-  rec.timestamp = p->record.timestamp >= 0 ? p->record.timestamp : rt_.wall_time_ms();
-  rec.key = std::move(p->record.key);
-  rec.value = std::move(p->record.value);
-  rec.headers = std::move(p->record.headers);
-  TopicPartitionKey tp{p->record.topic, partition};
-  auto& q = queues_[tp];
+  rec.timestamp = record.timestamp >= 0 ? record.timestamp : rt_.wall_time_ms();
+  rec.key = std::move(record.key);
+  rec.value = std::move(record.value);
+  rec.headers = std::move(record.headers);
+  auto& q = queue_for(record.topic, partition);
   const size_t size = record_bytes(rec);
   if (q.empty() || !q.back()->built.empty() || q.back()->attempts > 0 ||
       q.back()->bytes + size > static_cast<size_t>(config_.batch_size)) {
     auto b = std::make_unique<Batch>();
-    b->created = p->created;
+    b->created = created;
     q.push_back(std::move(b));
   }
   Batch& b = *q.back();
   b.records.push_back(std::move(rec));
-  b.callbacks.push_back(std::move(p->cb));
+  b.callbacks.push_back(std::move(cb));
   b.bytes += size;
   const bool full = b.bytes >= static_cast<size_t>(config_.batch_size);
   schedule_drain(full ? Duration{0} : Duration::millis(config_.linger_ms));

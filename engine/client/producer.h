@@ -146,9 +146,12 @@ class Producer {
     int32_t partition;
     auto operator<=>(const TopicPartitionKey&) const = default;
   };
-  void place(std::unique_ptr<Pending> p);
+  using Queue = std::deque<std::unique_ptr<Batch>>;
+  // Appends a record to its partition's open batch. `parts`: the topic's partitions (known).
+  void place(ProducerRecord&& record, Callback&& cb, Time created, const std::vector<PartitionInfo>& parts);
   void place_waiting();
-  int32_t choose_partition(const ProducerRecord& r);
+  int32_t choose_partition(const ProducerRecord& r, const std::vector<PartitionInfo>& parts);
+  Queue& queue_for(const std::string& topic, int32_t partition);
   void schedule_drain(Duration d);
   void drain();
   void send_batches(int32_t leader, std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>> batches);
@@ -184,7 +187,11 @@ class Producer {
   ProducerConfig config_;
   NetworkClient net_;
   MetadataManager metadata_;
-  std::map<TopicPartitionKey, std::deque<std::unique_ptr<Batch>>> queues_;
+  std::map<TopicPartitionKey, Queue> queues_;
+  // The queues of the topic placed last, by partition (null: not looked up yet). queues_ never
+  // drops a partition, so the pointers stay valid; a record of another topic replaces the cache.
+  std::string cached_topic_;
+  std::vector<Queue*> cached_queues_;
   std::deque<std::unique_ptr<Pending>> waiting_for_metadata_;
   std::map<std::string, int32_t> sticky_;  // null-key sticky partition per topic
   std::map<int32_t, int32_t> in_flight_;   // requests per broker
