@@ -1,7 +1,9 @@
 #include "sim/simulator.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 namespace gregor::sim {
 
@@ -52,19 +54,32 @@ class SimRuntime final : public Runtime {
   TimerId after(Duration d, std::function<void()> fn) override {
     GREGOR_ASSERT(d.us >= 0);
     if (!alive()) return TimerId{0};  // never fires; cancelling it is a no-op
-    uint64_t id = next_timer_++;
+    uint32_t slot;
+    if (!free_timers_.empty()) {
+      slot = free_timers_.back();
+      free_timers_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(timers_.size());
+      timers_.emplace_back();
+    }
+    const uint64_t id = (uint64_t{timers_[slot].generation} << 32) | (slot + 1);  // never 0
     // The event captures two words, which std::function stores without allocating; the callback
     // waits in timers_, so a cancel() stops it even after it fell due during a pause.
-    auto ev = sim_.loop_.schedule_after(d, [this, id] { fire(id); });
-    timers_.emplace(id, Timer{ev, std::move(fn)});
+    const EventLoop::EventId ev = sim_.loop_.schedule_after(d, [this, id] { fire(id); });
+    Timer& t = timers_[slot];
+    t.event = ev;
+    t.fn = std::move(fn);
+    t.order = next_timer_++;
+    t.live = true;
     return TimerId{id};
   }
 
   void cancel(TimerId id) override {
-    auto it = timers_.find(id.value);
-    if (it == timers_.end()) return;
-    sim_.loop_.cancel(it->second.event);  // a no-op when it already fell due
-    timers_.erase(it);
+    Timer* t = live_timer(id.value);
+    if (!t) return;
+    sim_.loop_.cancel(t->event);  // a no-op when it already fell due
+    std::function<void()> dead = std::move(t->fn);
+    release(id.value);
   }
 
   bool send(NodeId to, Bytes frame) override {
@@ -114,17 +129,46 @@ class SimRuntime final : public Runtime {
   }
 
   void kill_timers() {
-    for (auto& [id, timer] : timers_) sim_.loop_.cancel(timer.event);
-    // Destroyed outside the map: a callback's captures may run code that cancels timers.
-    auto dead = std::move(timers_);
-    timers_.clear();
+    // In the order the timers were set, as the map by timer number that held them did.
+    std::vector<std::pair<uint64_t, uint32_t>> live;
+    for (uint32_t i = 0; i < timers_.size(); i++)
+      if (timers_[i].live) live.emplace_back(timers_[i].order, i);
+    std::sort(live.begin(), live.end());
+    for (const auto& [order, slot] : live) sim_.loop_.cancel(timers_[slot].event);
+    // Destroyed outside the table: a callback's captures may run code that cancels timers.
+    std::vector<std::function<void()>> dead;
+    dead.reserve(live.size());
+    for (const auto& [order, slot] : live) {
+      dead.push_back(std::move(timers_[slot].fn));
+      release((uint64_t{timers_[slot].generation} << 32) | (slot + 1));
+    }
   }
 
  private:
+  // Timers live in a table reused through a free list (no tree node per timer). A timer's id is
+  // (generation << 32 | slot + 1): it names one use of a slot, so cancelling a timer that fired or
+  // was cancelled finds a newer generation and does nothing.
   struct Timer {
-    EventLoop::EventId event;
+    EventLoop::EventId event = 0;
     std::function<void()> fn;
+    uint64_t order = 0;  // the how-manieth timer of this runtime
+    uint32_t generation = 0;
+    bool live = false;
   };
+  Timer* live_timer(uint64_t id) {
+    const uint64_t slot = (id & 0xffffffffu) - 1;  // id 0 wraps to a slot past the end
+    if (slot >= timers_.size()) return nullptr;
+    Timer& t = timers_[slot];
+    return t.live && t.generation == (id >> 32) ? &t : nullptr;
+  }
+  // REQUIRES: live_timer(id).
+  void release(uint64_t id) {
+    const auto slot = static_cast<uint32_t>((id & 0xffffffffu) - 1);
+    Timer& t = timers_[slot];
+    t.live = false;
+    t.generation++;
+    free_timers_.push_back(slot);
+  }
   void fire(uint64_t id);
   bool alive() const {
     const auto& s = sim_.slot(id_);
@@ -134,7 +178,8 @@ class SimRuntime final : public Runtime {
   NodeId id_;
   uint64_t incarnation_;
   uint64_t next_timer_ = 1;
-  std::map<uint64_t, Timer> timers_;
+  std::vector<Timer> timers_;
+  std::vector<uint32_t> free_timers_;
   DeadDisk dead_disk_;
 };
 
@@ -168,10 +213,10 @@ void Simulator::run_on_node(NodeId id, uint64_t incarnation, F&& fn) {
 
 void SimRuntime::fire(uint64_t id) {
   sim_.run_on_node(id_, incarnation_, [this, id] {
-    auto it = timers_.find(id);
-    if (it == timers_.end()) return;  // cancelled after it fell due (during a pause)
-    std::function<void()> fn = std::move(it->second.fn);
-    timers_.erase(it);
+    Timer* t = live_timer(id);
+    if (!t) return;  // cancelled after it fell due (during a pause)
+    std::function<void()> fn = std::move(t->fn);
+    release(id);
     fn();
   });
 }
