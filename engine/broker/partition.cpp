@@ -433,9 +433,12 @@ bool Partition::is_follower_caught_up(const FollowerState& f, Time now) const {
 void Partition::maybe_increment_hw(Time now) {
   if (role_ != Role::kLeader) return;
   Offset candidate = log_->log_end_offset();
-  const auto maximal = maximal_isr();
+  if (candidate <= hw_) return;  // the candidate only goes down from the LEO: nothing to advance
+  // In the maximal ISR (the ISR and a pending expansion), without building it: this runs on every
+  // follower fetch.
+  auto in_maximal = [this](NodeId id) { return contains(isr_, id) || (pending_isr_ && contains(*pending_isr_, id)); };
   for (const auto& [id, f] : followers_) {
-    if (f.leo < candidate && (contains(maximal, id) || (f.leo.value >= 0 && is_follower_caught_up(f, now))))
+    if (f.leo < candidate && (in_maximal(id) || (f.leo.value >= 0 && is_follower_caught_up(f, now))))
       candidate = f.leo;
   }
   if (candidate > hw_) set_hw(candidate, "leader");
