@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/check/scratch_keys.h"
+
 namespace gregor::sim {
 
 void Checker::report(Time t, std::string message) {
@@ -101,9 +103,23 @@ class HwWithinIsrChecker final : public Checker {
   const char* name() const override { return "hw-within-isr"; }
   const char* description() const override { return "the leader's HW <= the LEO of every ISR member"; }
   void on_event(const TraceEvent& e, const ClusterModel& model) override {
-    const auto key = event_partition(e);
-    if (!key) return;
-    const PartitionKey& tp = *key;
+    // The event's partition, in a key reused from event to event (no copy of the topic name).
+    const bool has_partition = std::visit(
+        [this](const auto& b) {
+          if constexpr (requires { b.topic; }) {
+            tp_.first.assign(b.topic);
+            if constexpr (requires { b.partition; })
+              tp_.second = b.partition;
+            else
+              tp_.second = 0;
+            return true;
+          } else {
+            return false;
+          }
+        },
+        e.body);
+    if (!has_partition) return;
+    const PartitionKey& tp = tp_;
     const PartitionView* p = model.partition(tp);
     if (!p || p->acting.leader < 0) return;
     const ReplicaLog* lr = model.replica(p->acting.leader, tp);
@@ -119,6 +135,9 @@ class HwWithinIsrChecker final : public Checker {
       }
     }
   }
+
+ private:
+  PartitionKey tp_;
 };
 
 class LogMatchingChecker final : public Checker {
@@ -130,17 +149,16 @@ class LogMatchingChecker final : public Checker {
     if (const auto* o = e.as<ev::LogOpen>()) return cut(e.node.value, key_of(*o), o->leo);
     const auto* a = e.as<ev::HwAdvance>();
     if (!a) return;
-    const auto tp = key_of(*a);
-    const ReplicaLog* r = model.replica(e.node.value, tp);
+    const ReplicaLog* r = model.replica(e.node.value, scratch_partition_key(a->topic, a->partition));
     if (!r) return;
-    int64_t& from = verified_[{e.node.value, tp}];
-    auto& committed = committed_[tp];
+    int64_t& from = verified_[scratch_node_partition_key(e.node.value, a->topic, a->partition)];
+    auto& committed = committed_[scratch_partition_key(a->topic, a->partition)];
     for (auto it = r->batches.lower_bound(from); it != r->batches.end() && it->first < r->hw; ++it) {
       auto c = committed.find(it->first);
       if (c == committed.end()) {
         committed.emplace_hint(committed.end(), it->first, Committed{it->second.last_offset, it->second.crc, e.node.value});
       } else if (c->second.crc != it->second.crc || c->second.last_offset != it->second.last_offset) {
-        report(e.time, "replica " + std::to_string(e.node.value) + " of " + tp_name(tp) + " has a different batch at offset " +
+        report(e.time, "replica " + std::to_string(e.node.value) + " of " + tp_name(key_of(*a)) + " has a different batch at offset " +
                            std::to_string(it->first) + " (crc " + std::to_string(it->second.crc) + ") than replica " +
                            std::to_string(c->second.broker) + " had committed (crc " + std::to_string(c->second.crc) + ")");
         return;

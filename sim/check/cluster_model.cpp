@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "engine/broker/zk_data.h"
+#include "sim/check/scratch_keys.h"
 #include "sim/cluster.h"
 
 namespace gregor::sim {
@@ -38,7 +39,7 @@ const PartitionView* ClusterModel::partition(const PartitionKey& tp) const {
 }
 
 const ReplicaLog* ClusterModel::replica(int32_t broker, const PartitionKey& tp) const {
-  auto it = replicas_.find({broker, tp});
+  auto it = replicas_.find(scratch_node_partition_key(broker, tp.first, tp.second));
   return it == replicas_.end() ? nullptr : &it->second;
 }
 
@@ -60,13 +61,13 @@ const GroupView* ClusterModel::group(const std::string& name) const {
 
 ReplicaLog& ClusterModel::replica_of(int32_t broker, const std::string& topic, int32_t partition) {
   // Find first: a key is built (and its topic copied) only for a replica not seen before.
-  auto it = replicas_.find({broker, PartitionKey{topic, partition}});
+  auto it = replicas_.find(scratch_node_partition_key(broker, topic, partition));
   if (it != replicas_.end()) return it->second;
   return replicas_[{broker, PartitionKey{topic, partition}}];
 }
 
 PartitionView& ClusterModel::partition_of(const std::string& topic, int32_t partition) {
-  auto it = partitions_.find(PartitionKey{topic, partition});
+  auto it = partitions_.find(scratch_partition_key(topic, partition));
   if (it != partitions_.end()) return it->second;
   return partitions_[PartitionKey{topic, partition}];
 }

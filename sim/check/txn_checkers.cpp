@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "sim/check/scratch_keys.h"
+
 namespace gregor::sim {
 
 namespace {
@@ -141,10 +143,10 @@ class TxnAtomicChecker final : public Checker {
   void on_event(const TraceEvent& e, const ClusterModel&) override {
     // A broker's HW as it last said it: a restarted broker states it when it becomes leader or
     // follower, and the model's HW (from hw_advance only) stays 0 until the next advance.
-    if (const auto* l = e.as<ev::BecomeLeader>()) hw_[{e.node.value, PartitionKey{l->topic, l->partition}}] = l->hw;
-    if (const auto* f = e.as<ev::BecomeFollower>()) hw_[{e.node.value, PartitionKey{f->topic, f->partition}}] = f->hw;
-    if (const auto* h = e.as<ev::HwAdvance>()) hw_[{e.node.value, PartitionKey{h->topic, h->partition}}] = h->hw;
-    if (const auto* o = e.as<ev::LogOpen>()) hw_[{e.node.value, PartitionKey{o->topic, o->partition}}] = 0;
+    if (const auto* l = e.as<ev::BecomeLeader>()) hw_[scratch_node_partition_key(e.node.value, l->topic, l->partition)] = l->hw;
+    if (const auto* f = e.as<ev::BecomeFollower>()) hw_[scratch_node_partition_key(e.node.value, f->topic, f->partition)] = f->hw;
+    if (const auto* h = e.as<ev::HwAdvance>()) hw_[scratch_node_partition_key(e.node.value, h->topic, h->partition)] = h->hw;
+    if (const auto* o = e.as<ev::LogOpen>()) hw_[scratch_node_partition_key(e.node.value, o->topic, o->partition)] = 0;
     if (std::string v = watch_.apply(e); !v.empty()) report(e.time, v);
   }
   void finish(const ClusterModel& model, Time end) override {
