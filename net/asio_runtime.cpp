@@ -275,13 +275,19 @@ bool AsioRuntime::send(NodeId to, Bytes frame) { return send_frame(to, std::move
 
 bool AsioRuntime::send_gather(NodeId to, Bytes head, Bytes body) { return send_frame(to, std::move(head), std::move(body)); }
 
-bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
+bool AsioRuntime::send_with_files(NodeId to, Bytes head, Bytes body, std::vector<FrameHole> holes) {
+  if (is_self_connection(to)) return Runtime::send_with_files(to, std::move(head), std::move(body), std::move(holes));
+  return send_frame(to, std::move(head), std::move(body), std::move(holes));
+}
+
+bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body, std::vector<FrameHole> holes) {
   auto refuse = [this] {
     stats_.sends_refused++;
     return false;
   };
   if (!started_ || stopped_) return refuse();
   if (is_self_connection(to)) {
+    GREGOR_ASSERT(holes.empty());  // send_with_files reads them first
     // The loopback connections (one per lane, engine/core/runtime.h): a request to self arrives
     // from -self, its reply from self.
     Bytes frame = std::move(head);
@@ -323,8 +329,10 @@ bool AsioRuntime::send_frame(NodeId to, Bytes head, Bytes body) {
     }
     connection = peer.connection;
   }
-  if (!connection->send(std::move(head), std::move(body))) return refuse();
+  const size_t in_files = hole_bytes(holes);
+  if (!connection->send(std::move(head), std::move(body), std::move(holes))) return refuse();
   stats_.frames_sent++;
+  stats_.file_slice_bytes += in_files;
   return true;
 }
 

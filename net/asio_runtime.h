@@ -125,6 +125,7 @@ struct TransportStats {
   uint64_t protocol_errors = 0;  // negative or oversized frame sizes
   uint64_t connections_refused = 0;     // max.connections or max.connections.per.ip reached
   uint64_t idle_connections_closed = 0;  // connections.max.idle.ms
+  uint64_t file_slice_bytes = 0;  // bytes of frames handed to TCP connections as file slices (sendfile)
 };
 
 class AsioRuntime final : public Runtime, private ConnectionOwner {
@@ -175,6 +176,8 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   bool send(NodeId to, Bytes frame) override;
   // One frame, head then body, written with one gathering write (no join in memory).
   bool send_gather(NodeId to, Bytes head, Bytes body) override;
+  // The slices go out with sendfile on a TCP connection; to self they are read (the default).
+  bool send_with_files(NodeId to, Bytes head, Bytes body, std::vector<FrameHole> holes) override;
   // Closes an accepted connection (negative id) or this node's outbound one to a peer; on_disconnect
   // follows on a later turn, as for any end. The loopback connection cannot be closed.
   void close_connection(NodeId peer) override;
@@ -226,7 +229,7 @@ class AsioRuntime final : public Runtime, private ConnectionOwner {
   Duration reconnect_backoff(int failures);
   std::shared_ptr<Connection> new_connection(tcp::socket socket, NodeId id);
   // send and send_gather: body may be empty.
-  bool send_frame(NodeId to, Bytes head, Bytes body);
+  bool send_frame(NodeId to, Bytes head, Bytes body, std::vector<FrameHole> holes = {});
   // Runs fn on a later turn of the loop, unless the runtime stopped meanwhile.
   void defer(std::function<void()> fn);
 

@@ -1,5 +1,10 @@
 #include "net/connection.h"
 
+#include <sys/sendfile.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "engine/core/assert.h"
 
 namespace gregor::net {
@@ -88,6 +93,9 @@ void Connection::opened() {
   // Kafka disables Nagle on every socket: requests and responses are small and latency-bound.
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
+  // Writes before a file slice and the slice's sendfile are tried at once and must not block the
+  // loop: they report would_block (EAGAIN) instead, and the write waits until the socket can take more.
+  socket_.non_blocking(true, ec);
   if (config_.socket_send_buffer_bytes > 0) socket_.set_option(asio::socket_base::send_buffer_size(config_.socket_send_buffer_bytes), ec);
   if (config_.socket_receive_buffer_bytes > 0)
     socket_.set_option(asio::socket_base::receive_buffer_size(config_.socket_receive_buffer_bytes), ec);
@@ -95,9 +103,10 @@ void Connection::opened() {
   write_more();
 }
 
-bool Connection::send(Bytes payload, Bytes tail) {
+bool Connection::send(Bytes payload, Bytes tail, std::vector<FrameHole> holes) {
   if (state_ == State::kClosed) return false;
-  const size_t payload_bytes = payload.size() + tail.size();
+  const size_t in_files = hole_bytes(holes);
+  const size_t payload_bytes = payload.size() + tail.size() + in_files;
   if (payload_bytes > static_cast<size_t>(INT32_MAX)) return false;
   if (queue_.size() + 1 > config_.send_queue_frames_max ||
       queued_bytes_ + kFrameSizeBytes + payload_bytes > config_.send_queue_bytes_max) {
@@ -110,50 +119,117 @@ bool Connection::send(Bytes payload, Bytes tail) {
   encode_frame_size(static_cast<uint32_t>(payload_bytes), out.size);
   out.payload = std::move(payload);
   out.tail = std::move(tail);
+  out.holes = std::move(holes);
+  out.hole_bytes = in_files;
   queued_bytes_ += out.bytes();
   write_more();
   return true;
 }
 
-void Connection::write_more() {
-  if (writing_ || state_ != State::kOpen || queue_.empty()) return;
-  // One write_some over as many queued frames as one sendmsg takes, starting where the last one
-  // stopped. Not asio::async_write: its completion conditions hand at most 64 KiB and 16 buffers to
-  // each sendmsg, so a 256 KiB fetch response went out in four writes, each completing in a loop
-  // turn of its own, and the peer could wake up for every part.
-  write_buffers_.clear();
-  size_t skip = front_written_;
-  auto add = [this, &skip](const uint8_t* data, size_t size) {
-    if (skip >= size) {
-      skip -= size;
-      return;
-    }
-    write_buffers_.push_back(asio::buffer(data + skip, size - skip));
-    skip = 0;
-  };
-  for (const Outgoing& out : queue_) {
-    if (write_buffers_.size() + 3 > kGatherBuffersMax) break;
-    add(out.size, kFrameSizeBytes);
-    if (!out.payload.empty()) add(out.payload.data(), out.payload.size());
-    if (!out.tail.empty()) add(out.tail.data(), out.tail.size());
+template <typename F>
+void Connection::for_each_piece(const Outgoing& out, F&& each) {
+  if (!each(Piece{out.size, kFrameSizeBytes, nullptr})) return;
+  if (!out.payload.empty() && !each(Piece{out.payload.data(), out.payload.size(), nullptr})) return;
+  size_t at = 0;
+  for (const FrameHole& h : out.holes) {
+    if (h.position > at && !each(Piece{out.tail.data() + at, h.position - at, nullptr})) return;
+    at = h.position;
+    if (h.slice.length > 0 && !each(Piece{nullptr, h.slice.length, &h.slice})) return;
   }
-  GREGOR_ASSERT(skip == 0 && !write_buffers_.empty());
-  writing_ = true;
-  auto self = shared_from_this();
-  socket_.async_write_some(write_buffers_, [self](const boost::system::error_code& ec, size_t n) { self->on_written(ec, n); });
+  if (out.tail.size() > at) each(Piece{out.tail.data() + at, out.tail.size() - at, nullptr});
 }
 
-void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
-  writing_ = false;
-  if (state_ == State::kClosed) {
-    // close() left the queue alone while this write could still read from it.
-    queue_.clear();
-    queued_bytes_ = 0;
-    front_written_ = 0;
+void Connection::write_more() {
+  while (!writing_ && state_ == State::kOpen && !queue_.empty()) {
+    // One write_some over as many queued frames as one sendmsg takes, starting where the last one
+    // stopped. Not asio::async_write: its completion conditions hand at most 64 KiB and 16 buffers
+    // to each sendmsg, so a 256 KiB fetch response went out in four writes, each completing in a
+    // loop turn of its own, and the peer could wake up for every part. A file slice ends the
+    // gather: the bytes before it are written at once (MSG_MORE: the slice follows in the same
+    // segments), then the slice with sendfile.
+    write_buffers_.clear();
+    size_t skip = front_written_;
+    const FileSlice* slice = nullptr;
+    size_t slice_skip = 0;
+    bool at_slice = false;
+    bool full = false;
+    for (const Outgoing& out : queue_) {
+      for_each_piece(out, [&](const Piece& p) {
+        if (skip >= p.size) {
+          skip -= p.size;
+          return true;
+        }
+        if (p.file) {
+          if (write_buffers_.empty()) {
+            slice = p.file;
+            slice_skip = skip;
+          }
+          at_slice = true;
+          return false;
+        }
+        if (write_buffers_.size() >= kGatherBuffersMax) {
+          full = true;
+          return false;
+        }
+        write_buffers_.push_back(asio::buffer(p.data + skip, p.size - skip));
+        skip = 0;
+        return true;
+      });
+      if (at_slice || full) break;
+    }
+    if (slice) {
+      if (!write_file_slice(*slice, slice_skip)) return;
+      continue;
+    }
+    GREGOR_ASSERT(skip == 0 && !write_buffers_.empty());
+    if (at_slice) {
+      boost::system::error_code ec;
+      const size_t n = socket_.send(write_buffers_, MSG_MORE, ec);
+      if (!ec) {
+        last_active_ = std::chrono::steady_clock::now();
+        consume(n);
+        continue;
+      }
+      if (ec != asio::error::would_block && ec != asio::error::try_again) return close("write failed: " + ec.message(), CloseKind::kError);
+    }
+    writing_ = true;
+    auto self = shared_from_this();
+    socket_.async_write_some(write_buffers_, [self](const boost::system::error_code& ec, size_t n) { self->on_written(ec, n); });
     return;
   }
-  if (ec) return close("write failed: " + ec.message(), CloseKind::kError);
-  last_active_ = std::chrono::steady_clock::now();
+}
+
+bool Connection::write_file_slice(const FileSlice& slice, size_t skip) {
+  const int in = slice.file->native_handle();
+  if (in < 0) {
+    close("a file slice without a descriptor cannot be sent", CloseKind::kError);
+    return false;
+  }
+  off_t offset = static_cast<off_t>(slice.offset + skip);
+  const ssize_t n = ::sendfile(socket_.native_handle(), in, &offset, slice.length - skip);
+  if (n > 0) {
+    last_active_ = std::chrono::steady_clock::now();
+    consume(static_cast<size_t>(n));
+    return true;
+  }
+  if (n == 0) {
+    // The frame's size is on the wire already: nothing else can follow it on this connection.
+    close("the file of a fetch response's records ended before them (truncated meanwhile)", CloseKind::kError);
+    return false;
+  }
+  if (errno == EINTR) return true;
+  if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    close(std::string("sendfile failed: ") + std::strerror(errno), CloseKind::kError);
+    return false;
+  }
+  // The socket's buffer is full: go on when it can take more.
+  writing_ = true;
+  auto self = shared_from_this();
+  socket_.async_wait(tcp::socket::wait_write, [self](const boost::system::error_code& ec) { self->on_written(ec, 0); });
+  return false;
+}
+
+void Connection::consume(size_t bytes) {
   // Whole frames written leave the queue; a frame written in part stays at its head.
   while (bytes > 0) {
     GREGOR_ASSERT(!queue_.empty());
@@ -167,6 +243,20 @@ void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
     queue_.pop_front();
     front_written_ = 0;
   }
+}
+
+void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
+  writing_ = false;
+  if (state_ == State::kClosed) {
+    // close() left the queue alone while this write could still read from it.
+    queue_.clear();
+    queued_bytes_ = 0;
+    front_written_ = 0;
+    return;
+  }
+  if (ec) return close("write failed: " + ec.message(), CloseKind::kError);
+  last_active_ = std::chrono::steady_clock::now();
+  consume(bytes);
   write_more();
 }
 

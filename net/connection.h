@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "engine/core/bytes.h"
+#include "engine/core/file_slice.h"
 #include "engine/core/types.h"
 #include "net/asio.h"
 #include "net/frame_reader.h"
@@ -79,8 +80,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // field (the frame is refused and the connection stays). The sender does not apply
   // socket.request.max.bytes: that is the receiver's limit, and the receiver enforces it.
   bool send(Bytes payload) { return send(std::move(payload), Bytes()); }
-  // One frame whose payload is head followed by tail, written without joining them.
-  bool send(Bytes head, Bytes tail);
+  // One frame whose payload is head followed by tail, written without joining them; the holes'
+  // file slices go at their positions of tail (engine/core/file_slice.h), sent from the files with
+  // sendfile(2). A slice whose file ends before the slice does closes the connection.
+  bool send(Bytes head, Bytes tail, std::vector<FrameHole> holes = {});
 
   // Closes at once: queued frames are dropped, the owner hears on_connection_closed(reason).
   void close(const std::string& reason, CloseKind kind);
@@ -108,9 +111,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
   struct Outgoing {
     uint8_t size[kFrameSizeBytes];
     Bytes payload;
-    Bytes tail;  // the rest of the payload (send(head, tail)), often empty
-    size_t bytes() const { return kFrameSizeBytes + payload.size() + tail.size(); }
+    Bytes tail;                     // the rest of the payload (send(head, tail)), often empty
+    std::vector<FrameHole> holes;   // file slices inside tail, usually none
+    size_t hole_bytes = 0;
+    size_t bytes() const { return kFrameSizeBytes + payload.size() + tail.size() + hole_bytes; }
   };
+  // One piece of a frame as written: bytes, or a file slice (file != null).
+  struct Piece {
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    const FileSlice* file = nullptr;
+  };
+  // Calls each(piece) for the frame's pieces in order, until it returns false.
+  template <typename F>
+  static void for_each_piece(const Outgoing& out, F&& each);
+  // Writes what is queued from a file slice on (the queue's front position is inside one).
+  // Returns false when it started an asynchronous wait or closed the connection.
+  bool write_file_slice(const FileSlice& slice, size_t skip);
+  // Takes `bytes` written off the queue.
+  void consume(size_t bytes);
   // Buffers per gathering write: Asio passes at most 64 to one sendmsg (buffer_sequence_adapter's
   // max_buffers) and ignores the rest, so no more are handed to it.
   static constexpr size_t kGatherBuffersMax = 64;

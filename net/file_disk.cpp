@@ -27,6 +27,34 @@ std::string parent_of(const std::string& p) {
 
 }  // namespace
 
+class OpenFd final : public OpenFile {
+ public:
+  OpenFd(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  ~OpenFd() override { ::close(fd_); }
+  OpenFd(const OpenFd&) = delete;
+  OpenFd& operator=(const OpenFd&) = delete;
+
+  Result<Bytes> read(uint64_t offset, size_t len) const override {
+    Bytes out(len);
+    size_t done = 0;
+    while (done < len) {
+      ssize_t n = ::pread(fd_, out.data() + done, len - done, static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return os_error("read", name_, errno);
+      }
+      if (n == 0) return Status::error(StatusCode::kIoError, name_ + " ends before the slice it was read for");
+      done += static_cast<size_t>(n);
+    }
+    return out;
+  }
+  int native_handle() const override { return fd_; }
+
+ private:
+  int fd_;
+  std::string name_;
+};
+
 FileDisk::FileDisk(std::string root) : root_(std::move(root)) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   // Each component of the root in turn; failures surface on first use.
@@ -35,7 +63,7 @@ FileDisk::FileDisk(std::string root) : root_(std::move(root)) {
 }
 
 FileDisk::~FileDisk() {
-  for (auto& [p, fd] : fds_) ::close(fd);
+  fds_.clear();
   unlock_root();
 }
 
@@ -103,27 +131,32 @@ Status FileDisk::sync_dir_of(const std::string& path) {
   return Status::ok();
 }
 
-Result<int> FileDisk::fd_for(const std::string& path) {
+Result<std::shared_ptr<const OpenFd>> FileDisk::open_fd(const std::string& path) {
   auto it = fds_.find(path);
   if (it != fds_.end()) return it->second;
   int fd = ::open(full(path).c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return os_error("open", full(path), errno);
   // A log keeps a few files open; bound the cache so a node with many partitions cannot run out
-  // of descriptors.
-  if (fds_.size() >= 256) {
-    ::close(fds_.begin()->second);
-    fds_.erase(fds_.begin());
-  }
-  fds_[path] = fd;
-  return fd;
+  // of descriptors (a descriptor leaves when the last slice of it is sent).
+  if (fds_.size() >= 256) fds_.erase(fds_.begin());
+  auto open = std::make_shared<const OpenFd>(fd, full(path));
+  fds_[path] = open;
+  return open;
 }
 
-void FileDisk::close_fd(const std::string& path) {
-  auto it = fds_.find(path);
-  if (it == fds_.end()) return;
-  ::close(it->second);
-  fds_.erase(it);
+Result<int> FileDisk::fd_for(const std::string& path) {
+  auto open = open_fd(path);
+  if (!open) return open.status();
+  return (*open)->native_handle();
 }
+
+Result<std::shared_ptr<const OpenFile>> FileDisk::open_shared(const std::string& path) {
+  auto open = open_fd(path);
+  if (!open) return open.status();
+  return std::shared_ptr<const OpenFile>(*open);
+}
+
+void FileDisk::close_fd(const std::string& path) { fds_.erase(path); }
 
 Status FileDisk::create(const std::string& path) {
   GREGOR_RETURN_IF_ERROR(make_parent_dirs(path));

@@ -7,11 +7,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "engine/core/disk.h"
 
 namespace gregor::net {
+
+class OpenFd;  // an open descriptor shared by the disk and the file slices made of it (file_disk.cpp)
 
 class FileDisk final : public Disk {
  public:
@@ -34,6 +37,10 @@ class FileDisk final : public Disk {
   Result<uint64_t> append(const std::string& path, ByteView data) override;
   Result<uint64_t> append_parts(const std::string& path, std::span<const ByteView> parts) override;
   Result<Bytes> read(const std::string& path, uint64_t offset, size_t len) override;
+  // The cached descriptor of the file: slices of it keep it open after the disk let it go (a
+  // rename, a remove, the cache's bound), so a fetch response sent later still reads what it
+  // chose, as Kafka's FileRecords holds its FileChannel.
+  Result<std::shared_ptr<const OpenFile>> open_shared(const std::string& path) override;
   Status truncate(const std::string& path, uint64_t size) override;
   Status fsync(const std::string& path) override;
   Status rename(const std::string& from, const std::string& to) override;
@@ -56,11 +63,12 @@ class FileDisk final : public Disk {
  private:
   std::string full(const std::string& path) const;
   Result<int> fd_for(const std::string& path);  // cached open descriptor (O_RDWR)
+  Result<std::shared_ptr<const OpenFd>> open_fd(const std::string& path);
   void close_fd(const std::string& path);
   Status make_parent_dirs(const std::string& path);
   Status sync_dir_of(const std::string& path);
   std::string root_;
-  std::map<std::string, int> fds_;
+  std::map<std::string, std::shared_ptr<const OpenFd>> fds_;
   int lock_fd_ = -1;
 };
 

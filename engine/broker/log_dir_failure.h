@@ -43,6 +43,9 @@ class LogDirFailureChannel final : public Disk {
   Result<SharedBytes> read_shared(const std::string& path, uint64_t offset, size_t len) override {
     return watch(disk().read_shared(path, offset, len), "read", path);
   }
+  Result<std::shared_ptr<const OpenFile>> open_shared(const std::string& path) override {
+    return watch(disk().open_shared(path), "open", path);
+  }
   Status truncate(const std::string& path, uint64_t size) override { return watch(disk().truncate(path, size), "truncate", path); }
   Status fsync(const std::string& path) override { return watch(disk().fsync(path), "fsync", path); }
   Status rename(const std::string& from, const std::string& to) override { return watch(disk().rename(from, to), "rename", from); }

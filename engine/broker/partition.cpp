@@ -33,13 +33,15 @@ ErrorCode error_for(const Status& s) {
 
 // Whole batches from `from` up to `upto` (at most max_bytes, at least one batch) into out, or the
 // error that stopped the read.
-void read_records(log::Log& log, Offset from, int32_t max_bytes, Offset upto, LeaderRead& out) {
-  auto read = log.read(from, static_cast<size_t>(std::max(max_bytes, 1)), upto);
+void read_records(log::Log& log, Offset from, int32_t max_bytes, Offset upto, ReadLog how, LeaderRead& out) {
+  auto read = log.read(from, static_cast<size_t>(std::max(max_bytes, 1)), upto, how == ReadLog::kFiles);
   if (!read) {
     out.error = error_for(read.status());
     return;
   }
   out.records = std::move(read->records);
+  out.files = std::move(read->files);
+  out.files_bytes = read->files_bytes;
 }
 }  // namespace
 
@@ -257,7 +259,7 @@ ErrorCode Partition::check_fetch_epoch(LeaderEpoch current_leader_epoch) const {
 }
 
 LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, bool read_log) {
+                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, ReadLog read_log) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -291,14 +293,14 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
   f.leader_leo_at_last_fetch = leo;
   maybe_expand_isr(replica, now);
   maybe_increment_hw(now);
-  if (!read_log) {
+  if (read_log == ReadLog::kNo) {
     // The batch holding fetch_offset starts at or below it, so below the LEO: a read returns it.
     out.records_available = fetch_offset < leo;
     out.high_watermark = hw_;
     return out;
   }
   out.high_watermark = hw_;
-  read_records(*log_, fetch_offset, max_bytes, leo, out);
+  read_records(*log_, fetch_offset, max_bytes, leo, read_log, out);
   return out;
 }
 
@@ -317,7 +319,7 @@ Offset Partition::low_watermark(const std::function<bool(NodeId)>& is_live) cons
 }
 
 LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
-                                         bool read_log, IsolationLevel isolation) {
+                                         ReadLog read_log, IsolationLevel isolation) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -342,11 +344,11 @@ LeaderRead Partition::fetch_for_consumer(Offset fetch_offset, LeaderEpoch curren
   // transaction may still abort (below the LSO).
   const Offset upto = isolation == IsolationLevel::kReadCommitted ? out.last_stable_offset : hw_;
   if (fetch_offset >= upto) return out;  // nothing to serve yet
-  if (!read_log) {
+  if (read_log == ReadLog::kNo) {
     out.records_available = true;  // the batch holding fetch_offset starts below the bound
     return out;
   }
-  read_records(*log_, fetch_offset, max_bytes, upto, out);
+  read_records(*log_, fetch_offset, max_bytes, upto, read_log, out);
   if (isolation == IsolationLevel::kReadCommitted && out.error == ErrorCode::NONE)
     out.aborted_transactions = log_->collect_aborted_transactions(fetch_offset, upto);
   return out;

@@ -99,6 +99,9 @@ struct LeaderAppend {
 struct LeaderRead {
   ErrorCode error = ErrorCode::NONE;
   Bytes records;
+  // ReadLog::kFiles on real files: the batches as slices of the segment files instead of records.
+  std::vector<FileSlice> files;
+  size_t files_bytes = 0;
   // Without records (read_records false): whether the read would have returned at least one batch.
   bool records_available = false;
   Offset high_watermark{-1};
@@ -111,6 +114,10 @@ struct LeaderRead {
   Offset last_stable_offset{-1};
   std::vector<AbortedTxn> aborted_transactions;
 };
+
+// What a fetch_for_* reads: nothing (only whether there is something), the batches' bytes, or the
+// batches as file slices where the disk has files (bytes where it has not: the simulator).
+enum class ReadLog : int8_t { kNo, kBytes, kFiles };
 
 // A consumer fetch's isolation.level (Fetch and ListOffsets isolation_level: 0 and 1).
 enum class IsolationLevel : int8_t { kReadUncommitted = 0, kReadCommitted = 1 };
@@ -169,11 +176,11 @@ class Partition {
   ErrorCode check_enough_replicas_reach(Offset required_offset) const;
   // A follower's fetch: validates the epoch, detects divergence, records the follower's progress,
   // may expand the ISR and advance the HW, and returns records up to the LEO. An epoch below 0 is
-  // "not given", as in Kafka's fetch fields. With read_log false it does all that but reads
+  // "not given", as in Kafka's fetch fields. With read_log kNo it does all that but reads
   // nothing, and says whether there was something to read: a delayed fetch asks so each time the
   // purgatory checks it, and reads only once it can complete.
   LeaderRead fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, bool read_log = true);
+                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, ReadLog read_log = ReadLog::kBytes);
   // A follower's fetch names its log start offset: DeleteRecords waits for it (low_watermark).
   // True when it changed.
   bool on_follower_log_start(NodeId replica, Offset log_start);
@@ -183,7 +190,7 @@ class Partition {
   // A consumer's fetch: up to the HW, or under read_committed up to the last stable offset with
   // the aborted transactions of the range (read_log as above).
   LeaderRead fetch_for_consumer(Offset fetch_offset, LeaderEpoch current_leader_epoch, int32_t max_bytes,
-                                bool read_log = true, IsolationLevel isolation = IsolationLevel::kReadUncommitted);
+                                ReadLog read_log = ReadLog::kBytes, IsolationLevel isolation = IsolationLevel::kReadUncommitted);
   // The last stable offset (KIP-98): min(first offset of the earliest open transaction, HW).
   // Errors: a read of the log while the producer state catches up (KAFKA_STORAGE_ERROR).
   Result<Offset> last_stable_offset();

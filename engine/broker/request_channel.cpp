@@ -42,11 +42,14 @@ void RequestChannel::close(NodeId from, const std::string& why) {
   rt_.close_connection(from);
 }
 
-void RequestChannel::respond_raw(const Request& req, Bytes body, int16_t header_version) {
+void RequestChannel::respond_raw(const Request& req, Bytes body, int16_t header_version, std::vector<FrameHole> holes) {
   ByteWriter w;
   protocol::ResponseHeader h{req.header.correlation_id};
   h.encode(w, header_version);
-  rt_.send_gather(req.from, w.take(), std::move(body));  // the body is not copied behind the header
+  if (holes.empty())
+    rt_.send_gather(req.from, w.take(), std::move(body));  // the body is not copied behind the header
+  else
+    rt_.send_with_files(req.from, w.take(), std::move(body), std::move(holes));
   finish(req.from);
 }
 

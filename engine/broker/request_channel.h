@@ -19,6 +19,7 @@
 #include "engine/core/runtime.h"
 #include "engine/protocol/errors.h"
 #include "engine/protocol/header.h"
+#include "engine/protocol/records_field.h"
 
 namespace gregor::broker {
 
@@ -41,11 +42,14 @@ class RequestChannel {
   void on_disconnect(NodeId peer) { connections_.erase(peer.value); }
 
   // Sends the response and lets the connection take its next request.
+  // Records that are file slices (a Fetch response read from the segment files) are not read: the
+  // encoding leaves holes for them (protocol::RecordsSink) that the runtime fills as it sends.
   template <typename Response>
   void respond(const Request& req, const Response& response) {
     ByteWriter body;
+    protocol::RecordsSink files;
     response.encode(body, req.header.api_version);
-    respond_raw(req, body.take(), protocol::response_header_version(req.header.api_key, req.header.api_version));
+    respond_raw(req, body.take(), protocol::response_header_version(req.header.api_key, req.header.api_version), files.take());
   }
   // Callbacks for handlers whose answer comes later: one answers with the response it is given,
   // the other with a response that holds only an error code.
@@ -62,7 +66,7 @@ class RequestChannel {
     };
   }
   // The same for a body already encoded, under a response header of the given version.
-  void respond_raw(const Request& req, Bytes body, int16_t header_version);
+  void respond_raw(const Request& req, Bytes body, int16_t header_version, std::vector<FrameHole> holes = {});
   // Sends a whole response (header included) and lets the connection take its next request.
   void respond_frame(NodeId to, Bytes frame);
   // No response (acks=0): the connection may take its next request.

@@ -21,6 +21,7 @@
 #include <span>
 
 #include "engine/core/bytes.h"
+#include "engine/core/file_slice.h"
 #include "engine/core/shared_bytes.h"
 #include "engine/core/status.h"
 
@@ -43,6 +44,14 @@ class Disk {
   // simulated disk's page cache does so when they lie in one page). They never change once
   // returned, whatever is written to the file later. The default adopts what read returns.
   virtual Result<SharedBytes> read_shared(const std::string& path, uint64_t offset, size_t len);
+  // The file at path held open for FileSlices (engine/core/file_slice.h) that a runtime sends
+  // without reading them (sendfile); it stays readable through the handle after a rename or remove.
+  // Null where the disk has no such files (the default; the simulator's disk): callers then read
+  // bytes. Errors: the file cannot be opened.
+  virtual Result<std::shared_ptr<const OpenFile>> open_shared(const std::string& path) {
+    (void)path;
+    return std::shared_ptr<const OpenFile>();
+  }
   // Shrinks (or zero-extends) the file to size.
   virtual Status truncate(const std::string& path, uint64_t size) = 0;
   virtual Status fsync(const std::string& path) = 0;

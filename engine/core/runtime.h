@@ -36,6 +36,7 @@
 
 #include "engine/core/bytes.h"
 #include "engine/core/disk.h"
+#include "engine/core/file_slice.h"
 #include "engine/core/rng.h"
 #include "engine/core/trace_event.h"
 #include "engine/core/types.h"
@@ -73,6 +74,13 @@ class Runtime {
     head.insert(head.end(), body.begin(), body.end());
     return send(to, std::move(head));
   }
+  // The same for a frame whose body has holes that file slices fill (engine/core/file_slice.h): a
+  // Fetch response whose records are ranges of segment files. A runtime that writes to sockets
+  // sends the slices from the files (sendfile) after the bytes before them, so the records never
+  // pass through user space; the default reads them into the body and sends that (the simulator,
+  // a connection to self). A slice that cannot be read any more (its file was truncated under it)
+  // closes the connection instead: the frame's size is promised, so nothing else could be sent.
+  virtual bool send_with_files(NodeId to, Bytes head, Bytes body, std::vector<FrameHole> holes);
 
   // Where node `id` listens, as a node learns it (from Metadata or from its configuration). The real
   // runtime connects there on the next send(id); the simulator, where every node is reachable by

@@ -163,19 +163,35 @@ Status Log::roll(Time now) {
 
 // ---- reads ------------------------------------------------------------------------------------
 
-Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset) {
+Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset, bool as_files) {
   const Offset log_end = log_end_offset();
   if (from < log_start_offset_ || from > log_end)
     return Status::error(StatusCode::kOutOfRange, "offset " + std::to_string(from.value) + " is outside [" +
                                                       std::to_string(log_start_offset_.value) + ", " +
                                                       std::to_string(log_end.value) + "]");
-  ReadResult result{{}, log_start_offset_, log_end};
+  ReadResult result{{}, log_start_offset_, log_end, {}, 0};
   if (from == log_end || from >= max_offset) return result;
+  const size_t first = floor_segment(from);
+  if (as_files) {
+    auto file = segments_[first]->open_file();
+    if (!file) return file.status();
+    if (*file) {
+      for (size_t i = first; i < segments_.size(); i++) {
+        auto more = segments_[i]->read_file_slice(from, max_bytes, max_offset, result.files, result.files_bytes);
+        if (!more) {
+          if (more.status().code() == StatusCode::kCorruption)
+            emit(LogEvent::Kind::kCorruptionDetected, from, more.status().message());
+          return more.status();
+        }
+        if (!*more) break;
+      }
+      return result;
+    }
+  }
   // One allocation of about the right size: growing a large buffer by doubling costs a page fault
   // per fresh page, which dominates a fetch on real files. Capped, since the upper bound may cut
   // the fetch far shorter than max_bytes.
   constexpr uint64_t kReserveBytesMax = 8 << 20;
-  const size_t first = floor_segment(from);
   uint64_t available = 0;
   for (size_t i = first; i < segments_.size(); i++) available += segments_[i]->size_bytes();
   result.records.reserve(static_cast<size_t>(std::min<uint64_t>({available, max_bytes, kReserveBytesMax})));

@@ -104,7 +104,10 @@ class Log {
   // least one (KIP-74), none whose base offset >= max_offset (exclusive, e.g. the high watermark).
   // kOutOfRange when from < log start offset or from > LEO (OFFSET_OUT_OF_RANGE); empty records at
   // LEO or at/after max_offset; kCorruption when the first batch to return fails its checks.
-  Result<ReadResult> read(Offset from, size_t max_bytes, Offset max_offset);
+  // With as_files, on a disk that has open files (real files), the batches come as slices of the
+  // segment files (ReadResult::files), found by reading their headers only and not CRC-checked
+  // (LogSegment::read_file_slice); elsewhere, and without as_files, as bytes.
+  Result<ReadResult> read(Offset from, size_t max_bytes, Offset max_offset, bool as_files = false);
 
   // ListOffsets by time (Kafka's fetchOffsetByTimestamp): the first record whose timestamp is at or
   // after `timestamp`, below max_offset (the high watermark for a consumer): the first segment whose

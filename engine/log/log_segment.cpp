@@ -237,6 +237,56 @@ Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, 
   }
 }
 
+Result<bool> LogSegment::read_file_slice(Offset from, size_t max_bytes, Offset max_offset, std::vector<FileSlice>& out,
+                                         size_t& out_bytes) const {
+  auto file = open_file();
+  if (!file) return file.status();
+  GREGOR_ASSERT(*file != nullptr);
+  const OffsetIndex::Entry start = offset_index_.lookup(from);
+  // Headers only (take() is never called): a refill reads 4 KiB, a few headers of small batches,
+  // or one header and a little of its records for a large one.
+  constexpr size_t kHeaderBlockBytes = 4096;
+  BatchScanner scanner(disk_, log_path_, start.position, size_, kHeaderBlockBytes);
+  Continuity continuity(base_offset_, start);
+  uint64_t slice_start = 0;
+  uint64_t slice_end = 0;
+  bool any = false;
+  auto finish = [&](bool reached_end) -> Result<bool> {
+    if (any) {
+      out.push_back(FileSlice{*file, slice_start, static_cast<size_t>(slice_end - slice_start)});
+      out_bytes += static_cast<size_t>(slice_end - slice_start);
+    }
+    return reached_end;
+  };
+  auto corrupt = [&](const Status& why) -> Result<bool> {
+    if (any || out_bytes > 0) return finish(false);  // serve what was found; the next read starts at the bad batch
+    return why;
+  };
+  while (true) {
+    BatchScanner::Step step = scanner.peek();
+    if (step == BatchScanner::Step::kEnd) return finish(true);
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
+    const record::BatchHeader h = scanner.header();
+    Status continuous = continuity.check(h);
+    if (!continuous.is_ok()) return corrupt(Status::error(StatusCode::kCorruption, log_path_ + ": " + continuous.message()));
+    const uint64_t position = scanner.batch_position();
+    if (h.last_offset() >= from.value) {
+      if (h.base_offset >= max_offset.value) return finish(false);
+      const size_t taken = out_bytes + static_cast<size_t>(slice_end - slice_start);
+      if (taken > 0 && taken + h.size_bytes() > max_bytes) return finish(false);
+    }
+    step = scanner.skip();
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
+    if (h.last_offset() >= from.value) {
+      if (!any) slice_start = position;
+      any = true;
+      slice_end = scanner.position();
+    }
+  }
+}
+
 Result<Offset> LogSegment::next_offset_after_truncation(Offset offset) const {
   auto location = locate(offset);
   if (!location) return location.status();

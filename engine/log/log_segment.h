@@ -92,6 +92,16 @@ class LogSegment {
   // without hitting a limit (the caller may continue in the next segment). Every returned batch's
   // CRC is checked; a bad one ends the read there, and is kCorruption when nothing was read yet.
   Result<bool> read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const;
+  // The same choice of batches, as one slice of the open segment file appended to `out`
+  // (out_bytes: the bytes `out` holds), reading only the batches' headers. No CRC is checked:
+  // as Kafka's fetch path (FileRecords sent with sendfile), the leader leaves that to the follower,
+  // which checks every batch before it appends, and to the consumer. A malformed header or broken
+  // offset continuity is still detected, as in read.
+  // REQUIRES: the disk has open files (Disk::open_shared gives one).
+  Result<bool> read_file_slice(Offset from, size_t max_bytes, Offset max_offset, std::vector<FileSlice>& out,
+                               size_t& out_bytes) const;
+  // The segment file held open for slices; null where the disk has none (the simulator).
+  Result<std::shared_ptr<const OpenFile>> open_file() const { return disk_.open_shared(log_path_); }
 
   // Removes the batches holding offsets >= offset (the whole batch holding `offset`), fsyncs, and
   // returns the bytes removed.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/core/bytes.h"
+#include "engine/core/file_slice.h"
 #include "engine/core/shared_bytes.h"
 #include "engine/core/types.h"
 #include "engine/record/record_batch.h"
@@ -54,6 +55,10 @@ struct ReadResult {
   Bytes records;  // whole batches, concatenated (Fetch's RECORDS)
   Offset log_start_offset;
   Offset log_end_offset;
+  // The same batches as ranges of the segment files, unread, when the read asked for files and the
+  // disk has them (records is then empty); one slice per segment.
+  std::vector<FileSlice> files;
+  size_t files_bytes = 0;
 };
 
 struct SegmentInfo {

@@ -15,14 +15,56 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "engine/core/bytes.h"
+#include "engine/core/file_slice.h"
 #include "engine/core/shared_bytes.h"
 #include "engine/protocol/codec.h"
 
 namespace gregor::protocol {
 
-using Records = std::optional<SharedBytes>;
+// What a RECORDS field holds: null, bytes, or (a Fetch response the broker reads from its segment
+// files on real sockets) file slices. Reads as an optional<SharedBytes>: *records and records->
+// give the bytes, read from the slices the first time they are asked for (so every reader works
+// with any Records). byte_size() tells the length without reading. Encoded inside a RecordsSink
+// scope, a Records of slices writes only its length and leaves a hole the slices fill when the
+// frame is sent (Runtime::send_with_files); encoded elsewhere, its bytes.
+class Records {
+ public:
+  Records() = default;
+  Records(std::nullopt_t) {}  // NOLINT: as optional
+  Records(SharedBytes bytes) : bytes_(std::move(bytes)) {}  // NOLINT: as optional
+  Records(std::optional<SharedBytes> bytes) : bytes_(std::move(bytes)) {}  // NOLINT: as optional
+  // Records that are these ranges of files, one after the other. REQUIRES: every slice has a file.
+  static Records of_files(std::vector<FileSlice> slices);
+
+  bool has_value() const { return bytes_.has_value() || !slices_.empty(); }
+  explicit operator bool() const { return has_value(); }
+  // The bytes (read from the slices on first use). REQUIRES: has_value().
+  const SharedBytes& operator*() const { return bytes(); }
+  const SharedBytes* operator->() const { return &bytes(); }
+  const SharedBytes& value() const { return bytes(); }
+  void reset() {
+    bytes_.reset();
+    slices_.clear();
+  }
+  // The length in bytes (0 for null), without reading slices.
+  size_t byte_size() const;
+  // The file slices, when the records are (still) slices; empty otherwise.
+  const std::vector<FileSlice>& file_slices() const { return slices_; }
+
+  friend bool operator==(const Records& a, const Records& b) {
+    if (a.has_value() != b.has_value()) return false;
+    return !a.has_value() || a.bytes() == b.bytes();
+  }
+
+ private:
+  const SharedBytes& bytes() const;
+
+  mutable std::optional<SharedBytes> bytes_;  // read from slices_ on first use when they are set
+  std::vector<FileSlice> slices_;
+};
 
 // While one lives, get_records returns slices of `frame` for records that lie inside it (instead
 // of copies). Scopes nest; the innermost wins. The frame must outlive the scope.
@@ -41,11 +83,39 @@ class RecordsSource {
   const SharedBytes* frame_;
 };
 
+// While one lives, put_records of Records that are file slices writes their length and records a
+// hole (the slices, at the writer's position) instead of reading the files: the broker's response
+// path (RequestChannel::respond) encodes inside one and sends the holes with the frame. Scopes
+// nest; the innermost wins. Positions are those of the one writer encoded in the scope.
+class RecordsSink {
+ public:
+  RecordsSink() : previous_(current_) { current_ = this; }
+  ~RecordsSink() { current_ = previous_; }
+  RecordsSink(const RecordsSink&) = delete;
+  RecordsSink& operator=(const RecordsSink&) = delete;
+
+  static RecordsSink* current() { return current_; }
+  void add(size_t position, const std::vector<FileSlice>& slices) {
+    for (const FileSlice& s : slices) holes_.push_back(FrameHole{position, s});
+  }
+  std::vector<FrameHole> take() { return std::move(holes_); }
+
+ private:
+  static inline thread_local RecordsSink* current_ = nullptr;
+  RecordsSink* previous_;
+  std::vector<FrameHole> holes_;
+};
+
 namespace codec {
 
 GREGOR_CODEC_INLINE void put_records(ByteWriter& w, const Records& records, bool flexible, bool nullable, const char* what) {
-  if (records) return put_bytes(w, records->view(), flexible);
-  put_null_length(w, flexible, nullable, what);
+  if (!records) return put_null_length(w, flexible, nullable, what);
+  if (!records.file_slices().empty())
+    if (RecordsSink* sink = RecordsSink::current()) {
+      put_length(w, records.byte_size(), flexible);
+      return sink->add(w.size(), records.file_slices());
+    }
+  put_bytes(w, records->view(), flexible);
 }
 GREGOR_CODEC_INLINE Records get_records(ByteReader& r, bool flexible, bool nullable) {
   std::optional<ByteView> v = get_nullable_bytes_view(r, flexible, nullable);
@@ -54,10 +124,10 @@ GREGOR_CODEC_INLINE Records get_records(ByteReader& r, bool flexible, bool nulla
   return frame ? frame->share(*v) : SharedBytes::copy_of(*v);
 }
 GREGOR_CODEC_INLINE size_t records_size(const Records& records, bool flexible) {
-  return records ? bytes_size(records->size(), flexible) : (flexible ? 1 : 4);
+  return records ? bytes_size(records.byte_size(), flexible) : (flexible ? 1 : 4);
 }
 // The bytes a Records holds (0 for null), for size estimates.
-GREGOR_CODEC_INLINE size_t records_bytes(const Records& records) { return records ? records->size() : 0; }
+GREGOR_CODEC_INLINE size_t records_bytes(const Records& records) { return records.byte_size(); }
 
 }  // namespace codec
 

@@ -150,6 +150,89 @@ TEST_CASE("log: append and read round trip across segment rolls", "[log]") {
   }
 }
 
+TEST_CASE("log: a read as files names exactly the batches a read of bytes returns", "[log]") {
+  // Real files: slices of the segment files, found from the batches' headers; the simulated disk
+  // has no files to send, so it answers with bytes.
+  const DiskKind kind = any_disk();
+  INFO(disk_kind_name(kind));
+  Fixture f(kind);
+  Rng rng(31);
+  for (int i = 0; i < 50; i++) f.append(static_cast<int>(rng.range(1, 6)), "b" + std::to_string(i), 0, static_cast<size_t>(rng.range(5, 120)));
+  REQUIRE(f.log->segments().size() > 5);
+  const int64_t end = f.log->log_end_offset().value;
+  for (int round = 0; round < 300; round++) {
+    const Offset from{rng.range(0, end)};
+    const size_t max_bytes = static_cast<size_t>(rng.chance(0.2) ? 1 : rng.range(1, 4000));
+    const Offset max_offset{rng.chance(0.3) ? INT64_MAX : rng.range(0, end + 1)};
+    INFO("from " << from.value << " max_bytes " << max_bytes << " max_offset " << max_offset.value);
+    auto bytes = f.log->read(from, max_bytes, max_offset);
+    auto files = f.log->read(from, max_bytes, max_offset, true);
+    REQUIRE(bytes.is_ok());
+    REQUIRE(files.is_ok());
+    CHECK(files->log_start_offset == bytes->log_start_offset);
+    CHECK(files->log_end_offset == bytes->log_end_offset);
+    if (kind == DiskKind::kSim) {
+      CHECK(files->files.empty());
+      CHECK(files->records == bytes->records);
+      continue;
+    }
+    CHECK(files->records.empty());
+    CHECK(files->files_bytes == bytes->records.size());
+    CHECK(files->files.size() <= f.log->segments().size());  // one slice per segment at most
+    auto joined = read_slices(files->files);
+    REQUIRE(joined.is_ok());
+    CHECK(*joined == bytes->records);
+  }
+}
+
+TEST_CASE("log: a read as files checks headers and continuity but leaves CRCs to the reader", "[log]") {
+  // As Kafka's fetch path: the leader sends the segment's bytes, and the follower (before it
+  // appends) or the consumer checks each batch's CRC. A damaged header is still caught.
+  Fixture f(DiskKind::kFile);
+  f.append(3, "a");
+  f.append(2, "b");
+  const std::string seg = segment_path(f.dir, 0, ".log");
+  const uint64_t first_size = record::peek_batch_header(as_view(*f.td.backing().read_all(seg)))->size_bytes();
+  // A bit of the first batch's records: the bytes read refuses it, the files read names it.
+  f.td.flip_bit(seg, first_size - 3, 2);
+  CHECK(f.log->read(Offset{0}, 1 << 20, Offset{INT64_MAX}).status().code() == StatusCode::kCorruption);
+  auto files = f.log->read(Offset{0}, 1 << 20, Offset{INT64_MAX}, true);
+  REQUIRE(files.is_ok());
+  REQUIRE(files->files.size() == 1);
+  CHECK(files->files[0].offset == 0);
+  CHECK(files->files_bytes == *f.td.backing().size(seg));
+  auto sent = read_slices(files->files);
+  REQUIRE(sent.is_ok());
+  CHECK(record::split_batches(as_view(*sent), true).status().code() == StatusCode::kCorruption);  // what the reader sees
+  // The magic byte of the second batch: the files read stops before it, and from it is kCorruption.
+  f.td.flip_bit(seg, first_size + 16, 0);
+  files = f.log->read(Offset{0}, 1 << 20, Offset{INT64_MAX}, true);
+  REQUIRE(files.is_ok());
+  CHECK(files->files_bytes == first_size);
+  CHECK(f.log->read(Offset{3}, 1 << 20, Offset{INT64_MAX}, true).status().code() == StatusCode::kCorruption);
+}
+
+TEST_CASE("log: a file slice still reads its bytes after the file is renamed or removed", "[log]") {
+  // A fetch response's slices are sent after the read, and retention or a roll may rename or
+  // delete the segment meanwhile: the slice holds the open file, as Kafka's FileRecords does.
+  TestDisk td(DiskKind::kFile);
+  Disk& disk = td.backing();
+  REQUIRE(disk.create("t-0/a.log").is_ok());
+  REQUIRE(disk.append("t-0/a.log", as_view(std::string("hello, slices"))).is_ok());
+  auto open = disk.open_shared("t-0/a.log");
+  REQUIRE(open.is_ok());
+  REQUIRE(*open != nullptr);
+  std::vector<FileSlice> slices{FileSlice{*open, 7, 6}};
+  REQUIRE(disk.rename("t-0/a.log", "t-0/a.log.deleted").is_ok());
+  REQUIRE(disk.remove("t-0/a.log.deleted").is_ok());
+  auto bytes = read_slices(slices);
+  REQUIRE(bytes.is_ok());
+  CHECK(to_string(as_view(*bytes)) == "slices");
+  // A slice past the file's end (it was truncated under it) is an error, not short bytes.
+  slices[0].length = 20;
+  CHECK(read_slices(slices).status().code() == StatusCode::kIoError);
+}
+
 TEST_CASE("log: the offset index is sparse, in Kafka's format, and survives recovery unchanged", "[log]") {
   const DiskKind kind = any_disk();
   INFO(disk_kind_name(kind));

@@ -36,6 +36,7 @@ class ForwardingDisk : public Disk {
   Status create(const std::string& p) override { return inner_->create(p); }
   Result<uint64_t> append(const std::string& p, ByteView d) override { return inner_->append(p, d); }
   Result<Bytes> read(const std::string& p, uint64_t o, size_t n) override { return inner_->read(p, o, n); }
+  Result<std::shared_ptr<const OpenFile>> open_shared(const std::string& p) override { return inner_->open_shared(p); }
   Status truncate(const std::string& p, uint64_t s) override { return inner_->truncate(p, s); }
   Status fsync(const std::string& p) override { return inner_->fsync(p); }
   Status rename(const std::string& f, const std::string& t) override { return inner_->rename(f, t); }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "net/echo_node.h"
+#include "net/file_disk.h"
 #include "net_test_util.h"
 
 using namespace gregor;
@@ -135,6 +136,83 @@ TEST_CASE("Transport: send_gather is one frame, head then body, in order with pl
     }
   }
   CHECK(echoed == expected.size());
+}
+
+TEST_CASE("Transport: file slices go out from their files in place of their holes, cut anywhere; to self they are read") {
+  // A Fetch response's records as ranges of segment files (send_with_files): the connection writes
+  // the bytes before a slice, then the slice with sendfile, resuming either inside a slice or
+  // between pieces when the socket is full (send buffers of 64 KiB make most slices' writes stop
+  // short). Not 4 KiB as in the test of cut writes above: there loopback TCP stalled once sendfile
+  // had queued a whole 64 KiB segment past the buffer's size (the peer had it, the sender never saw
+  // it acknowledged), with the connection waiting for the socket to become writable.
+  test::TempDir dir;
+  net::FileDisk disk(dir.path() + "/files");
+  const Bytes content = test::pattern_payload(99, 3 << 20);
+  REQUIRE(disk.create("segment.log").is_ok());
+  REQUIRE(disk.append("segment.log", as_view(content)).is_ok());
+  auto file = disk.open_shared("segment.log");
+  REQUIRE(file.is_ok());
+  REQUIRE(*file != nullptr);
+
+  AsioWorld world(dir.path());
+  auto a = std::make_shared<RecorderLog>();
+  net::NodeConfig ca = test::node_config(1, /*listen=*/false);
+  REQUIRE(ca.transport.set("socket.send.buffer.bytes", "65536").is_ok());
+  world.add_node(ca, test::recorder(a, false));
+  world.add_node(test::node_config(2), [](Runtime& rt) { return std::make_unique<net::EchoNode>(rt); });
+  world.start_all();
+  std::vector<Bytes> expected;
+  uint64_t in_files = 0;
+  Rng rng(5);
+  for (uint64_t i = 0; i < 120; i++) {
+    Bytes head = test::pattern_payload(i, static_cast<size_t>(rng.range(0, 12)));
+    Bytes body = test::pattern_payload(7000 + i, static_cast<size_t>(rng.range(0, 40)));
+    std::vector<FrameHole> holes;
+    size_t position = 0;
+    for (int64_t h = rng.range(0, 3); h > 0; h--) {
+      position = static_cast<size_t>(rng.range(static_cast<int64_t>(position), static_cast<int64_t>(body.size())));
+      const size_t length = static_cast<size_t>(rng.chance(0.2) ? rng.range(0, 3) : rng.range(1, 400000));
+      const uint64_t offset = static_cast<uint64_t>(rng.range(0, static_cast<int64_t>(content.size() - length)));
+      holes.push_back(FrameHole{position, FileSlice{*file, offset, length}});
+    }
+    auto joined = fill_holes(head, {});
+    REQUIRE(joined.is_ok());
+    auto filled = fill_holes(body, holes);
+    REQUIRE(filled.is_ok());
+    joined->insert(joined->end(), filled->begin(), filled->end());
+    expected.push_back(*joined);
+    if (i % 5 == 0) {
+      REQUIRE(world.runtime(kA).send(kB, *joined));
+    } else {
+      in_files += hole_bytes(holes);
+      REQUIRE(world.runtime(kA).send_with_files(kB, std::move(head), std::move(body), std::move(holes)));
+    }
+  }
+  REQUIRE(world.runtime(kA).send_with_files(kA, to_bytes("he"), to_bytes("o"), {FrameHole{0, FileSlice{*file, 10, 3}}}));
+  Bytes to_self = to_bytes("he");
+  to_self.insert(to_self.end(), content.begin() + 10, content.begin() + 13);
+  to_self.push_back('o');
+  const bool all = world.run_until([&] { return a->messages.size() == expected.size() + 1; }, kWait);
+  INFO("echoed " << a->messages.size() << " of " << expected.size() + 1 << "; B received " << world.node_as<net::EchoNode>(kB)->requests() << "; A queued " << world.runtime(kA).stats().frames_sent);
+  REQUIRE(all);
+  size_t echoed = 0;
+  for (const auto& m : a->messages) {
+    if (m.from == kB) {
+      REQUIRE(echoed < expected.size());
+      CHECK(m.frame == expected[echoed++]);
+    } else {
+      CHECK(m.frame == to_self);
+    }
+  }
+  CHECK(world.runtime(kA).stats().file_slice_bytes == in_files);
+  CHECK(world.runtime(kA).stats().connections_opened == 1);
+
+  // A slice its file no longer holds (truncated under it): the frame's size is on the wire, so the
+  // connection closes, and the peer is told.
+  REQUIRE(disk.truncate("segment.log", 100).is_ok());
+  REQUIRE(world.runtime(kA).send_with_files(kB, to_bytes("x"), {}, {FrameHole{0, FileSlice{*file, 50, 5000}}}));
+  REQUIRE(world.run_until([&] { return a->disconnects_of(kB) == 1; }, kWait));
+  CHECK(world.logged("ended before them"));
 }
 
 TEST_CASE("Transport: an inbound connection has a negative id of its own, and replies go back on it") {

@@ -222,12 +222,15 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       } else if (ctx.replicas.log_dir_offline()) {
         pd.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
       } else {
+        // Records as slices of the segment files where the disk has files (real sockets: sent with
+        // sendfile), unless they must be looked at: converted for an old consumer (below v10).
+        const ReadLog how = from_follower || version >= kFetchVersionZstdMin ? ReadLog::kFiles : ReadLog::kBytes;
         LeaderRead lr = from_follower
                             ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
                                                     LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
-                                                    fp.partition_max_bytes, ctx.rt.now())
+                                                    fp.partition_max_bytes, ctx.rt.now(), how)
                             : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
-                                                    fp.partition_max_bytes, true, isolation_of(req));
+                                                    fp.partition_max_bytes, how, isolation_of(req));
         if (from_follower && lr.error == ErrorCode::NONE &&
             p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
           ctx.replicas.on_low_watermark_change(TopicPartition{t.topic, fp.partition});
@@ -243,7 +246,10 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
           pd.error_code = convert_for_version(*p, version, fp.fetch_offset, lr.records);
           if (pd.error_code != ErrorCode::NONE) lr.records.clear();
         }
-        if (!lr.records.empty()) {
+        if (!lr.files.empty() && pd.error_code == ErrorCode::NONE) {
+          out.bytes += static_cast<int32_t>(lr.files_bytes);
+          pd.records = protocol::Records::of_files(std::move(lr.files));
+        } else if (!lr.records.empty()) {
           out.bytes += static_cast<int32_t>(lr.records.size());
           pd.records = SharedBytes(std::move(lr.records));
         } else {
@@ -286,9 +292,9 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const s
       const LeaderRead lr = from_follower
                                 ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
                                                         LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
-                                                        fp.partition_max_bytes, ctx.rt.now(), false)
+                                                        fp.partition_max_bytes, ctx.rt.now(), ReadLog::kNo)
                                 : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
-                                                        fp.partition_max_bytes, false, isolation_of(req));
+                                                        fp.partition_max_bytes, ReadLog::kNo, isolation_of(req));
       if (lr.error != ErrorCode::NONE || lr.records_available) ready = true;
     }
   }
