@@ -194,7 +194,7 @@ void Broker::on_topic_config(const std::string& topic, const TopicConfig& tc, co
 
 void Broker::on_message(NodeId from, Bytes frame) {
   if (zk_.owns_peer(from)) return zk_.on_message(from, std::move(frame));
-  if (!is_inbound_connection(from)) return net_.on_message(from, frame);
+  if (!is_inbound_connection(from)) return net_.on_message(from, std::move(frame));
   channel_.enqueue(from, std::move(frame));
 }
 

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "engine/protocol/records_field.h"
+
 #include "engine/protocol/api_versions.h"
 #include "generated/protocol/sasl_authenticate.h"
 #include "generated/protocol/sasl_handshake.h"
@@ -72,8 +74,16 @@ void NetworkClient::complete(int32_t correlation_id, ErrorCode error, ByteReader
   p.cb(error, body);
 }
 
-void NetworkClient::on_message(NodeId from, const Bytes& frame) {
-  ByteReader peek(as_view(frame));
+void NetworkClient::on_message(NodeId from, Bytes&& frame) {
+  const SharedBytes shared(std::move(frame));
+  const RecordsSource source(shared);
+  on_response(from, shared.view());
+}
+
+void NetworkClient::on_message(NodeId from, const Bytes& frame) { on_response(from, as_view(frame)); }
+
+void NetworkClient::on_response(NodeId from, ByteView frame) {
+  ByteReader peek(frame);
   int32_t correlation_id = peek.i32();
   if (!peek.ok()) return;
   auto it = pending_.find(correlation_id);
@@ -81,7 +91,7 @@ void NetworkClient::on_message(NodeId from, const Bytes& frame) {
     rt_.log("dropping a response with unknown correlation id " + std::to_string(correlation_id));
     return;
   }
-  ByteReader r(as_view(frame));
+  ByteReader r(frame);
   auto header = ResponseHeader::decode(r, protocol::response_header_version(it->second.key, it->second.version));
   if (!header) {
     complete(correlation_id, ErrorCode::NETWORK_EXCEPTION, nullptr);

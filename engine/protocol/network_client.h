@@ -72,6 +72,11 @@ class NetworkClient {
   void send_raw(NodeId to, ApiKey key, int16_t version, Bytes body, Duration timeout, Callback cb,
                 bool expect_response);
 
+  // A response frame. Given by value (moved), the frame becomes the shared owner of the records
+  // decoded from it in the callback (a RecordsSource scope): a follower appends fetched batches
+  // straight from the received frame, without copying them out first. Given as const&, records
+  // are copied out as they are decoded.
+  void on_message(NodeId from, Bytes&& frame);
   void on_message(NodeId from, const Bytes& frame);
   void on_disconnect(NodeId peer);
   size_t in_flight(NodeId peer) const;
@@ -80,6 +85,7 @@ class NetworkClient {
   void fail_all();
 
  private:
+  void on_response(NodeId from, ByteView frame);
   struct Pending {
     NodeId peer;
     ApiKey key;

@@ -133,7 +133,7 @@ std::string integer_literal(Kind k, const std::string& text) {
 std::string default_value(const Field& f) {
   std::string type = member_type(f);
   if (default_is_null(f)) return "std::nullopt";
-  if (f.kind == Kind::Records && !f.array) return "Records(Bytes{})";
+  if (f.kind == Kind::Records && !f.array) return "Records(SharedBytes())";
   if (f.kind == Kind::Bytes && !f.array && optional_member(f)) return "std::optional<Bytes>(Bytes{})";
   if (f.array && optional_member(f)) return type + "(std::vector<" + element_type(f) + ">{})";
   if (f.array || f.kind == Kind::Struct || f.kind == Kind::Uuid || f.kind == Kind::Bytes) {
@@ -807,7 +807,7 @@ void emit_fill_value(Code& c, const Scope& scope, const Field& f, const std::str
       }
       return c.line(target + " = s.bytes();");
     case Kind::Records:
-      return c.line(target + " = (" + nullable + ") && s.null_now() ? Records() : Records(s.bytes());");
+      return c.line(target + " = (" + nullable + ") && s.null_now() ? Records() : Records(SharedBytes(s.bytes()));");
     default: return c.line(target + " = " + sample_scalar(f, element) + ";");
   }
 }
