@@ -142,9 +142,9 @@ TEST_CASE("Transport: file slices go out from their files in place of their hole
   // A Fetch response's records as ranges of segment files (send_with_files): the connection writes
   // the bytes before a slice, then the slice with sendfile, resuming either inside a slice or
   // between pieces when the socket is full (send buffers of 64 KiB make most slices' writes stop
-  // short). Not 4 KiB as in the test of cut writes above: there loopback TCP stalled once sendfile
-  // had queued a whole 64 KiB segment past the buffer's size (the peer had it, the sender never saw
-  // it acknowledged), with the connection waiting for the socket to become writable.
+  // short). Not 4 KiB as in the test of cut writes above: with a 4 KiB send buffer on this side only
+  // and frames of up to 1.2 MB, loopback TCP stalled here (the peer had the bytes, the sender never
+  // saw them acknowledged), with sendfile and also with the slices read into plain frames.
   test::TempDir dir;
   net::FileDisk disk(dir.path() + "/files");
   const Bytes content = test::pattern_payload(99, 3 << 20);
