@@ -13,7 +13,13 @@ constexpr const char* kOffsetsTopicSegmentBytes = "104857600";
 }  // namespace
 
 int32_t GroupHost::partition_count(const std::string& topic) const {
-  return static_cast<int32_t>(metadata_.topic_partitions(topic).size());
+  // Counted in place: topic_partitions would copy every partition's metadata (three vectors each),
+  // and the coordinator asks on every group request (which __consumer_offsets partition holds a group).
+  const auto& partitions = metadata_.partitions();
+  int32_t count = 0;
+  for (auto it = partitions.lower_bound(TopicPartition{topic, INT32_MIN}); it != partitions.end() && it->first.topic == topic; ++it)
+    count++;
+  return count;
 }
 
 std::optional<group::BrokerAddress> GroupHost::partition_leader(const TopicPartition& tp) const {

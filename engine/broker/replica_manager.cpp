@@ -25,6 +25,21 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 constexpr const char* kDamagedReplicaFile = "replica-damaged";
 
 std::string damaged_path(const TopicPartition& tp) { return tp.str() + "/" + kDamagedReplicaFile; }
+
+// The topic a thread's last partition() found, and its slots: a fetch names its partitions topic by
+// topic, so most lookups are of the topic just looked up, and comparing the name is cheaper than
+// hashing it and searching the bucket. Valid while index_generation is what it was when filled:
+// every change to an index_ (and every new ReplicaManager, which may live where a destroyed one
+// did) moves it on.
+thread_local uint64_t index_generation = 0;
+struct LastTopic {
+  const void* owner = nullptr;
+  uint64_t generation = 0;
+  std::string topic;
+  const std::vector<Partition*>* slots = nullptr;
+};
+thread_local LastTopic last_topic;
+
 }  // namespace
 
 ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::ZkClient& zk, protocol::NetworkClient& net)
@@ -36,12 +51,25 @@ ReplicaManager::ReplicaManager(Runtime& rt, const BrokerConfig& config, coord::Z
       produce_purgatory_(rt),
       fetch_purgatory_(rt),
       delete_records_purgatory_(rt),
-      fetch_sessions_(rt.rng()) {}
+      fetch_sessions_(rt.rng()) {
+  index_generation++;
+}
 
 Partition* ReplicaManager::partition(std::string_view topic, int32_t partition) {
-  auto it = index_.find(topic);
-  if (it == index_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
-  return it->second[static_cast<size_t>(partition)];
+  const std::vector<Partition*>* slots = nullptr;
+  if (last_topic.owner == this && last_topic.generation == index_generation && last_topic.topic == topic) {
+    slots = last_topic.slots;
+  } else {
+    auto it = index_.find(topic);
+    if (it == index_.end()) return nullptr;
+    slots = &it->second;
+    last_topic.owner = this;
+    last_topic.generation = index_generation;
+    last_topic.topic.assign(topic);
+    last_topic.slots = slots;
+  }
+  if (partition < 0 || static_cast<size_t>(partition) >= slots->size()) return nullptr;
+  return (*slots)[static_cast<size_t>(partition)];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,6 +235,7 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   Partition* raw = p.get();
   partitions_[tp] = std::move(p);
   if (tp.partition >= 0) {
+    index_generation++;
     std::vector<Partition*>& slots = index_[tp.topic];
     if (slots.size() <= static_cast<size_t>(tp.partition)) slots.resize(static_cast<size_t>(tp.partition) + 1, nullptr);
     slots[static_cast<size_t>(tp.partition)] = raw;
@@ -375,6 +404,7 @@ void ReplicaManager::delete_partition(const TopicPartition& tp) {
   if (Partition* p = partition(tp)) p->make_offline();
   partitions_.erase(tp);
   if (auto it = index_.find(tp.topic); it != index_.end() && tp.partition >= 0 && static_cast<size_t>(tp.partition) < it->second.size()) {
+    index_generation++;
     it->second[static_cast<size_t>(tp.partition)] = nullptr;
     if (std::all_of(it->second.begin(), it->second.end(), [](Partition* q) { return q == nullptr; })) index_.erase(it);
   }

@@ -1,6 +1,9 @@
 #include "engine/record/record_batch.h"
 
+#include <bit>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "engine/record/crc32c.h"
 
@@ -12,6 +15,23 @@ void put_be(uint8_t* p, uint64_t v, int n) {
     p[i] = static_cast<uint8_t>(v);
     v >>= 8;
   }
+}
+
+// The big-endian integer of sizeof(T) bytes at p (the caller has checked they are there).
+template <typename T>
+T load_be(const uint8_t* p) {
+  using U = std::make_unsigned_t<T>;
+  U v;
+  std::memcpy(&v, p, sizeof(U));  // one load; the byte loop is not folded into one by the compiler
+  if constexpr (std::endian::native == std::endian::little) {
+    if constexpr (sizeof(U) == 8)
+      v = __builtin_bswap64(v);
+    else if constexpr (sizeof(U) == 4)
+      v = __builtin_bswap32(v);
+    else
+      v = __builtin_bswap16(v);
+  }
+  return static_cast<T>(v);
 }
 
 }  // namespace
@@ -28,22 +48,24 @@ uint32_t compute_batch_crc(ByteView batch) {
 Result<BatchHeader> peek_batch_header(ByteView header_bytes) {
   if (header_bytes.size() < kBatchHeaderBytes)
     return Status::error(StatusCode::kOutOfRange, "batch header truncated to " + std::to_string(header_bytes.size()) + " bytes");
-  ByteReader r(header_bytes.first(kBatchHeaderBytes));
+  // Fixed positions, read straight from the bytes (the scans of the log and of fetched data read
+  // every batch's header; a ByteReader checks the bounds of each field).
+  const uint8_t* b = header_bytes.data();
   BatchHeader h;
-  h.base_offset = r.i64();
-  h.batch_length = r.i32();
-  h.partition_leader_epoch = r.i32();
-  h.magic = r.i8();
-  h.crc = r.u32();
-  h.attributes = r.i16();
-  h.last_offset_delta = r.i32();
-  h.base_timestamp = r.i64();
-  h.max_timestamp = r.i64();
-  h.producer_id = r.i64();
-  h.producer_epoch = r.i16();
-  h.base_sequence = r.i32();
-  h.record_count = r.i32();
-  GREGOR_ASSERT(r.ok() && r.at_end());
+  h.base_offset = load_be<int64_t>(b);
+  h.batch_length = load_be<int32_t>(b + 8);
+  h.partition_leader_epoch = load_be<int32_t>(b + 12);
+  h.magic = static_cast<int8_t>(b[16]);
+  h.crc = load_be<uint32_t>(b + 17);
+  h.attributes = load_be<int16_t>(b + 21);
+  h.last_offset_delta = load_be<int32_t>(b + 23);
+  h.base_timestamp = load_be<int64_t>(b + 27);
+  h.max_timestamp = load_be<int64_t>(b + 35);
+  h.producer_id = load_be<int64_t>(b + 43);
+  h.producer_epoch = load_be<int16_t>(b + 51);
+  h.base_sequence = load_be<int32_t>(b + 53);
+  h.record_count = load_be<int32_t>(b + 57);
+  static_assert(kBatchHeaderBytes == 61);
   if (h.batch_length < static_cast<int32_t>(kBatchHeaderBytes - kLogOverhead) || h.batch_length > kBatchBytesMax)
     return Status::error(StatusCode::kCorruption, "batch length " + std::to_string(h.batch_length) +
                                                       " outside [49, " + std::to_string(kBatchBytesMax) + "]");

@@ -179,3 +179,47 @@ TEST_CASE("a broker away while its topic was deleted does not serve the old data
   REQUIRE(f.produce(f.leader_of("phoenix", 0), "phoenix", 0, -1, "new", &offset) == ErrorCode::NONE);
   CHECK(offset == 0);
 }
+
+TEST_CASE("partition lookups by topic right after the topic is deleted and made again find the new replicas",
+          "[broker][topic-lifecycle]") {
+  // ReplicaManager::partition remembers the topic it found last: the lookups below alternate
+  // between a topic that goes away and comes back with fewer partitions, and one that stays.
+  test::ClusterFixture f(31);
+  REQUIRE(f.run_until([&] { return f.cluster.ready(); }));
+  REQUIRE(create(f, "stays", 1, 3).topics[0].error_code == ErrorCode::NONE);
+  REQUIRE(create(f, "goes", 3, 3).topics[0].error_code == ErrorCode::NONE);
+  for (int i = 0; i < 4; i++) REQUIRE(f.produce(f.leader_of("goes", 2), "goes", 2, -1, "old") == ErrorCode::NONE);
+  REQUIRE(f.run_until([&] {
+    for (int32_t b = 1; b <= 3; b++)
+      if (!f.replica(b, "goes", 2) || f.replica(b, "goes", 2)->log_end_offset().value != 4) return false;
+    return true;
+  }));
+  for (int32_t b = 1; b <= 3; b++) {
+    REQUIRE(f.replica(b, "goes", 2));  // remembered as the last topic found on this broker
+    REQUIRE(f.replica(b, "goes", 0));
+  }
+  REQUIRE(delete_topic(f, "goes") == ErrorCode::NONE);
+  for (int32_t b = 1; b <= 3; b++) {
+    CHECK(f.replica(b, "goes", 2) == nullptr);
+    CHECK(f.replica(b, "goes", 0) == nullptr);
+    CHECK(f.replica(b, "stays", 0) != nullptr);
+    CHECK(f.replica(b, "goes", 0) == nullptr);
+  }
+  REQUIRE(create(f, "goes", 2, 3).topics[0].error_code == ErrorCode::NONE);
+  for (int32_t b = 1; b <= 3; b++) {
+    auto* r = f.replica(b, "goes", 0);
+    REQUIRE(r);
+    CHECK(r->log_end_offset().value == 0);
+    CHECK(f.replica(b, "goes", 1) != nullptr);
+    CHECK(f.replica(b, "goes", 2) == nullptr);  // the new topic has two partitions
+  }
+  // A restarted broker has a new ReplicaManager: its lookups find its reopened replicas.
+  const int32_t b = f.leader_of("stays", 0) == 1 ? 2 : 1;
+  REQUIRE(f.replica(b, "goes", 1));
+  f.sim.crash(NodeId{b});
+  f.sim.restart(NodeId{b});
+  REQUIRE(f.run_until([&] { return f.cluster.ready() && f.replica(b, "goes", 1) != nullptr; }));
+  CHECK(f.replica(b, "goes", 1)->log_end_offset().value == 0);
+  CHECK(f.replica(b, "goes", 2) == nullptr);
+  CHECK(f.replica(b, "stays", 0) != nullptr);
+}

@@ -195,10 +195,30 @@ protocol::FetchResponse close_fetch_context(const FetchContext& fc, protocol::Fe
   return response;
 }
 
-// denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED).
+// Would close_fetch_context leave this partition out of an incremental session's answer (no error,
+// no records, nothing changed since the last answer, not named by the request)? It only looks.
+bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, FetchSessionPartition>::iterator& next, const std::string& topic,
+                          const protocol::FetchResponse::PartitionData& pd) {
+  if (!fc.incremental || !fc.session || fc.error != ErrorCode::NONE || topic.empty()) return false;
+  if (pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0) return false;
+  auto it = find_in_session_order(fc.session->partitions, next, topic, pd.partition_index);
+  if (it == fc.session->partitions.end()) return false;
+  next = std::next(it);
+  const FetchSessionPartition& sp = it->second;
+  return sp.high_watermark_sent == pd.high_watermark && sp.log_start_offset_sent == pd.log_start_offset &&
+         sp.last_stable_offset_sent == pd.last_stable_offset && !fc.listed.count(it->first);
+}
+
+// denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). fc: the
+// fetch's session context; the partitions close_fetch_context would leave out of the answer are
+// left out here already (a follower's incremental fetch visits every partition it follows, and
+// most have nothing to tell), so no PartitionData is built and then dropped for them.
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
-                     const std::set<std::string>& denied) {
+                     const std::set<std::string>& denied, const FetchContext& fc) {
   FetchRead out;
+  std::map<TopicPartition, FetchSessionPartition>::iterator next;
+  if (fc.session) next = fc.session->partitions.begin();
+  out.response.responses.reserve(req.topics.size());
   const bool from_follower = req.replica_id >= 0;
   std::set<int32_t> leaders;  // of partitions answered NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH
   for (const auto& t : req.topics) {
@@ -207,6 +227,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
     tr.topic_id = t.topic_id;  // v13+
     // v13+ names the topic by id; one this broker does not know has no name here (handle_fetch).
     const bool unknown_id = version >= kFetchVersionTopicIdMin && t.topic.empty();
+    if (!fc.incremental) tr.partitions.reserve(t.partitions.size());  // incremental: most are left out
     for (const auto& fp : t.partitions) {
       protocol::FetchResponse::PartitionData pd;
       pd.partition_index = fp.partition;
@@ -265,6 +286,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
           leaders.insert(pm->leader);
         }
       }
+      if (unchanged_in_session(fc, next, t.topic, pd)) continue;
       tr.partitions.push_back(std::move(pd));
     }
     out.response.responses.push_back(std::move(tr));
@@ -312,7 +334,7 @@ class DelayedFetch final : public DelayedOperation {
     // first asks without reading; the log is read once, when the fetch completes. (The fetch_for_*
     // calls repeated at the same time change nothing more, so the read below is exact.)
     if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_)) return false;
-    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_);
+    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_, context_);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
     ctx_.channel.respond(req_, close_fetch_context(context_, std::move(read.response)));
     return true;
@@ -346,7 +368,7 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
     if (!t.topic.empty() && !denied.count(t.topic) &&
         (!follower_allowed || (reads.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
       denied.insert(t.topic);
-  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied);
+  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc);
   if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
     return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
   std::vector<TopicPartition> keys;
