@@ -172,21 +172,26 @@ Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset, b
   ReadResult result{{}, log_start_offset_, log_end, {}, 0};
   if (from == log_end || from >= max_offset) return result;
   const size_t first = floor_segment(from);
+  // Segment by segment from the one holding `from`, until one stops at a limit.
+  auto each_segment = [&](auto&& read_segment) -> Result<ReadResult> {
+    for (size_t i = first; i < segments_.size(); i++) {
+      auto more = read_segment(*segments_[i]);
+      if (!more) {
+        if (more.status().code() == StatusCode::kCorruption)
+          emit(LogEvent::Kind::kCorruptionDetected, from, more.status().message());
+        return more.status();
+      }
+      if (!*more) break;
+    }
+    return std::move(result);
+  };
   if (as_files) {
     auto file = segments_[first]->open_file();
     if (!file) return file.status();
-    if (*file) {
-      for (size_t i = first; i < segments_.size(); i++) {
-        auto more = segments_[i]->read_file_slice(from, max_bytes, max_offset, result.files, result.files_bytes);
-        if (!more) {
-          if (more.status().code() == StatusCode::kCorruption)
-            emit(LogEvent::Kind::kCorruptionDetected, from, more.status().message());
-          return more.status();
-        }
-        if (!*more) break;
-      }
-      return result;
-    }
+    if (*file)
+      return each_segment([&](const LogSegment& s) {
+        return s.read_file_slice(from, max_bytes, max_offset, result.files, result.files_bytes);
+      });
   }
   // One allocation of about the right size: growing a large buffer by doubling costs a page fault
   // per fresh page, which dominates a fetch on real files. Capped, since the upper bound may cut
@@ -195,16 +200,7 @@ Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset, b
   uint64_t available = 0;
   for (size_t i = first; i < segments_.size(); i++) available += segments_[i]->size_bytes();
   result.records.reserve(static_cast<size_t>(std::min<uint64_t>({available, max_bytes, kReserveBytesMax})));
-  for (size_t i = first; i < segments_.size(); i++) {
-    auto more = segments_[i]->read(from, max_bytes, max_offset, result.records);
-    if (!more) {
-      if (more.status().code() == StatusCode::kCorruption)
-        emit(LogEvent::Kind::kCorruptionDetected, from, more.status().message());
-      return more.status();
-    }
-    if (!*more) break;
-  }
-  return result;
+  return each_segment([&](const LogSegment& s) { return s.read(from, max_bytes, max_offset, result.records); });
 }
 
 // ---- flushing ---------------------------------------------------------------------------------

@@ -41,6 +41,41 @@ class Continuity {
   Offset expected_;
 };
 
+// The walk both fetch reads share (LogSegment::read, as bytes, and read_file_slice, as a range of
+// the file): every batch's header is checked (shape, continuity), batches below `from` are passed
+// over, and batches are taken with take(scanner) (which returns the scanner's step) until one
+// starts at or after max_offset or would take the read past max_bytes (at least one batch is
+// taken). `taken` counts the bytes the read holds, earlier segments' included. Returns true at the
+// segment's end and false at a limit; a malformed batch ends the read there, and is kCorruption
+// when nothing was taken yet (the next read starts at the bad batch).
+template <typename Take>
+Result<bool> walk_fetch_batches(BatchScanner& scanner, Continuity continuity, const std::string& path, Offset from,
+                                size_t max_bytes, Offset max_offset, size_t& taken, Take&& take) {
+  auto corrupt = [&](const Status& why) -> Result<bool> {
+    if (taken > 0) return false;  // serve what checked out
+    return why;
+  };
+  while (true) {
+    BatchScanner::Step step = scanner.peek();
+    if (step == BatchScanner::Step::kEnd) return true;
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
+    const record::BatchHeader h = scanner.header();
+    Status continuous = continuity.check(h);
+    if (!continuous.is_ok()) return corrupt(Status::error(StatusCode::kCorruption, path + ": " + continuous.message()));
+    if (h.last_offset() < from.value) {
+      step = scanner.skip();
+    } else {
+      if (h.base_offset >= max_offset.value) return false;
+      if (taken > 0 && taken + h.size_bytes() > max_bytes) return false;
+      step = take(scanner);
+      if (step == BatchScanner::Step::kBatch) taken += h.size_bytes();
+    }
+    if (step == BatchScanner::Step::kIoError) return scanner.error();
+    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
+  }
+}
+
 }  // namespace
 
 std::string segment_file_name(Offset base_offset, const char* suffix) {
@@ -209,32 +244,16 @@ Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, 
   const size_t block = std::min(kReadBlockBytesMax, max_bytes + static_cast<size_t>(index_interval_bytes_) +
                                                         2 * record::kBatchHeaderBytes);
   BatchScanner scanner(disk_, log_path_, start.position, size_, block);
-  Continuity continuity(base_offset_, start);
-  auto corrupt = [&](const Status& why) -> Result<bool> {
-    if (!out.empty()) return false;  // serve what checked out; the next read starts at the bad batch
-    return why;
-  };
-  while (true) {
-    if (!out.empty())
-      scanner.set_block_bytes(std::max(record::kBatchHeaderBytes, max_bytes > out.size() ? max_bytes - out.size() : 0));
-    BatchScanner::Step step = scanner.peek();
-    if (step == BatchScanner::Step::kEnd) return true;
-    if (step == BatchScanner::Step::kIoError) return scanner.error();
-    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
-    const record::BatchHeader h = scanner.header();
-    Status continuous = continuity.check(h);
-    if (!continuous.is_ok()) return corrupt(Status::error(StatusCode::kCorruption, log_path_ + ": " + continuous.message()));
-    if (h.last_offset() < from.value) {
-      step = scanner.skip();
-    } else {
-      if (h.base_offset >= max_offset.value) return false;
-      if (!out.empty() && out.size() + h.size_bytes() > max_bytes) return false;
-      step = scanner.take(true);
-      if (step == BatchScanner::Step::kBatch) out.insert(out.end(), scanner.batch().begin(), scanner.batch().end());
-    }
-    if (step == BatchScanner::Step::kIoError) return scanner.error();
-    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
-  }
+  if (!out.empty()) scanner.set_block_bytes(std::max(record::kBatchHeaderBytes, max_bytes > out.size() ? max_bytes - out.size() : 0));
+  size_t taken = out.size();
+  return walk_fetch_batches(scanner, Continuity(base_offset_, start), log_path_, from, max_bytes, max_offset, taken,
+                            [&](BatchScanner& s) {
+                              const BatchScanner::Step step = s.take(true);
+                              if (step != BatchScanner::Step::kBatch) return step;
+                              out.insert(out.end(), s.batch().begin(), s.batch().end());
+                              s.set_block_bytes(std::max(record::kBatchHeaderBytes, max_bytes > out.size() ? max_bytes - out.size() : 0));
+                              return step;
+                            });
 }
 
 Result<bool> LogSegment::read_file_slice(Offset from, size_t max_bytes, Offset max_offset, std::vector<FileSlice>& out,
@@ -247,44 +266,23 @@ Result<bool> LogSegment::read_file_slice(Offset from, size_t max_bytes, Offset m
   // or one header and a little of its records for a large one.
   constexpr size_t kHeaderBlockBytes = 4096;
   BatchScanner scanner(disk_, log_path_, start.position, size_, kHeaderBlockBytes);
-  Continuity continuity(base_offset_, start);
-  uint64_t slice_start = 0;
+  std::optional<uint64_t> slice_start;
   uint64_t slice_end = 0;
-  bool any = false;
-  auto finish = [&](bool reached_end) -> Result<bool> {
-    if (any) {
-      out.push_back(FileSlice{*file, slice_start, static_cast<size_t>(slice_end - slice_start)});
-      out_bytes += static_cast<size_t>(slice_end - slice_start);
-    }
-    return reached_end;
-  };
-  auto corrupt = [&](const Status& why) -> Result<bool> {
-    if (any || out_bytes > 0) return finish(false);  // serve what was found; the next read starts at the bad batch
-    return why;
-  };
-  while (true) {
-    BatchScanner::Step step = scanner.peek();
-    if (step == BatchScanner::Step::kEnd) return finish(true);
-    if (step == BatchScanner::Step::kIoError) return scanner.error();
-    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
-    const record::BatchHeader h = scanner.header();
-    Status continuous = continuity.check(h);
-    if (!continuous.is_ok()) return corrupt(Status::error(StatusCode::kCorruption, log_path_ + ": " + continuous.message()));
-    const uint64_t position = scanner.batch_position();
-    if (h.last_offset() >= from.value) {
-      if (h.base_offset >= max_offset.value) return finish(false);
-      const size_t taken = out_bytes + static_cast<size_t>(slice_end - slice_start);
-      if (taken > 0 && taken + h.size_bytes() > max_bytes) return finish(false);
-    }
-    step = scanner.skip();
-    if (step == BatchScanner::Step::kIoError) return scanner.error();
-    if (step != BatchScanner::Step::kBatch) return corrupt(scanner.error());
-    if (h.last_offset() >= from.value) {
-      if (!any) slice_start = position;
-      any = true;
-      slice_end = scanner.position();
-    }
+  size_t taken = out_bytes;
+  auto more = walk_fetch_batches(scanner, Continuity(base_offset_, start), log_path_, from, max_bytes, max_offset, taken,
+                                 [&](BatchScanner& s) {
+                                   const uint64_t position = s.batch_position();
+                                   const BatchScanner::Step step = s.skip();
+                                   if (step != BatchScanner::Step::kBatch) return step;
+                                   if (!slice_start) slice_start = position;
+                                   slice_end = s.position();
+                                   return step;
+                                 });
+  if (more.is_ok() && slice_start) {
+    out.push_back(FileSlice{*file, *slice_start, static_cast<size_t>(slice_end - *slice_start)});
+    out_bytes = taken;
   }
+  return more;
 }
 
 Result<Offset> LogSegment::next_offset_after_truncation(Offset offset) const {
