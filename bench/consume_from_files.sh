@@ -26,19 +26,15 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
+# shellcheck source=bench/cluster_lib.sh
+. "$(dirname "$0")/cluster_lib.sh"
 PORT_BASE=$((10000 + (RANDOM % 110) * 200 + RANDOM % 50))
 TICKS=$(getconf CLK_TCK)
 
 # start NAME BINARY PORT: a cluster and its topic, filled.
 start() {
   local name=$1 bin=$2 port=$3
-  "$bin" cluster up --brokers 3 --port-base "$port" --dir "$TMP/$name" >"$TMP/$name.log" 2>&1 &
-  CLUSTERS+=($!)
-  local deadline=$((SECONDS + 60))
-  until grep -q "^cluster ready" "$TMP/$name.log"; do
-    kill -0 "${CLUSTERS[-1]}" 2>/dev/null && [ $SECONDS -lt $deadline ] || { cat "$TMP/$name.log" >&2; exit 1; }
-    sleep 0.1
-  done
+  cluster_up "$name" "$bin" "$port"
   "$bin" topics --bootstrap-server "127.0.0.1:$port" --create --topic c3 --partitions 3 --replication-factor 3 >/dev/null
   "$bin" bench produce --bootstrap-server "127.0.0.1:$port" --topic c3 --records "$RECORDS" --acks 1 \
     --producer-property batch.size=262144 >"$TMP/$name.produce" || { cat "$TMP/$name.produce" >&2; exit 1; }

@@ -34,6 +34,8 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
+# shellcheck source=bench/cluster_lib.sh
+. "$(dirname "$0")/cluster_lib.sh"
 
 PROPS=()
 BENCH_PRODUCER_PROPERTIES=${BENCH_PRODUCER_PROPERTIES-batch.size=262144}
@@ -43,13 +45,7 @@ PORT_BASE=$((10000 + (RANDOM % 110) * 200 + RANDOM % 50))
 # start NAME BINARY PORT_BASE: a cluster, its topics; prints its bootstrap address.
 start() {
   local name=$1 bin=$2 port=$3
-  "$bin" cluster up --brokers 3 --port-base "$port" --dir "$TMP/$name" >"$TMP/$name.log" 2>&1 &
-  CLUSTERS+=($!)
-  local deadline=$((SECONDS + 60))
-  until grep -q "^cluster ready" "$TMP/$name.log"; do
-    kill -0 "${CLUSTERS[-1]}" 2>/dev/null && [ $SECONDS -lt $deadline ] || { cat "$TMP/$name.log" >&2; exit 1; }
-    sleep 0.1
-  done
+  cluster_up "$name" "$bin" "$port"
   "$bin" topics --bootstrap-server "127.0.0.1:$port" --create --topic rf3 --partitions 3 --replication-factor 3 >/dev/null
   "$bin" topics --bootstrap-server "127.0.0.1:$port" --create --topic rf1 --partitions 3 --replication-factor 1 >/dev/null
 }
