@@ -259,7 +259,8 @@ ErrorCode Partition::check_fetch_epoch(LeaderEpoch current_leader_epoch) const {
 }
 
 LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, ReadLog read_log) {
+                                         LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, ReadLog read_log,
+                                         bool update_fetch_state) {
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
@@ -283,23 +284,24 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
     out.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return out;
   }
-  FollowerState& f = fit->second;
-  f.leo = fetch_offset;
-  if (fetch_offset >= leo)
-    f.last_caught_up = now;
-  else if (fetch_offset >= f.leader_leo_at_last_fetch)
-    f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
-  f.last_fetch = now;
-  f.leader_leo_at_last_fetch = leo;
-  maybe_expand_isr(replica, now);
-  maybe_increment_hw(now);
+  if (update_fetch_state) {
+    FollowerState& f = fit->second;
+    f.leo = fetch_offset;
+    if (fetch_offset >= leo)
+      f.last_caught_up = now;
+    else if (fetch_offset >= f.leader_leo_at_last_fetch)
+      f.last_caught_up = std::max(f.last_caught_up, f.last_fetch);
+    f.last_fetch = now;
+    f.leader_leo_at_last_fetch = leo;
+    maybe_expand_isr(replica, now);
+    maybe_increment_hw(now);
+    out.high_watermark = hw_;
+  }
   if (read_log == ReadLog::kNo) {
     // The batch holding fetch_offset starts at or below it, so below the LEO: a read returns it.
     out.records_available = fetch_offset < leo;
-    out.high_watermark = hw_;
     return out;
   }
-  out.high_watermark = hw_;
   read_records(*log_, fetch_offset, max_bytes, leo, read_log, out);
   return out;
 }

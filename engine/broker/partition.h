@@ -176,11 +176,13 @@ class Partition {
   ErrorCode check_enough_replicas_reach(Offset required_offset) const;
   // A follower's fetch: validates the epoch, detects divergence, records the follower's progress,
   // may expand the ISR and advance the HW, and returns records up to the LEO. An epoch below 0 is
-  // "not given", as in Kafka's fetch fields. With read_log kNo it does all that but reads
-  // nothing, and says whether there was something to read: a delayed fetch asks so each time the
-  // purgatory checks it, and reads only once it can complete.
+  // "not given", as in Kafka's fetch fields. With read_log kNo it reads nothing, and says whether
+  // there was something to read. As Kafka's Partition.fetchRecords(updateFetchState): only the
+  // fetch's first read (update_fetch_state) records the follower's progress; a delayed fetch's
+  // later tries and its final read, from the purgatory, change nothing.
   LeaderRead fetch_for_follower(NodeId replica, Offset fetch_offset, LeaderEpoch current_leader_epoch,
-                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, ReadLog read_log = ReadLog::kBytes);
+                                LeaderEpoch last_fetched_epoch, int32_t max_bytes, Time now, ReadLog read_log = ReadLog::kBytes,
+                                bool update_fetch_state = true);
   // A follower's fetch names its log start offset: DeleteRecords waits for it (low_watermark).
   // True when it changed.
   bool on_follower_log_start(NodeId replica, Offset log_start);

@@ -474,7 +474,7 @@ void ReplicaManager::write_isr(Partition& p, const LeaderIsrState& new_state, in
 
 void ReplicaManager::on_partition_progress(Partition& p) {
   produce_purgatory_.mark(p.tp());
-  fetch_purgatory_.mark_all();
+  fetch_purgatory_.mark(p.tp());
   delete_records_purgatory_.mark(p.tp());
   schedule_waiting_check();
   if (progress_listener_) progress_listener_(p.tp());

@@ -28,10 +28,10 @@
 // and from then on Produce, Fetch and ListOffsets get KAFKA_STORAGE_ERROR for its partitions.
 //
 // It owns the purgatories (engine/broker/purgatory.h) of the requests that wait on its partitions:
-// when a partition's high watermark or log moves, the produces watching it try again, on a fresh
-// event. Waiting fetches try again on every partition's progress: reading for a follower records
-// its fetch position and time (Partition::fetch_for_follower), which decides when it counts as
-// caught up, so a fetch is re-read whenever anything moved, not only its own partitions.
+// when a partition's high watermark or log moves, the produces and fetches watching it try again, on
+// a fresh event. As in Kafka, a try changes nothing: a follower's fetch position and time (which
+// decide when it counts as caught up) are recorded when its fetch arrives
+// (Partition::fetch_for_follower), so a fetch needs trying only when one of its own partitions moved.
 #pragma once
 
 #include <functional>

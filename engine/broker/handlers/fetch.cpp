@@ -209,12 +209,13 @@ bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, Fetch
          sp.last_stable_offset_sent == pd.last_stable_offset && !fc.listed.count(it->first);
 }
 
-// denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). fc: the
-// fetch's session context; the partitions close_fetch_context would leave out of the answer are
+// denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). first_read:
+// the read when the fetch arrives, which records a follower's progress (Kafka's updateFetchState);
+// a delayed fetch's read from the purgatory does not. fc: the fetch's session context; the partitions close_fetch_context would leave out of the answer are
 // left out here already (a follower's incremental fetch visits every partition it follows, and
 // most have nothing to tell), so no PartitionData is built and then dropped for them.
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
-                     const std::set<std::string>& denied, const FetchContext& fc) {
+                     const std::set<std::string>& denied, const FetchContext& fc, bool first_read) {
   FetchRead out;
   std::map<TopicPartition, FetchSessionPartition>::iterator next;
   if (fc.session) next = fc.session->partitions.begin();
@@ -249,10 +250,10 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
         LeaderRead lr = from_follower
                             ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
                                                     LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
-                                                    fp.partition_max_bytes, ctx.rt.now(), how)
+                                                    fp.partition_max_bytes, ctx.rt.now(), how, first_read)
                             : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
                                                     fp.partition_max_bytes, how, isolation_of(req));
-        if (from_follower && lr.error == ErrorCode::NONE &&
+        if (from_follower && first_read && lr.error == ErrorCode::NONE &&
             p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
           ctx.replicas.on_low_watermark_change(TopicPartition{t.topic, fp.partition});
         pd.error_code = lr.error;
@@ -298,9 +299,8 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
   return out;
 }
 
-// Would read_fetch now return records or an error? It has the same effects on the partitions (a
-// follower's progress, the ISR, the HW: every partition is visited, as read_fetch does) but reads
-// no log and builds no response.
+// Would read_fetch now return records or an error? Kafka's DelayedFetch.tryComplete: it reads no log,
+// builds no response and changes nothing (a follower's progress was recorded when its fetch arrived).
 bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const std::set<std::string>& denied) {
   const bool from_follower = req.replica_id >= 0;
   bool ready = false;
@@ -314,7 +314,7 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const s
       const LeaderRead lr = from_follower
                                 ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
                                                         LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
-                                                        fp.partition_max_bytes, ctx.rt.now(), ReadLog::kNo)
+                                                        fp.partition_max_bytes, ctx.rt.now(), ReadLog::kNo, false)
                                 : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
                                                         fp.partition_max_bytes, ReadLog::kNo, isolation_of(req));
       if (lr.error != ErrorCode::NONE || lr.records_available) ready = true;
@@ -331,10 +331,9 @@ class DelayedFetch final : public DelayedOperation {
 
   bool try_complete(bool expired) override {
     // Most tries find nothing new. With fetch.min.bytes 1 any batch completes the fetch, so a try
-    // first asks without reading; the log is read once, when the fetch completes. (The fetch_for_*
-    // calls repeated at the same time change nothing more, so the read below is exact.)
+    // first asks without reading; the log is read once, when the fetch completes.
     if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_)) return false;
-    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_, context_);
+    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_, context_, false);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
     ctx_.channel.respond(req_, close_fetch_context(context_, std::move(read.response)));
     return true;
@@ -368,7 +367,7 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
     if (!t.topic.empty() && !denied.count(t.topic) &&
         (!follower_allowed || (reads.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
       denied.insert(t.topic);
-  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc);
+  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc, true);
   if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
     return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
   std::vector<TopicPartition> keys;
