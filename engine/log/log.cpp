@@ -197,8 +197,8 @@ Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset, b
   // per fresh page, which dominates a fetch on real files. Capped, since the upper bound may cut
   // the fetch far shorter than max_bytes.
   constexpr uint64_t kReserveBytesMax = 8 << 20;
-  uint64_t available = 0;
-  for (size_t i = first; i < segments_.size(); i++) available += segments_[i]->size_bytes();
+  uint64_t available = segments_[first]->size_bytes_from(from);
+  for (size_t i = first + 1; i < segments_.size(); i++) available += segments_[i]->size_bytes();
   result.records.reserve(static_cast<size_t>(std::min<uint64_t>({available, max_bytes, kReserveBytesMax})));
   return each_segment([&](const LogSegment& s) { return s.read(from, max_bytes, max_offset, result.records); });
 }

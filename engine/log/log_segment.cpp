@@ -237,6 +237,11 @@ Result<LogSegment::Location> LogSegment::locate(Offset target) const {
   }
 }
 
+uint64_t LogSegment::size_bytes_from(Offset from) const {
+  const uint64_t position = offset_index_.lookup(from).position;
+  return position < size_ ? size_ - position : 0;
+}
+
 Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const {
   const OffsetIndex::Entry start = offset_index_.lookup(from);
   // The first read covers the way from the index entry to `from` and max_bytes after it, usually;

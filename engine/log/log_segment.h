@@ -71,6 +71,9 @@ class LogSegment {
   Offset base_offset() const { return base_offset_; }
   Offset next_offset() const { return next_offset_; }
   uint64_t size_bytes() const { return size_; }
+  // An upper bound of the bytes a read from `from` can return: from the offset index's entry at or
+  // below `from` to the end of the segment.
+  uint64_t size_bytes_from(Offset from) const;
   int64_t max_timestamp() const { return max_timestamp_; }
   // The timestamp retention.ms compares against: the largest batch timestamp, or when no batch
   // carries one, the last time the segment changed (Kafka uses the file's modification time).
