@@ -14,13 +14,15 @@ void Checker::report(Time t, std::string message) {
   violation_ = std::move(v);
 }
 
-std::optional<PartitionKey> event_partition(const TraceEvent& e) {
+// The event's partition (its topic, and partition 0 for an event of a whole topic), as a view of
+// the event's own topic name.
+std::optional<std::pair<std::string_view, int32_t>> event_partition(const TraceEvent& e) {
   return std::visit(
-      [](const auto& b) -> std::optional<PartitionKey> {
+      [](const auto& b) -> std::optional<std::pair<std::string_view, int32_t>> {
         if constexpr (requires { b.topic; }) {
           int32_t partition = 0;
           if constexpr (requires { b.partition; }) partition = b.partition;
-          return PartitionKey{b.topic, partition};
+          return std::pair<std::string_view, int32_t>{b.topic, partition};
         } else {
           return std::nullopt;
         }
@@ -119,6 +121,10 @@ class HwWithinIsrChecker final : public Checker {
         },
         e.body);
     if (!has_partition) return;
+    // Only an event that changed a partition or replica can break the rule (the world's events,
+    // which the model does not count as such, only take leadership away): the check below would
+    // repeat the last one's verdict.
+    if (!model.last_changed_partitions()) return;
     const PartitionKey& tp = tp_;
     const PartitionView* p = model.partition(tp);
     if (!p || p->acting.leader < 0) return;
@@ -259,16 +265,12 @@ std::vector<std::string> CheckerSet::names() const {
 void CheckerSet::on_event(const TraceEvent& e) {
   model_.apply(e);
   std::deque<TraceEvent>* ctx = &global_context_;
-  if (auto tp = event_partition(e)) {
-    auto it = context_.find(*tp);
-    if (it == context_.end()) it = context_.emplace(std::move(*tp), std::deque<TraceEvent>{}).first;
-    ctx = &it->second;
-  }
+  if (auto tp = event_partition(e)) ctx = &context_.get(0, tp->first, tp->second);
   ctx->push_back(e);
   if (ctx->size() > kContextEvents) ctx->pop_front();
   // Faults belong to every partition's story.
   if (e.node.value == 0)
-    for (auto& [tp, c] : context_) {
+    for (auto& [tp, c] : context_.map()) {
       if (&c == ctx) continue;
       c.push_back(e);
       if (c.size() > kContextEvents) c.pop_front();

@@ -71,7 +71,7 @@ class CheckerSet {
   std::vector<std::unique_ptr<Checker>> checkers_;
   // The recent events per partition (and those of no partition), kept as they are and turned into
   // text only when a checker reports: formatting every event would cost more than checking it.
-  std::map<PartitionKey, std::deque<TraceEvent>> context_;
+  IndexedMap<PartitionKey, std::deque<TraceEvent>> context_;
   std::deque<TraceEvent> global_context_;
 };
 

@@ -4,7 +4,6 @@
 #include <type_traits>
 
 #include "engine/broker/zk_data.h"
-#include "sim/check/scratch_keys.h"
 #include "sim/cluster.h"
 
 namespace gregor::sim {
@@ -33,14 +32,10 @@ bool ClusterModel::alive(int32_t id) const {
   return n && (n->status == NodeStatus::kAlive || n->status == NodeStatus::kPaused);
 }
 
-const PartitionView* ClusterModel::partition(const PartitionKey& tp) const {
-  auto it = partitions_.find(tp);
-  return it == partitions_.end() ? nullptr : &it->second;
-}
+const PartitionView* ClusterModel::partition(const PartitionKey& tp) const { return partitions_.find(0, tp.first, tp.second); }
 
 const ReplicaLog* ClusterModel::replica(int32_t broker, const PartitionKey& tp) const {
-  auto it = replicas_.find(scratch_node_partition_key(broker, tp.first, tp.second));
-  return it == replicas_.end() ? nullptr : &it->second;
+  return replicas_.find(broker, tp.first, tp.second);
 }
 
 bool ClusterModel::holds(int32_t broker, const PartitionKey& tp, int64_t base_offset, int64_t crc) const {
@@ -60,32 +55,27 @@ const GroupView* ClusterModel::group(const std::string& name) const {
 }
 
 ReplicaLog& ClusterModel::replica_of(int32_t broker, const std::string& topic, int32_t partition) {
-  // Find first: a key is built (and its topic copied) only for a replica not seen before.
-  auto it = replicas_.find(scratch_node_partition_key(broker, topic, partition));
-  if (it != replicas_.end()) return it->second;
-  return replicas_[{broker, PartitionKey{topic, partition}}];
+  return replicas_.get(broker, topic, partition);
 }
 
 PartitionView& ClusterModel::partition_of(const std::string& topic, int32_t partition) {
-  auto it = partitions_.find(scratch_partition_key(topic, partition));
-  if (it != partitions_.end()) return it->second;
-  return partitions_[PartitionKey{topic, partition}];
+  return partitions_.get(0, topic, partition);
 }
 
 void ClusterModel::forget_roles(int32_t node) {
   if (!is_broker(node)) return;
-  for (auto& [key, r] : replicas_)
+  for (auto& [key, r] : replicas_.map())
     if (key.first == node) r.leader = false;
 }
 
 bool ClusterModel::apply(const TraceEvent& e) {
   if (e.node.value == 0) {
     on_world(e);
-    return false;
+    return last_changed_partitions_ = false;
   }
   on_zk(e);
   on_group(e);
-  return on_partition(e);
+  return last_changed_partitions_ = on_partition(e);
 }
 
 void ClusterModel::on_world(const TraceEvent& e) {
@@ -222,7 +212,7 @@ bool ClusterModel::on_partition(const TraceEvent& e) {
           return true;
         } else if constexpr (std::is_same_v<B, ev::TopicDeleted>) {
           // The topic's metadata goes; what the replicas did stays (checkers judge it at the end).
-          for (auto& [key, p] : partitions_) {
+          for (auto& [key, p] : partitions_.map()) {
             if (key.first != b.topic) continue;
             p.replicas.clear();
             p.written = LeaderView{};

@@ -28,6 +28,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -36,6 +39,95 @@
 namespace gregor::sim {
 
 using PartitionKey = std::pair<std::string, int32_t>;  // topic, partition
+
+// A std::map the model only ever adds to, with a hash index of its entries: a lookup hashes the
+// topic name once instead of comparing it at every level of the tree (the checkers look up replicas
+// on nearly every event, and __consumer_offsets' names differ only at the end). Keys are a
+// PartitionKey or (node, PartitionKey). A copy indexes its own entries.
+template <typename Key, typename T>
+class IndexedMap {
+ public:
+  using Map = std::map<Key, T>;
+  IndexedMap() = default;
+  IndexedMap(const IndexedMap& o) : map_(o.map_) { reindex(); }
+  IndexedMap& operator=(const IndexedMap& o) {
+    if (this != &o) {
+      map_ = o.map_;
+      reindex();
+    }
+    return *this;
+  }
+  IndexedMap(IndexedMap&&) noexcept = default;  // the entries, and so the index's pointers, move along
+  IndexedMap& operator=(IndexedMap&&) noexcept = default;
+
+  const Map& map() const { return map_; }
+  Map& map() { return map_; }  // for iterating: entries may change, not be added or removed
+  T* find(int32_t node, std::string_view topic, int32_t partition) const {
+    auto it = index_.find(View{node, topic, partition});
+    return it == index_.end() ? nullptr : it->second;
+  }
+  T& get(int32_t node, std::string_view topic, int32_t partition) {
+    if (T* found = find(node, topic, partition)) return *found;
+    Key key = make_key(node, topic, partition);
+    T& added = map_[key];
+    index_.emplace(Owned{node, std::string(topic), partition}, &added);
+    return added;
+  }
+
+ private:
+  struct View {
+    int32_t node;
+    std::string_view topic;
+    int32_t partition;
+  };
+  struct Owned {
+    int32_t node;
+    std::string topic;
+    int32_t partition;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(const View& v) const {
+      return std::hash<std::string_view>{}(v.topic) ^ (static_cast<size_t>(static_cast<uint32_t>(v.partition)) * 0x9e3779b97f4a7c15ull) ^
+             (static_cast<size_t>(static_cast<uint32_t>(v.node)) << 40);
+    }
+    size_t operator()(const Owned& o) const { return (*this)(View{o.node, o.topic, o.partition}); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    static View view(const View& v) { return v; }
+    static View view(const Owned& o) { return View{o.node, o.topic, o.partition}; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const View x = view(a), y = view(b);
+      return x.node == y.node && x.partition == y.partition && x.topic == y.topic;
+    }
+  };
+  static Key make_key(int32_t node, std::string_view topic, int32_t partition) {
+    if constexpr (std::is_same_v<Key, PartitionKey>) {
+      (void)node;
+      return PartitionKey{std::string(topic), partition};
+    } else {
+      return Key{node, PartitionKey{std::string(topic), partition}};
+    }
+  }
+  static View view_of(const Key& k) {
+    if constexpr (std::is_same_v<Key, PartitionKey>)
+      return View{0, k.first, k.second};
+    else
+      return View{k.first, k.second.first, k.second.second};
+  }
+  void reindex() {
+    index_.clear();
+    for (auto& [k, v] : map_) {
+      const View w = view_of(k);
+      index_.emplace(Owned{w.node, std::string(w.topic), w.partition}, &v);
+    }
+  }
+
+  Map map_;
+  std::unordered_map<Owned, T*, Hash, Eq> index_;
+};
 
 enum class NodeStatus { kAlive, kPaused, kCrashed, kPoweredOff };
 
@@ -109,6 +201,8 @@ class ClusterModel {
  public:
   // Applies one event; returns true when it changed replica or partition state.
   bool apply(const TraceEvent& e);
+  // What the last apply returned.
+  bool last_changed_partitions() const { return last_changed_partitions_; }
 
   // Nodes.
   const std::map<int32_t, NodeView>& nodes() const { return nodes_; }
@@ -126,9 +220,9 @@ class ClusterModel {
 
   // Partitions and replicas.
   const PartitionView* partition(const PartitionKey& tp) const;
-  const std::map<PartitionKey, PartitionView>& partitions() const { return partitions_; }
+  const std::map<PartitionKey, PartitionView>& partitions() const { return partitions_.map(); }
   const ReplicaLog* replica(int32_t broker, const PartitionKey& tp) const;
-  const std::map<std::pair<int32_t, PartitionKey>, ReplicaLog>& replicas() const { return replicas_; }
+  const std::map<std::pair<int32_t, PartitionKey>, ReplicaLog>& replicas() const { return replicas_.map(); }
   // Does the replica hold exactly this batch (same base offset, and the CRC or, for a batch the
   // leader rewrote on append (batch_rewritten), the CRC the producer sent)?
   bool holds(int32_t broker, const PartitionKey& tp, int64_t base_offset, int64_t crc) const;
@@ -150,12 +244,13 @@ class ClusterModel {
   ReplicaLog& replica_of(int32_t broker, const std::string& topic, int32_t partition);
   PartitionView& partition_of(const std::string& topic, int32_t partition);
 
+  bool last_changed_partitions_ = false;
   std::map<int32_t, NodeView> nodes_;
   std::set<std::pair<int32_t, int32_t>> cuts_;
   int32_t controller_ = -1;
   int32_t controller_epoch_ = 0;
-  std::map<PartitionKey, PartitionView> partitions_;
-  std::map<std::pair<int32_t, PartitionKey>, ReplicaLog> replicas_;
+  IndexedMap<PartitionKey, PartitionView> partitions_;
+  IndexedMap<std::pair<int32_t, PartitionKey>, ReplicaLog> replicas_;
   std::map<std::string, std::map<std::string, std::string>> topic_configs_;
   std::map<std::string, GroupView> groups_;
   // (partition, stored CRC) -> the CRCs of the produced batches a leader stored as it (batch_rewritten).
