@@ -164,3 +164,33 @@ TEST_CASE("KIP-101 story: high-watermark truncation loses an acked write, leader
   }
   CHECK(checked >= 1);
 }
+
+TEST_CASE("a follower's progress is recorded when its fetch arrives, not when a delayed fetch reads again (Kafka's updateFetchState)",
+          "[broker][isr]") {
+  test::ClusterFixture f(11, {{"replica.lag.time.max.ms", "2000"}});
+  f.create_topic("t", 1, 3);
+  const int32_t leader = f.leader_of("t", 0);
+  const int32_t slow = leader == 1 ? 2 : 1;
+  REQUIRE(f.produce(leader, "t", 0, -1, "a") == ErrorCode::NONE);
+  // The slow follower falls out of the ISR while the leader takes more writes.
+  f.sim.clog(NodeId{slow}, NodeId{leader}, Duration::seconds(6));
+  for (int i = 0; i < 5; i++) REQUIRE(f.produce(leader, "t", 0, 1, "b" + std::to_string(i)) == ErrorCode::NONE);
+  REQUIRE(f.run_until([&] { return f.replica(leader, "t", 0)->isr().size() == 2; }, Duration::seconds(10)));
+  broker::Partition* lp = f.replica(leader, "t", 0);
+  REQUIRE_FALSE(lp->isr_change_in_flight());
+  const Offset leo = lp->log_end_offset();
+  const size_t proposed = f.count("isr_change_proposed", leader);
+  // A read at the log end as the purgatory makes it (a try, or the final read): nothing is recorded,
+  // so the follower is not taken back.
+  broker::LeaderRead r = lp->fetch_for_follower(NodeId{slow}, leo, lp->leader_epoch(), LeaderEpoch{-1}, 1 << 20, f.sim.now(),
+                                                broker::ReadLog::kNo, false);
+  CHECK(r.error == ErrorCode::NONE);
+  CHECK_FALSE(r.records_available);
+  CHECK_FALSE(lp->isr_change_in_flight());
+  CHECK(f.count("isr_change_proposed", leader) == proposed);
+  // The same read as a fetch's arrival records that the follower reached the log end: it rejoins.
+  r = lp->fetch_for_follower(NodeId{slow}, leo, lp->leader_epoch(), LeaderEpoch{-1}, 1 << 20, f.sim.now(), broker::ReadLog::kNo, true);
+  CHECK(r.error == ErrorCode::NONE);
+  CHECK(lp->isr_change_in_flight());
+  CHECK(f.count("isr_change_proposed", leader) == proposed + 1);
+}
