@@ -560,3 +560,30 @@ TEST_CASE("txn-offsets-with-commit catches a fetched offset that no commit made 
   t.finish();
   CHECK(t.b.violated("txn-offsets-with-commit"));
 }
+
+TEST_CASE("cluster model: a copy finds its own replicas and partitions, not the original's", "[checkers]") {
+  // The model's maps carry a hash index of their entries (IndexedMap): a copy must index its own.
+  TraceBuilder b;
+  b.leader(1, 0, {1, 2});
+  b.append(1, 0, 4, 111);
+  b.hw(1, 5);
+  sim::ClusterModel copy = b.set.model();
+  b.append(1, 5, 9, 222);  // the original moves on
+  b.ev(1, ev::LogAppend{.topic = "__consumer_offsets", .partition = 7, .base_offset = 0, .last_offset = 0, .epoch = 0, .crc = 1,
+                        .role = "leader"});
+  const sim::PartitionKey t0{"t", 0};
+  REQUIRE(copy.replica(1, t0));
+  CHECK(copy.replica(1, t0)->leo == 5);
+  CHECK(copy.replica(1, t0)->hw == 5);
+  CHECK(b.set.model().replica(1, t0)->leo == 10);
+  CHECK(copy.replica(1, t0) != b.set.model().replica(1, t0));
+  CHECK_FALSE(copy.replica(1, {"__consumer_offsets", 7}));
+  REQUIRE(b.set.model().replica(1, {"__consumer_offsets", 7}));
+  CHECK_FALSE(b.set.model().replica(2, {"__consumer_offsets", 7}));
+  CHECK_FALSE(b.set.model().replica(1, {"__consumer_offsets", 8}));
+  REQUIRE(copy.partition(t0));
+  CHECK(copy.partition(t0)->acting.leader == 1);
+  CHECK(copy.partition(t0) != b.set.model().partition(t0));
+  CHECK(copy.replicas().size() == 1);
+  CHECK(b.set.model().replicas().size() == 2);
+}
