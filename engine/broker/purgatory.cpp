@@ -8,7 +8,22 @@ Purgatory::~Purgatory() {
   for (auto& [id, e] : ops_) rt_.cancel(e.timer);
 }
 
-void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<TopicPartition> keys, Duration timeout) {
+Purgatory::Key Purgatory::key(std::string_view topic, int32_t partition) {
+  // splitmix64's finalizer over the name's hash and the number.
+  uint64_t x = std::hash<std::string_view>{}(topic) ^ (static_cast<uint64_t>(static_cast<uint32_t>(partition)) * 0x9e3779b97f4a7c15ull);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+void Purgatory::watch(std::unique_ptr<DelayedOperation> op, const std::vector<TopicPartition>& partitions, Duration timeout) {
+  std::vector<Key> keys;
+  keys.reserve(partitions.size());
+  for (const TopicPartition& tp : partitions) keys.push_back(key(tp));
+  watch(std::move(op), std::move(keys), timeout);
+}
+
+void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<Key> keys, Duration timeout) {
   const uint64_t id = next_id_++;
   Entry& e = ops_[id];
   e.op = std::move(op);
@@ -32,7 +47,7 @@ void Purgatory::mark(const TopicPartition& tp) {
   // With nothing waiting there is nothing to try: an operation that arrives later has been tried
   // by its caller. Otherwise tp is marked even when nothing watches it yet, for an operation that
   // starts watching it before the try.
-  if (!ops_.empty()) marked_.insert(tp);
+  if (!ops_.empty()) marked_.push_back(key(tp));
 }
 
 void Purgatory::try_marked() {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +42,14 @@ std::vector<TopicPartition> waited_partitions(const std::vector<Wait>& waits) {
 
 class Purgatory {
  public:
+  // A partition as the purgatory keys it: a 64-bit hash of its topic name and number, so that a
+  // fetch watching every partition of its session copies no names. Two partitions with the same key
+  // (as good as never) would wake each other's operations: that costs a try, and a try completes
+  // an operation only when it can complete.
+  using Key = uint64_t;
+  static Key key(std::string_view topic, int32_t partition);
+  static Key key(const TopicPartition& tp) { return key(tp.topic, tp.partition); }
+
   explicit Purgatory(Runtime& rt) : rt_(rt) {}
   ~Purgatory();
   Purgatory(const Purgatory&) = delete;
@@ -48,7 +57,8 @@ class Purgatory {
 
   // Watches `op` under `keys` until a try completes it or `timeout` passes. The caller has tried
   // it once already (Kafka's tryCompleteElseWatch).
-  void watch(std::unique_ptr<DelayedOperation> op, std::vector<TopicPartition> keys, Duration timeout);
+  void watch(std::unique_ptr<DelayedOperation> op, std::vector<Key> keys, Duration timeout);
+  void watch(std::unique_ptr<DelayedOperation> op, const std::vector<TopicPartition>& partitions, Duration timeout);
   // Something changed on tp (or on every partition): its watchers try again at the next try_marked.
   void mark(const TopicPartition& tp);
   void mark_all() { all_marked_ = true; }
@@ -59,7 +69,7 @@ class Purgatory {
  private:
   struct Entry {
     std::unique_ptr<DelayedOperation> op;
-    std::vector<TopicPartition> keys;
+    std::vector<Key> keys;
     TimerId timer;
   };
   void remove(uint64_t id);
@@ -68,14 +78,12 @@ class Purgatory {
   uint64_t next_id_ = 1;
   std::map<uint64_t, Entry> ops_;                         // by arrival
   // partition -> operations watching it. Looked up, never iterated (try_marked orders what it
-  // tries by arrival), so a hash: a fetch watches every partition of its session.
+  // tries by arrival), so a hash table; the keys are hashes already.
   struct KeyHash {
-    size_t operator()(const TopicPartition& tp) const {
-      return std::hash<std::string>{}(tp.topic) * 31u + static_cast<uint32_t>(tp.partition);
-    }
+    size_t operator()(Key k) const { return static_cast<size_t>(k); }
   };
-  std::unordered_map<TopicPartition, std::vector<uint64_t>, KeyHash> watchers_;
-  std::set<TopicPartition> marked_;
+  std::unordered_map<Key, std::vector<uint64_t>, KeyHash> watchers_;
+  std::vector<Key> marked_;  // may repeat
   bool all_marked_ = false;
 };
 

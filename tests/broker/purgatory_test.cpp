@@ -2,6 +2,8 @@
 // partitions is marked, in arrival order, and completed by their timeout otherwise.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "engine/broker/purgatory.h"
 #include "sim/simulator.h"
 
@@ -125,4 +127,30 @@ TEST_CASE("purgatory: an operation naming a partition twice completes and is rem
   purgatory.try_marked();
   w.sim.run_for(Duration::millis(600));
   CHECK(done.size() == 1);
+}
+
+TEST_CASE("purgatory: keys tell partitions apart, and an operation watching keys is tried by a mark of its partition", "[purgatory]") {
+  std::set<Purgatory::Key> keys;
+  for (const char* topic : {"__consumer_offsets", "__transaction_state", "orders", "order", "a", "b", ""})
+    for (int32_t p = 0; p < 64; p++) {
+      CHECK(Purgatory::key(topic, p) == Purgatory::key(TopicPartition{topic, p}));
+      keys.insert(Purgatory::key(topic, p));
+    }
+  CHECK(keys.size() == 7 * 64);
+
+  World w;
+  Purgatory purgatory(w.host->rt);
+  bool ready = true;
+  std::vector<std::string> done;
+  auto* op = new Op("fetch", ready, done);
+  purgatory.watch(std::unique_ptr<DelayedOperation>(op),
+                  std::vector<Purgatory::Key>{Purgatory::key("__consumer_offsets", 3), Purgatory::key("orders", 0)}, Duration::seconds(10));
+  purgatory.mark(TopicPartition{"__consumer_offsets", 4});
+  purgatory.try_marked();
+  CHECK(op->tries == 0);
+  purgatory.mark(TopicPartition{"orders", 0});
+  purgatory.mark(TopicPartition{"orders", 0});  // twice: tried once
+  purgatory.try_marked();
+  CHECK(done == std::vector<std::string>{"fetch"});
+  CHECK(purgatory.waiting() == 0);
 }

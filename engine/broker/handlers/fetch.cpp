@@ -370,9 +370,9 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
   FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc, true);
   if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
     return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
-  std::vector<TopicPartition> keys;
+  std::vector<Purgatory::Key> keys;
   for (const auto& t : reads.topics)
-    for (const auto& fp : t.partitions) keys.push_back(TopicPartition{t.topic, fp.partition});
+    for (const auto& fp : t.partitions) keys.push_back(Purgatory::key(t.topic, fp.partition));
   const Duration wait = Duration::millis(reads.max_wait_ms);
   ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied)), std::move(keys), wait);
 }
