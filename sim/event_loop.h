@@ -66,11 +66,6 @@ class EventLoop {
     uint64_t generation = 0;
     bool live = false;  // scheduled and neither run nor cancelled
   };
-  // The heap's order (a max-heap on "later" keeps the earliest on top). A function object, not a
-  // function: the standard heap algorithms then inline the comparison.
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
-  };
   Entry pop_entry();
   void release(uint32_t slot);
   // Pops cancelled entries off the top, so that the top of a non-empty heap is always live.

@@ -421,14 +421,6 @@ EpochEndOffset Partition::end_offset_for_epoch(LeaderEpoch epoch) const {
 
 std::optional<LeaderEpoch> Partition::latest_epoch() const { return log_->epoch_cache().latest_epoch(); }
 
-Replicas Partition::maximal_isr() const {
-  Replicas m = isr_;
-  if (pending_isr_)
-    for (NodeId r : *pending_isr_)
-      if (!contains(m, r)) m.push_back(r);
-  return m;
-}
-
 bool Partition::is_follower_caught_up(const FollowerState& f, Time now) const {
   return f.leo == log_->log_end_offset() ||
          now - f.last_caught_up <= Duration::millis(broker_config_.replica_lag_time_max_ms);

@@ -220,7 +220,6 @@ class Partition {
   std::optional<LeaderEpoch> latest_epoch() const;
 
  private:
-  Replicas maximal_isr() const;
   bool is_follower_caught_up(const FollowerState& f, Time now) const;
   void maybe_increment_hw(Time now);
   void maybe_expand_isr(NodeId replica, Time now);
