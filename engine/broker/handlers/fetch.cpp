@@ -211,9 +211,10 @@ bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, Fetch
 
 // denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). first_read:
 // the read when the fetch arrives, which records a follower's progress (Kafka's updateFetchState);
-// a delayed fetch's read from the purgatory does not. fc: the fetch's session context; the partitions close_fetch_context would leave out of the answer are
-// left out here already (a follower's incremental fetch visits every partition it follows, and
-// most have nothing to tell), so no PartitionData is built and then dropped for them.
+// a delayed fetch's read from the purgatory does not. fc: the fetch's session context; the
+// partitions close_fetch_context would leave out of the answer are left out here already (a
+// follower's incremental fetch visits every partition it follows, and most have nothing to tell),
+// so no PartitionData is built and then dropped for them.
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
                      const std::set<std::string>& denied, const FetchContext& fc, bool first_read) {
   FetchRead out;
