@@ -105,6 +105,10 @@ class HwWithinIsrChecker final : public Checker {
   const char* name() const override { return "hw-within-isr"; }
   const char* description() const override { return "the leader's HW <= the LEO of every ISR member"; }
   void on_event(const TraceEvent& e, const ClusterModel& model) override {
+    // Only an event that changed a partition or replica can break the rule (the world's events,
+    // which the model does not count as such, only take leadership away): a check would repeat the
+    // last one's verdict.
+    if (!model.last_changed_partitions()) return;
     // The event's partition, in a key reused from event to event (no copy of the topic name).
     const bool has_partition = std::visit(
         [this](const auto& b) {
@@ -121,10 +125,6 @@ class HwWithinIsrChecker final : public Checker {
         },
         e.body);
     if (!has_partition) return;
-    // Only an event that changed a partition or replica can break the rule (the world's events,
-    // which the model does not count as such, only take leadership away): the check below would
-    // repeat the last one's verdict.
-    if (!model.last_changed_partitions()) return;
     const PartitionKey& tp = tp_;
     const PartitionView* p = model.partition(tp);
     if (!p || p->acting.leader < 0) return;
