@@ -5,19 +5,27 @@
 using namespace gregor;
 using protocol::ErrorCode;
 
-TEST_CASE("a slow follower drops out of the ISR and rejoins when it catches up", "[broker][isr]") {
-  test::ClusterFixture f(11, {{"replica.lag.time.max.ms", "2000"}});
+namespace {
+
+// An RF 3 topic "t" whose follower `slow` falls out of the ISR: its fetches are held for 6 s while
+// the leader takes more writes (acks=1). Returns the leader and the slow follower.
+std::pair<int32_t, int32_t> drop_slow_follower(test::ClusterFixture& f) {
   f.create_topic("t", 1, 3);
   const int32_t leader = f.leader_of("t", 0);
   const int32_t slow = leader == 1 ? 2 : 1;
   REQUIRE(f.produce(leader, "t", 0, -1, "a") == ErrorCode::NONE);
-  // The slow follower's fetches are held for 6 s while the leader takes more writes (acks=1).
   f.sim.clog(NodeId{slow}, NodeId{leader}, Duration::seconds(6));
   for (int i = 0; i < 5; i++) REQUIRE(f.produce(leader, "t", 0, 1, "b" + std::to_string(i)) == ErrorCode::NONE);
-  REQUIRE(f.run_until([&] {
-    auto* p = f.replica(leader, "t", 0);
-    return p->isr().size() == 2;
-  }, Duration::seconds(10)));
+  REQUIRE(f.run_until([&] { return f.replica(leader, "t", 0)->isr().size() == 2; }, Duration::seconds(10)));
+  return {leader, slow};
+}
+
+}  // namespace
+
+TEST_CASE("a slow follower drops out of the ISR and rejoins when it catches up", "[broker][isr]") {
+  test::ClusterFixture f(11, {{"replica.lag.time.max.ms", "2000"}});
+  const auto [leader_id, slow_id] = drop_slow_follower(f);
+  const int32_t leader = leader_id, slow = slow_id;  // captured by lambdas below
   auto* lp = f.replica(leader, "t", 0);
   CHECK(std::find(lp->isr().begin(), lp->isr().end(), NodeId{slow}) == lp->isr().end());
   CHECK(f.count("isr_change", leader) == 1);
@@ -168,14 +176,8 @@ TEST_CASE("KIP-101 story: high-watermark truncation loses an acked write, leader
 TEST_CASE("a follower's progress is recorded when its fetch arrives, not when a delayed fetch reads again (Kafka's updateFetchState)",
           "[broker][isr]") {
   test::ClusterFixture f(11, {{"replica.lag.time.max.ms", "2000"}});
-  f.create_topic("t", 1, 3);
-  const int32_t leader = f.leader_of("t", 0);
-  const int32_t slow = leader == 1 ? 2 : 1;
-  REQUIRE(f.produce(leader, "t", 0, -1, "a") == ErrorCode::NONE);
-  // The slow follower falls out of the ISR while the leader takes more writes.
-  f.sim.clog(NodeId{slow}, NodeId{leader}, Duration::seconds(6));
-  for (int i = 0; i < 5; i++) REQUIRE(f.produce(leader, "t", 0, 1, "b" + std::to_string(i)) == ErrorCode::NONE);
-  REQUIRE(f.run_until([&] { return f.replica(leader, "t", 0)->isr().size() == 2; }, Duration::seconds(10)));
+  const auto [leader_id, slow_id] = drop_slow_follower(f);
+  const int32_t leader = leader_id, slow = slow_id;  // captured by lambdas below
   broker::Partition* lp = f.replica(leader, "t", 0);
   REQUIRE_FALSE(lp->isr_change_in_flight());
   const Offset leo = lp->log_end_offset();
