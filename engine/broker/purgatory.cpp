@@ -52,22 +52,25 @@ void Purgatory::mark(const TopicPartition& tp) {
 
 void Purgatory::try_marked() {
   std::vector<uint64_t> ids;
-  if (all_marked_) {
-    for (const auto& [id, e] : ops_) ids.push_back(id);
-  } else {
-    std::set<uint64_t> unique;
-    for (const auto& tp : marked_) {
-      auto w = watchers_.find(tp);
-      if (w != watchers_.end()) unique.insert(w->second.begin(), w->second.end());
-    }
-    ids.assign(unique.begin(), unique.end());
-  }
+  const bool all = all_marked_;
+  std::vector<Key> marked = std::move(marked_);
   all_marked_ = false;
   marked_.clear();
+  std::sort(marked.begin(), marked.end());
+  marked.erase(std::unique(marked.begin(), marked.end()), marked.end());
+  if (all) {
+    for (const auto& [id, e] : ops_) ids.push_back(id);
+  } else {
+    for (const Key k : marked)
+      if (auto w = watchers_.find(k); w != watchers_.end()) ids.insert(ids.end(), w->second.begin(), w->second.end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  }
   for (uint64_t id : ids) {
     auto it = ops_.find(id);
     if (it == ops_.end()) continue;  // completed by an earlier one's answer
-    if (!it->second.op->try_complete(false)) continue;
+    DelayedOperation& op = *it->second.op;
+    if (!(all ? op.try_complete(false) : op.try_complete_marked(marked))) continue;
     rt_.cancel(it->second.timer);
     it->second.timer = TimerId{0};
     remove(id);

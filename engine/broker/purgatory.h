@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,12 +24,23 @@
 
 namespace gregor::broker {
 
+// A partition as the purgatory keys it (Purgatory::key).
+using PurgatoryKey = uint64_t;
+
 class DelayedOperation {
  public:
   virtual ~DelayedOperation() = default;
   // Answers the request and returns true when the operation can complete now; when `expired` it
   // must complete.
   virtual bool try_complete(bool expired) = 0;
+  // A try because partitions were marked: `marked` holds their keys, sorted, once each (not only
+  // this operation's). Every change that may let an operation complete marks its partition, and
+  // the operation was tried after the changes before, so an operation may look only at its marked
+  // partitions to decide whether to complete. By default it tries as above.
+  virtual bool try_complete_marked(std::span<const PurgatoryKey> marked) {
+    (void)marked;
+    return try_complete(false);
+  }
 };
 
 // The partitions a delayed operation's waits name, as Purgatory::watch takes them (it keeps each once)
@@ -46,7 +58,7 @@ class Purgatory {
   // fetch watching every partition of its session copies no names. Two partitions with the same key
   // (as good as never) would wake each other's operations: that costs a try, and a try completes
   // an operation only when it can complete.
-  using Key = uint64_t;
+  using Key = PurgatoryKey;
   static Key key(std::string_view topic, int32_t partition);
   static Key key(const TopicPartition& tp) { return key(tp.topic, tp.partition); }
 
@@ -62,7 +74,8 @@ class Purgatory {
   // Something changed on tp (or on every partition): its watchers try again at the next try_marked.
   void mark(const TopicPartition& tp);
   void mark_all() { all_marked_ = true; }
-  // Tries every operation watching a marked partition, in arrival order; clears the marks.
+  // Tries every operation watching a marked partition, in arrival order (try_complete_marked; after
+  // mark_all, try_complete); clears the marks.
   void try_marked();
   size_t waiting() const { return ops_.size(); }
 

@@ -2,7 +2,9 @@
 // partitions is marked, in arrival order, and completed by their timeout otherwise.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
+#include <span>
 
 #include "engine/broker/purgatory.h"
 #include "sim/simulator.h"
@@ -153,4 +155,54 @@ TEST_CASE("purgatory: keys tell partitions apart, and an operation watching keys
   purgatory.try_marked();
   CHECK(done == std::vector<std::string>{"fetch"});
   CHECK(purgatory.waiting() == 0);
+}
+
+namespace {
+
+// Records what each try was told: the marked keys, or nothing (a try after mark_all).
+class MarkedOp final : public DelayedOperation {
+ public:
+  bool try_complete(bool expired) override {
+    if (!expired) full_tries++;
+    return false;
+  }
+  bool try_complete_marked(std::span<const Purgatory::Key> marked) override {
+    seen.emplace_back(marked.begin(), marked.end());
+    return false;
+  }
+  int full_tries = 0;
+  std::vector<std::vector<Purgatory::Key>> seen;
+};
+
+}  // namespace
+
+TEST_CASE("purgatory: a try after marks is told the marked keys, sorted and once each; after mark_all it is not", "[purgatory]") {
+  World w;
+  Purgatory purgatory(w.host->rt);
+  const TopicPartition kC{"c", 3};
+  auto* op = new MarkedOp;
+  purgatory.watch(std::unique_ptr<DelayedOperation>(op), {kA, kB}, Duration::seconds(10));
+
+  purgatory.mark(kB);
+  purgatory.mark(kC);  // not watched by op, but marked
+  purgatory.mark(kB);
+  purgatory.try_marked();
+  std::vector<Purgatory::Key> expected{Purgatory::key(kB), Purgatory::key(kC)};
+  std::sort(expected.begin(), expected.end());
+  REQUIRE(op->seen.size() == 1);
+  CHECK(op->seen[0] == expected);
+  CHECK(op->full_tries == 0);
+
+  // The marks were cleared: the next try is told only the new one.
+  purgatory.mark(kA);
+  purgatory.try_marked();
+  REQUIRE(op->seen.size() == 2);
+  CHECK(op->seen[1] == std::vector<Purgatory::Key>{Purgatory::key(kA)});
+
+  // After mark_all every operation looks at everything: the plain try.
+  purgatory.mark(kA);
+  purgatory.mark_all();
+  purgatory.try_marked();
+  CHECK(op->seen.size() == 2);
+  CHECK(op->full_tries == 1);
 }

@@ -5,7 +5,9 @@
 // until min_bytes are there, an error shows, or max_wait_ms passes.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
+#include <span>
 
 #include "engine/broker/fetch_session.h"
 #include "engine/broker/request_handler.h"
@@ -302,50 +304,70 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
 
 // Would read_fetch now return records or an error? Kafka's DelayedFetch.tryComplete: it reads no log,
 // builds no response and changes nothing (a follower's progress was recorded when its fetch arrived).
-bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const std::set<std::string>& denied) {
+// With `marked` (sorted; `keys` are the partitions' purgatory keys, in the request's order) it looks
+// only at the partitions marked since the last look: the others have not changed.
+bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const std::set<std::string>& denied,
+                 const std::vector<Purgatory::Key>& keys, std::optional<std::span<const Purgatory::Key>> marked) {
   const bool from_follower = req.replica_id >= 0;
-  bool ready = false;
+  size_t i = 0;
   for (const auto& t : req.topics) {
     for (const auto& fp : t.partitions) {
+      const size_t at = i++;
+      if (marked && !std::binary_search(marked->begin(), marked->end(), keys[at])) continue;
       Partition* p = ctx.replicas.partition(t.topic, fp.partition);
-      if (!p || ctx.replicas.log_dir_offline() || denied.count(t.topic)) {
-        ready = true;  // an error to answer with
-        continue;
-      }
+      if (!p || ctx.replicas.log_dir_offline() || denied.count(t.topic)) return true;  // an error to answer with
       const LeaderRead lr = from_follower
                                 ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
                                                         LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
                                                         fp.partition_max_bytes, ctx.rt.now(), ReadLog::kNo, false)
                                 : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
                                                         fp.partition_max_bytes, ReadLog::kNo, isolation_of(req));
-      if (lr.error != ErrorCode::NONE || lr.records_available) ready = true;
+      if (lr.error != ErrorCode::NONE || lr.records_available) return true;
     }
   }
-  return ready;
+  return false;
+}
+
+// The purgatory keys of a fetch's partitions, in the order read_fetch visits them.
+std::vector<Purgatory::Key> fetch_keys(const protocol::FetchRequest& req) {
+  std::vector<Purgatory::Key> keys;
+  for (const auto& t : req.topics)
+    for (const auto& fp : t.partitions) keys.push_back(Purgatory::key(t.topic, fp.partition));
+  return keys;
 }
 
 // A fetch waiting for fetch.min.bytes of data.
 class DelayedFetch final : public DelayedOperation {
  public:
-  DelayedFetch(HandlerContext& ctx, Request req, FetchContext fetch, std::set<std::string> denied)
-      : ctx_(ctx), req_(std::move(req)), context_(std::move(fetch)), fetch_(context_.reads), denied_(std::move(denied)) {}
+  DelayedFetch(HandlerContext& ctx, Request req, FetchContext fetch, std::set<std::string> denied,
+               std::vector<Purgatory::Key> keys)
+      : ctx_(ctx),
+        req_(std::move(req)),
+        context_(std::move(fetch)),
+        fetch_(context_.reads),
+        denied_(std::move(denied)),
+        keys_(std::move(keys)) {}
 
-  bool try_complete(bool expired) override {
+  bool try_complete(bool expired) override { return try_with(expired, std::nullopt); }
+  bool try_complete_marked(std::span<const Purgatory::Key> marked) override { return try_with(false, marked); }
+
+ private:
+  bool try_with(bool expired, std::optional<std::span<const Purgatory::Key>> marked) {
     // Most tries find nothing new. With fetch.min.bytes 1 any batch completes the fetch, so a try
     // first asks without reading; the log is read once, when the fetch completes.
-    if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_)) return false;
+    if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_, keys_, marked)) return false;
     FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_, context_, false);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
     ctx_.channel.respond(req_, close_fetch_context(context_, std::move(read.response)));
     return true;
   }
 
- private:
   HandlerContext& ctx_;
   Request req_;
   FetchContext context_;
   const protocol::FetchRequest& fetch_;  // context_.reads
   std::set<std::string> denied_;
+  std::vector<Purgatory::Key> keys_;  // of fetch_'s partitions, in its order
 };
 
 }  // namespace
@@ -371,11 +393,11 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
   FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc, true);
   if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
     return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
-  std::vector<Purgatory::Key> keys;
-  for (const auto& t : reads.topics)
-    for (const auto& fp : t.partitions) keys.push_back(Purgatory::key(t.topic, fp.partition));
+  std::vector<Purgatory::Key> keys = fetch_keys(reads);
+  std::vector<Purgatory::Key> watched = keys;
   const Duration wait = Duration::millis(reads.max_wait_ms);
-  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied)), std::move(keys), wait);
+  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied), std::move(keys)),
+                                       std::move(watched), wait);
 }
 
 }  // namespace gregor::broker
