@@ -133,8 +133,9 @@ bool Partition::make_leader(const PartitionAssignmentState& st, Time now) {
     f.broker = r;
     // An in-sync follower gets a fresh lag window, so a new leader does not evict it at once.
     f.last_caught_up = contains(isr_, r) ? now : kNever;
-    followers_[r] = f;
+    followers_.push_back(f);
   }
+  std::sort(followers_.begin(), followers_.end(), [](const FollowerState& a, const FollowerState& b) { return a.broker < b.broker; });
   check_invariants();
   rt_.emit(ev::BecomeLeader{.topic = tp_.topic,
                             .partition = tp_.partition,
@@ -264,8 +265,8 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
   LeaderRead out;
   out.error = role_ == Role::kLeader ? check_fetch_epoch(current_leader_epoch) : ErrorCode::NOT_LEADER_OR_FOLLOWER;
   if (out.error != ErrorCode::NONE) return out;
-  auto fit = followers_.find(replica);
-  if (fit == followers_.end()) {
+  FollowerState* const follower_state = follower(replica);
+  if (!follower_state) {
     out.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
     return out;
   }
@@ -285,7 +286,7 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
     return out;
   }
   if (update_fetch_state) {
-    FollowerState& f = fit->second;
+    FollowerState& f = *follower_state;
     f.leo = fetch_offset;
     if (fetch_offset >= leo)
       f.last_caught_up = now;
@@ -307,16 +308,16 @@ LeaderRead Partition::fetch_for_follower(NodeId replica, Offset fetch_offset, Le
 }
 
 bool Partition::on_follower_log_start(NodeId replica, Offset log_start) {
-  auto it = followers_.find(replica);
-  if (it == followers_.end() || it->second.log_start == log_start) return false;
-  it->second.log_start = log_start;
+  FollowerState* f = follower(replica);
+  if (!f || f->log_start == log_start) return false;
+  f->log_start = log_start;
   return true;
 }
 
 Offset Partition::low_watermark(const std::function<bool(NodeId)>& is_live) const {
   Offset low = log_->log_start_offset();
-  for (const auto& [id, f] : followers_)
-    if (is_live(id) && f.log_start < low) low = f.log_start;
+  for (const FollowerState& f : followers_)
+    if (is_live(f.broker) && f.log_start < low) low = f.log_start;
   return low;
 }
 
@@ -421,6 +422,12 @@ EpochEndOffset Partition::end_offset_for_epoch(LeaderEpoch epoch) const {
 
 std::optional<LeaderEpoch> Partition::latest_epoch() const { return log_->epoch_cache().latest_epoch(); }
 
+FollowerState* Partition::follower(NodeId id) {
+  for (FollowerState& f : followers_)  // a handful: the replication factor less one
+    if (f.broker == id) return &f;
+  return nullptr;
+}
+
 bool Partition::is_follower_caught_up(const FollowerState& f, Time now) const {
   return f.leo == log_->log_end_offset() ||
          now - f.last_caught_up <= Duration::millis(broker_config_.replica_lag_time_max_ms);
@@ -433,8 +440,8 @@ void Partition::maybe_increment_hw(Time now) {
   // In the maximal ISR (the ISR and a pending expansion), without building it: this runs on every
   // follower fetch.
   auto in_maximal = [this](NodeId id) { return contains(isr_, id) || (pending_isr_ && contains(*pending_isr_, id)); };
-  for (const auto& [id, f] : followers_) {
-    if (f.leo < candidate && (in_maximal(id) || (f.leo.value >= 0 && is_follower_caught_up(f, now))))
+  for (const FollowerState& f : followers_) {
+    if (f.leo < candidate && (in_maximal(f.broker) || (f.leo.value >= 0 && is_follower_caught_up(f, now))))
       candidate = f.leo;
   }
   if (candidate > hw_) set_hw(candidate, "leader");
@@ -451,8 +458,9 @@ void Partition::set_hw(Offset hw, const char* why) {
 void Partition::maybe_expand_isr(NodeId replica, Time now) {
   (void)now;
   if (pending_isr_ || contains(isr_, replica) || !contains(replicas_, replica)) return;
-  const FollowerState& f = followers_.at(replica);
-  if (f.leo >= hw_ && f.leo >= leader_epoch_start_offset_) {
+  const FollowerState* f = follower(replica);
+  GREGOR_ASSERT(f);
+  if (f->leo >= hw_ && f->leo >= leader_epoch_start_offset_) {
     Replicas next = isr_;
     next.push_back(replica);
     propose_isr(std::move(next), "expand");
@@ -469,10 +477,8 @@ void Partition::maybe_shrink_isr(Time now) {
       next.push_back(r);
       continue;
     }
-    auto it = followers_.find(r);
-    bool out_of_sync = it == followers_.end() ||
-                       (it->second.leo != leo &&
-                        now - it->second.last_caught_up > Duration::millis(broker_config_.replica_lag_time_max_ms));
+    const FollowerState* f = follower(r);
+    bool out_of_sync = !f || (f->leo != leo && now - f->last_caught_up > Duration::millis(broker_config_.replica_lag_time_max_ms));
     if (out_of_sync)
       changed = true;
     else

@@ -152,7 +152,6 @@ class Partition {
   // A dynamic topic config change (kafka-configs --alter): min.insync.replicas applies to the next
   // produce, the log settings to later appends and rolls.
   Status update_config(const TopicConfig& config);
-  const std::map<NodeId, FollowerState>& followers() const { return followers_; }
   bool isr_change_in_flight() const { return pending_isr_.has_value(); }
   const ProducerStateManager& producer_state() const { return producer_state_; }
 
@@ -221,6 +220,7 @@ class Partition {
 
  private:
   bool is_follower_caught_up(const FollowerState& f, Time now) const;
+  FollowerState* follower(NodeId id);
   void maybe_increment_hw(Time now);
   void maybe_expand_isr(NodeId replica, Time now);
   void propose_isr(Replicas new_isr, const char* direction);
@@ -251,7 +251,9 @@ class Partition {
   Replicas replicas_;
   Offset hw_{0};
   Offset leader_epoch_start_offset_{0};
-  std::map<NodeId, FollowerState> followers_;
+  // The followers' states when leader, sorted by broker id: a flat array, because every follower
+  // fetch looks up one state in each partition of its session.
+  std::vector<FollowerState> followers_;
   std::optional<Replicas> pending_isr_;  // an ISR write in flight
   ProducerStateManager producer_state_;  // idempotent producers (KIP-98), rebuilt from the log
 };
