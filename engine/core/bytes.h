@@ -32,7 +32,10 @@ std::string hex(ByteView b);
 
 class ByteWriter {
  public:
-  ByteWriter() = default;
+  // Room for a request or response header, or a small message, from the start: a vector grown from
+  // empty one field at a time would reallocate at 1, 2, 4, ... 128 bytes.
+  static constexpr size_t kInitialCapacity = 256;
+  ByteWriter() { buf_.reserve(kInitialCapacity); }
   explicit ByteWriter(Bytes initial) : buf_(std::move(initial)) {}
 
   void i8(int8_t v) { buf_.push_back(static_cast<uint8_t>(v)); }

@@ -71,6 +71,10 @@ class Runtime {
   // gathering write (writev), so a large body (a Fetch response's records, a Produce request's
   // batches) is not copied behind its small header first; the simulator joins them.
   virtual bool send_gather(NodeId to, Bytes head, Bytes body) {
+    if (body.capacity() - body.size() >= head.size()) {  // the body has room: no new buffer
+      body.insert(body.begin(), head.begin(), head.end());
+      return send(to, std::move(body));
+    }
     head.insert(head.end(), body.begin(), body.end());
     return send(to, std::move(head));
   }
