@@ -53,9 +53,10 @@ void Purgatory::mark(const TopicPartition& tp) {
 void Purgatory::try_marked() {
   std::vector<uint64_t> ids;
   const bool all = all_marked_;
-  std::vector<Key> marked = std::move(marked_);
+  std::vector<Key> marked;
+  marked.swap(marked_);
+  marked_.swap(spare_);  // empty, with the capacity of an earlier list
   all_marked_ = false;
-  marked_.clear();
   std::sort(marked.begin(), marked.end());
   marked.erase(std::unique(marked.begin(), marked.end()), marked.end());
   if (all) {
@@ -75,6 +76,8 @@ void Purgatory::try_marked() {
     it->second.timer = TimerId{0};
     remove(id);
   }
+  marked.clear();
+  spare_.swap(marked);
 }
 
 void Purgatory::remove(uint64_t id) {

@@ -97,6 +97,7 @@ class Purgatory {
   };
   std::unordered_map<Key, std::vector<uint64_t>, KeyHash> watchers_;
   std::vector<Key> marked_;  // may repeat
+  std::vector<Key> spare_;   // try_marked's last list of marks, kept for its capacity
   bool all_marked_ = false;
 };
 

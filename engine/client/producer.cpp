@@ -26,6 +26,9 @@ size_t record_bytes(const record::Record& r) {
   for (const auto& h : r.headers) n += h.key.size() + (h.value ? h.value->size() : 0);
   return n;
 }
+
+// Records a new batch has room for before its vectors grow.
+constexpr size_t kBatchRecordsReserved = 8;
 }  // namespace
 
 struct Producer::Pending {
@@ -197,6 +200,9 @@ void Producer::place(ProducerRecord&& record, Callback&& cb, Time created, const
       q.back()->bytes + size > static_cast<size_t>(config_.batch_size)) {
     auto b = std::make_unique<Batch>();
     b->created = created;
+    // Room for a few records from the start, instead of growing through 1, 2, 4 and 8.
+    b->records.reserve(kBatchRecordsReserved);
+    b->callbacks.reserve(kBatchRecordsReserved);
     q.push_back(std::move(b));
   }
   Batch& b = *q.back();
