@@ -88,8 +88,16 @@ async function main() {
   await t.send({ topic, messages: records('committed-b', 6) });
   await t.sendOffsets({ consumerGroupId: group, topics: [{ topic: input, partitions: [{ partition: 0, offset: '7' }] }] });
   await t.commit();
-  const offsets = await admin.fetchOffsets({ groupId: group, topics: [input] });
-  const committed = offsets[0].partitions.find((p) => p.partition === 0).offset;
+  // EndTxn answers once the coordinator has written PREPARE_COMMIT; the markers, which make the
+  // offsets visible to an OffsetFetch without require_stable (kafkajs'), follow (as in Kafka). On
+  // a loaded machine the first fetch can come before them: ask until they are there.
+  let committed;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const offsets = await admin.fetchOffsets({ groupId: group, topics: [input] });
+    committed = offsets[0].partitions.find((p) => p.partition === 0).offset;
+    if (committed !== '-1') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   check(committed === '7', `sendOffsets: the group's committed offset is ${committed}, expected 7`);
   console.log('txn: sendOffsets ok');
 
