@@ -46,7 +46,10 @@ class DeadDisk final : public Disk {
 // reference while it is destroyed).
 class SimRuntime final : public Runtime {
  public:
-  SimRuntime(Simulator& sim, NodeId id, uint64_t incarnation) : sim_(sim), id_(id), incarnation_(incarnation) {}
+  // `slot` is the node's entry in the simulator, which lives as long as the simulator (nodes are
+  // never removed): the runtime holds it instead of looking it up by id on every call.
+  SimRuntime(Simulator& sim, Simulator::Slot& slot, uint64_t incarnation)
+      : sim_(sim), slot_(slot), id_(slot.id), incarnation_(incarnation) {}
 
   NodeId self() const override { return id_; }
   Time now() const override { return sim_.now(); }
@@ -104,9 +107,9 @@ class SimRuntime final : public Runtime {
 
   Disk& disk() override {
     if (!alive()) return dead_disk_;
-    return *sim_.slot(id_).disk;
+    return *slot_.disk;
   }
-  Rng& rng() override { return sim_.slot(id_).rng; }
+  Rng& rng() override { return slot_.rng; }
 
   void emit(TraceBody event) override {
     if (!alive()) return;
@@ -115,7 +118,7 @@ class SimRuntime final : public Runtime {
 
   void log(const std::string& line) override {
     if (sim_.config_.verbose)
-      std::cerr << format_time(now()) << " [" << sim_.slot(id_).name << "] " << line << "\n";
+      std::cerr << format_time(now()) << " [" << slot_.name << "] " << line << "\n";
   }
 
   // A process that halts is a crashed process: deferred, so the node is not destroyed inside its
@@ -171,10 +174,10 @@ class SimRuntime final : public Runtime {
   }
   void fire(uint64_t id);
   bool alive() const {
-    const auto& s = sim_.slot(id_);
-    return s.incarnation == incarnation_ && s.state != NodeState::kCrashed;
+    return slot_.incarnation == incarnation_ && slot_.state != NodeState::kCrashed;
   }
   Simulator& sim_;
+  Simulator::Slot& slot_;
   NodeId id_;
   uint64_t incarnation_;
   uint64_t next_timer_ = 1;
@@ -294,7 +297,7 @@ void Simulator::start(NodeId id) {
   s.state = NodeState::kRunning;
   // The old incarnation's code may still be on the stack (restarted from a listener).
   if (s.runtime && on_stack(id)) runtime_graveyard_.push_back(std::move(s.runtime));
-  s.runtime = std::make_unique<SimRuntime>(*this, id, s.incarnation);
+  s.runtime = std::make_unique<SimRuntime>(*this, s, s.incarnation);
   s.node = s.factory(*s.runtime);
   GREGOR_ASSERT(s.node != nullptr);
   const uint64_t inc = s.incarnation;
