@@ -200,15 +200,21 @@ protocol::FetchResponse close_fetch_context(const FetchContext& fc, protocol::Fe
 // Would close_fetch_context leave this partition out of an incremental session's answer (no error,
 // no records, nothing changed since the last answer, not named by the request)? It only looks.
 bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, FetchSessionPartition>::iterator& next, const std::string& topic,
-                          const protocol::FetchResponse::PartitionData& pd) {
+                          int32_t partition, int64_t high_watermark, int64_t log_start_offset, int64_t last_stable_offset) {
   if (!fc.incremental || !fc.session || fc.error != ErrorCode::NONE || topic.empty()) return false;
-  if (pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0) return false;
-  auto it = find_in_session_order(fc.session->partitions, next, topic, pd.partition_index);
+  auto it = find_in_session_order(fc.session->partitions, next, topic, partition);
   if (it == fc.session->partitions.end()) return false;
   next = std::next(it);
   const FetchSessionPartition& sp = it->second;
-  return sp.high_watermark_sent == pd.high_watermark && sp.log_start_offset_sent == pd.log_start_offset &&
-         sp.last_stable_offset_sent == pd.last_stable_offset && !fc.listed.count(it->first);
+  return sp.high_watermark_sent == high_watermark && sp.log_start_offset_sent == log_start_offset &&
+         sp.last_stable_offset_sent == last_stable_offset && !fc.listed.count(it->first);
+}
+
+// The same for an answer's entry.
+bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, FetchSessionPartition>::iterator& next, const std::string& topic,
+                          const protocol::FetchResponse::PartitionData& pd) {
+  if (pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0) return false;
+  return unchanged_in_session(fc, next, topic, pd.partition_index, pd.high_watermark, pd.log_start_offset, pd.last_stable_offset);
 }
 
 // denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). first_read:
@@ -232,66 +238,87 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
     // v13+ names the topic by id; one this broker does not know has no name here (handle_fetch).
     const bool unknown_id = version >= kFetchVersionTopicIdMin && t.topic.empty();
     if (!fc.incremental) tr.partitions.reserve(t.partitions.size());  // incremental: most are left out
-    for (const auto& fp : t.partitions) {
-      protocol::FetchResponse::PartitionData pd;
-      pd.partition_index = fp.partition;
-      pd.aborted_transactions = std::vector<protocol::FetchResponse::AbortedTransaction>{};
-      Partition* p = unknown_id ? nullptr : ctx.replicas.partition(t.topic, fp.partition);
-      if (unknown_id) {
-        pd.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
-      } else if (denied.count(t.topic)) {
-        pd.error_code = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
-      } else if (!p) {
-        pd.error_code = ctx.metadata.partition(TopicPartition{t.topic, fp.partition}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
-                                                                                         : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
-      } else if (ctx.replicas.log_dir_offline()) {
-        pd.error_code = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
-      } else {
-        // Records as slices of the segment files where the disk has files (real sockets: sent with
-        // sendfile), unless they must be looked at: converted for an old consumer (below v10).
-        const ReadLog how = from_follower || version >= kFetchVersionZstdMin ? ReadLog::kFiles : ReadLog::kBytes;
-        LeaderRead lr = from_follower
-                            ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
-                                                    LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1},
-                                                    fp.partition_max_bytes, ctx.rt.now(), how, first_read)
-                            : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
-                                                    fp.partition_max_bytes, how, isolation_of(req));
-        if (from_follower && first_read && lr.error == ErrorCode::NONE &&
-            p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
-          ctx.replicas.on_low_watermark_change(TopicPartition{t.topic, fp.partition});
-        pd.error_code = lr.error;
-        pd.high_watermark = lr.high_watermark.value;
-        // A follower's answer carries the HW there: followers do not use it, and they rebuild
-        // transactions from the log they fetch.
-        pd.last_stable_offset = from_follower ? lr.high_watermark.value : lr.last_stable_offset.value;
-        for (const AbortedTxn& a : lr.aborted_transactions)
-          pd.aborted_transactions->push_back({.producer_id = a.producer_id, .first_offset = a.first_offset});
-        pd.log_start_offset = lr.log_start.value;
-        if (!from_follower && lr.error == ErrorCode::NONE) {
-          pd.error_code = convert_for_version(*p, version, fp.fetch_offset, lr.records);
-          if (pd.error_code != ErrorCode::NONE) lr.records.clear();
-        }
-        if (!lr.files.empty() && pd.error_code == ErrorCode::NONE) {
-          out.bytes += static_cast<int32_t>(lr.files_bytes);
-          pd.records = protocol::Records::of_files(std::move(lr.files));
-        } else if (!lr.records.empty()) {
-          out.bytes += static_cast<int32_t>(lr.records.size());
-          pd.records = SharedBytes(std::move(lr.records));
-        } else {
-          pd.records = SharedBytes();
-        }
-      }
+    // The answer's entry for a partition: left out when close_fetch_context would leave it out.
+    auto answer = [&](protocol::FetchResponse::PartitionData& pd) {
       if (pd.error_code != ErrorCode::NONE) out.has_error = true;
       if (pd.error_code == ErrorCode::NOT_LEADER_OR_FOLLOWER || pd.error_code == ErrorCode::FENCED_LEADER_EPOCH) {
         // KIP-951 (v12+ current leader; v16+ its address): the client can go to the new leader at once.
-        if (const PartitionMetadata* pm = ctx.metadata.partition(TopicPartition{t.topic, fp.partition}); pm && pm->leader >= 0) {
+        if (const PartitionMetadata* pm = ctx.metadata.partition(TopicPartition{t.topic, pd.partition_index}); pm && pm->leader >= 0) {
           pd.current_leader.leader_id = pm->leader;
           pd.current_leader.leader_epoch = pm->leader_epoch;
           leaders.insert(pm->leader);
         }
       }
-      if (unchanged_in_session(fc, next, t.topic, pd)) continue;
+      if (unchanged_in_session(fc, next, t.topic, pd)) return;
       tr.partitions.push_back(std::move(pd));
+    };
+    auto partition_data = [](int32_t partition) {
+      protocol::FetchResponse::PartitionData pd;
+      pd.partition_index = partition;
+      pd.aborted_transactions = std::vector<protocol::FetchResponse::AbortedTransaction>{};
+      return pd;
+    };
+    for (const auto& fp : t.partitions) {
+      Partition* p = unknown_id ? nullptr : ctx.replicas.partition(t.topic, fp.partition);
+      ErrorCode refused = ErrorCode::NONE;
+      if (unknown_id) {
+        refused = ErrorCode::UNKNOWN_TOPIC_ID;
+      } else if (denied.count(t.topic)) {
+        refused = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+      } else if (!p) {
+        refused = ctx.metadata.partition(TopicPartition{t.topic, fp.partition}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
+                                                                                  : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+      } else if (ctx.replicas.log_dir_offline()) {
+        refused = ErrorCode::KAFKA_STORAGE_ERROR;  // its log directory failed
+      }
+      if (refused != ErrorCode::NONE) {
+        protocol::FetchResponse::PartitionData pd = partition_data(fp.partition);
+        pd.error_code = refused;
+        answer(pd);
+        continue;
+      }
+      // Records as slices of the segment files where the disk has files (real sockets: sent with
+      // sendfile), unless they must be looked at: converted for an old consumer (below v10).
+      const bool as_stored = from_follower || version >= kFetchVersionZstdMin;
+      LeaderRead lr = from_follower
+                          ? p->fetch_for_follower(NodeId{req.replica_id}, Offset{fp.fetch_offset},
+                                                  LeaderEpoch{fp.current_leader_epoch}, LeaderEpoch{-1}, fp.partition_max_bytes,
+                                                  ctx.rt.now(), as_stored ? ReadLog::kFiles : ReadLog::kBytes, first_read)
+                          : p->fetch_for_consumer(Offset{fp.fetch_offset}, LeaderEpoch{fp.current_leader_epoch},
+                                                  fp.partition_max_bytes, as_stored ? ReadLog::kFiles : ReadLog::kBytes,
+                                                  isolation_of(req));
+      if (from_follower && first_read && lr.error == ErrorCode::NONE &&
+          p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
+        ctx.replicas.on_low_watermark_change(TopicPartition{t.topic, fp.partition});
+      // A follower's answer carries the HW there: followers do not use it, and they rebuild
+      // transactions from the log they fetch.
+      const int64_t lso = from_follower ? lr.high_watermark.value : lr.last_stable_offset.value;
+      // Most partitions of a follower's session have nothing to tell: left out before an entry is
+      // built for them (no conversion can add an error to what is served as stored).
+      if (as_stored && lr.error == ErrorCode::NONE && lr.records.empty() && lr.files.empty() &&
+          unchanged_in_session(fc, next, t.topic, fp.partition, lr.high_watermark.value, lr.log_start.value, lso))
+        continue;
+      protocol::FetchResponse::PartitionData pd = partition_data(fp.partition);
+      pd.error_code = lr.error;
+      pd.high_watermark = lr.high_watermark.value;
+      pd.last_stable_offset = lso;
+      for (const AbortedTxn& a : lr.aborted_transactions)
+        pd.aborted_transactions->push_back({.producer_id = a.producer_id, .first_offset = a.first_offset});
+      pd.log_start_offset = lr.log_start.value;
+      if (!from_follower && lr.error == ErrorCode::NONE) {
+        pd.error_code = convert_for_version(*p, version, fp.fetch_offset, lr.records);
+        if (pd.error_code != ErrorCode::NONE) lr.records.clear();
+      }
+      if (!lr.files.empty() && pd.error_code == ErrorCode::NONE) {
+        out.bytes += static_cast<int32_t>(lr.files_bytes);
+        pd.records = protocol::Records::of_files(std::move(lr.files));
+      } else if (!lr.records.empty()) {
+        out.bytes += static_cast<int32_t>(lr.records.size());
+        pd.records = SharedBytes(std::move(lr.records));
+      } else {
+        pd.records = SharedBytes();
+      }
+      answer(pd);
     }
     out.response.responses.push_back(std::move(tr));
   }
