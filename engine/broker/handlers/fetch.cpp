@@ -210,13 +210,6 @@ bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, Fetch
          sp.last_stable_offset_sent == last_stable_offset && !fc.listed.count(it->first);
 }
 
-// The same for an answer's entry.
-bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, FetchSessionPartition>::iterator& next, const std::string& topic,
-                          const protocol::FetchResponse::PartitionData& pd) {
-  if (pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0) return false;
-  return unchanged_in_session(fc, next, topic, pd.partition_index, pd.high_watermark, pd.log_start_offset, pd.last_stable_offset);
-}
-
 // denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). first_read:
 // the read when the fetch arrives, which records a follower's progress (Kafka's updateFetchState);
 // a delayed fetch's read from the purgatory does not. fc: the fetch's session context; the
@@ -238,7 +231,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
     // v13+ names the topic by id; one this broker does not know has no name here (handle_fetch).
     const bool unknown_id = version >= kFetchVersionTopicIdMin && t.topic.empty();
     if (!fc.incremental) tr.partitions.reserve(t.partitions.size());  // incremental: most are left out
-    // The answer's entry for a partition: left out when close_fetch_context would leave it out.
+    // Adds a partition's entry to the answer.
     auto answer = [&](protocol::FetchResponse::PartitionData& pd) {
       if (pd.error_code != ErrorCode::NONE) out.has_error = true;
       if (pd.error_code == ErrorCode::NOT_LEADER_OR_FOLLOWER || pd.error_code == ErrorCode::FENCED_LEADER_EPOCH) {
@@ -249,7 +242,6 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
           leaders.insert(pm->leader);
         }
       }
-      if (unchanged_in_session(fc, next, t.topic, pd)) return;
       tr.partitions.push_back(std::move(pd));
     };
     auto partition_data = [](int32_t partition) {
@@ -290,34 +282,33 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       if (from_follower && first_read && lr.error == ErrorCode::NONE &&
           p->on_follower_log_start(NodeId{req.replica_id}, Offset{fp.log_start_offset}))
         ctx.replicas.on_low_watermark_change(TopicPartition{t.topic, fp.partition});
+      ErrorCode error = lr.error;
+      if (!from_follower && error == ErrorCode::NONE) {
+        error = convert_for_version(*p, version, fp.fetch_offset, lr.records);
+        if (error != ErrorCode::NONE) lr.records.clear();
+      }
+      const bool send_files = !lr.files.empty() && error == ErrorCode::NONE;
+      const size_t records_bytes = send_files ? lr.files_bytes : lr.records.size();
       // A follower's answer carries the HW there: followers do not use it, and they rebuild
       // transactions from the log they fetch.
       const int64_t lso = from_follower ? lr.high_watermark.value : lr.last_stable_offset.value;
       // Most partitions of a follower's session have nothing to tell: left out before an entry is
-      // built for them (no conversion can add an error to what is served as stored).
-      if (as_stored && lr.error == ErrorCode::NONE && lr.records.empty() && lr.files.empty() &&
+      // built for them.
+      if (error == ErrorCode::NONE && records_bytes == 0 &&
           unchanged_in_session(fc, next, t.topic, fp.partition, lr.high_watermark.value, lr.log_start.value, lso))
         continue;
       protocol::FetchResponse::PartitionData pd = partition_data(fp.partition);
-      pd.error_code = lr.error;
+      pd.error_code = error;
       pd.high_watermark = lr.high_watermark.value;
       pd.last_stable_offset = lso;
       for (const AbortedTxn& a : lr.aborted_transactions)
         pd.aborted_transactions->push_back({.producer_id = a.producer_id, .first_offset = a.first_offset});
       pd.log_start_offset = lr.log_start.value;
-      if (!from_follower && lr.error == ErrorCode::NONE) {
-        pd.error_code = convert_for_version(*p, version, fp.fetch_offset, lr.records);
-        if (pd.error_code != ErrorCode::NONE) lr.records.clear();
-      }
-      if (!lr.files.empty() && pd.error_code == ErrorCode::NONE) {
-        out.bytes += static_cast<int32_t>(lr.files_bytes);
+      out.bytes += static_cast<int32_t>(records_bytes);
+      if (send_files)
         pd.records = protocol::Records::of_files(std::move(lr.files));
-      } else if (!lr.records.empty()) {
-        out.bytes += static_cast<int32_t>(lr.records.size());
-        pd.records = SharedBytes(std::move(lr.records));
-      } else {
-        pd.records = SharedBytes();
-      }
+      else
+        pd.records = lr.records.empty() ? SharedBytes() : SharedBytes(std::move(lr.records));
       answer(pd);
     }
     out.response.responses.push_back(std::move(tr));
