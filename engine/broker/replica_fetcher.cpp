@@ -66,10 +66,16 @@ void ReplicaFetcher::fail(const TopicPartition& tp, int32_t epoch) {
 void ReplicaFetcher::pump(int32_t leader) {
   Session& s = sessions_[leader];
   if (s.in_flight) return;
-  std::vector<TopicPartition> truncating, fetching;
-  for (const auto& [tp, st] : parts_) {
+  std::vector<TopicPartition> truncating;
+  std::vector<const PartEntry*> fetching;
+  fetching.reserve(parts_.size());
+  for (const auto& entry : parts_) {
+    const State& st = entry.second;
     if (st.leader != leader || st.retry_at > rt_.now()) continue;
-    (st.truncating ? truncating : fetching).push_back(tp);
+    if (st.truncating)
+      truncating.push_back(entry.first);
+    else if (truncating.empty())
+      fetching.push_back(&entry);
   }
   if (!truncating.empty())
     send_epoch_requests(leader, truncating);
@@ -155,7 +161,7 @@ void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<Topic
             });
 }
 
-void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition>& tps) {
+void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<const PartEntry*>& entries) {
   protocol::FetchRequest req;
   req.replica_id = config_.broker_id;
   req.max_wait_ms = static_cast<int32_t>(config_.replica_fetch_wait_max_ms);
@@ -164,14 +170,13 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<TopicPartition
   req.isolation_level = 0;
   // What this request asks of each partition, in the order of parts_ (the order of the maps).
   std::vector<std::pair<const TopicPartition*, Asked>> asking;
-  asking.reserve(tps.size());
-  for (const auto& tp : tps) {
-    Partition* p = lookup_(tp);
-    auto st = parts_.find(tp);
-    if (!p || st == parts_.end()) continue;
-    asking.emplace_back(&st->first, Asked{.leader_epoch = st->second.leader_epoch,
-                                          .fetch_offset = p->log_end_offset().value,
-                                          .log_start_offset = p->log_start_offset().value});
+  asking.reserve(entries.size());
+  for (const PartEntry* entry : entries) {
+    Partition* p = lookup_(entry->first);
+    if (!p) continue;
+    asking.emplace_back(&entry->first, Asked{.leader_epoch = entry->second.leader_epoch,
+                                             .fetch_offset = p->log_end_offset().value,
+                                             .log_start_offset = p->log_start_offset().value});
   }
   if (asking.empty()) return;
   Session& session = sessions_[leader];

@@ -64,7 +64,9 @@ class ReplicaFetcher {
   void pump(int32_t leader);
   void schedule(int32_t leader, Duration d);
   void send_epoch_requests(int32_t leader, const std::vector<TopicPartition>& tps);
-  void send_fetch(int32_t leader, const std::vector<TopicPartition>& tps);
+  // The entries of parts_ to fetch, in the map's order (pointers: no copy of the names).
+  using PartEntry = std::pair<const TopicPartition, State>;
+  void send_fetch(int32_t leader, const std::vector<const PartEntry*>& entries);
   void fail(const TopicPartition& tp, int32_t epoch);
   bool current(const TopicPartition& tp, int32_t leader, int32_t epoch) const;
 
