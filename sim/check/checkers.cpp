@@ -1,6 +1,8 @@
 #include "sim/check/checkers.h"
 
 #include <algorithm>
+#include <limits>
+#include <string_view>
 
 #include "sim/check/scratch_keys.h"
 
@@ -78,26 +80,26 @@ class HwMonotonicChecker final : public Checker {
   const char* name() const override { return "hw-monotonic"; }
   const char* description() const override { return "a leader's high watermark never goes back"; }
   void on_event(const TraceEvent& e, const ClusterModel&) override {
-    if (const auto* l = e.as<ev::BecomeLeader>()) return forget(e.node.value, key_of(*l));
-    if (const auto* f = e.as<ev::BecomeFollower>()) return forget(e.node.value, key_of(*f));
-    if (const auto* o = e.as<ev::LogOpen>()) return forget(e.node.value, key_of(*o));
+    if (const auto* l = e.as<ev::BecomeLeader>()) return forget(e.node.value, l->topic, l->partition);
+    if (const auto* f = e.as<ev::BecomeFollower>()) return forget(e.node.value, f->topic, f->partition);
+    if (const auto* o = e.as<ev::LogOpen>()) return forget(e.node.value, o->topic, o->partition);
     const auto* a = e.as<ev::HwAdvance>();
     if (!a || a->role != "leader") return;
-    auto key = std::make_pair(e.node.value, key_of(*a));
-    auto it = last_.find(key);
-    if (it != last_.end() && a->hw < it->second)
-      report(e.time, "leader " + std::to_string(e.node.value) + " moved the HW of " + tp_name(key.second) + " back from " +
-                         std::to_string(it->second) + " to " + std::to_string(a->hw));
-    if (it != last_.end())
-      it->second = a->hw;
-    else
-      last_.emplace(std::move(key), a->hw);
+    int64_t* last = last_.find(e.node.value, a->topic, a->partition);
+    if (!last) last = &(last_.get(e.node.value, a->topic, a->partition) = kUnwatched);
+    if (*last != kUnwatched && a->hw < *last)
+      report(e.time, "leader " + std::to_string(e.node.value) + " moved the HW of " + tp_name(key_of(*a)) + " back from " +
+                         std::to_string(*last) + " to " + std::to_string(a->hw));
+    *last = a->hw;
   }
 
  private:
+  static constexpr int64_t kUnwatched = std::numeric_limits<int64_t>::min();
   // A new role or a reopened log starts a new watch.
-  void forget(int32_t broker, const PartitionKey& tp) { last_.erase({broker, tp}); }
-  std::map<std::pair<int32_t, PartitionKey>, int64_t> last_;
+  void forget(int32_t broker, std::string_view topic, int32_t partition) {
+    if (int64_t* last = last_.find(broker, topic, partition)) *last = kUnwatched;
+  }
+  IndexedMap<std::pair<int32_t, PartitionKey>, int64_t> last_;  // kUnwatched: no HW since the last forget
 };
 
 class HwWithinIsrChecker final : public Checker {
@@ -151,14 +153,14 @@ class LogMatchingChecker final : public Checker {
   const char* name() const override { return "log-matching"; }
   const char* description() const override { return "replica logs are identical below their high watermarks"; }
   void on_event(const TraceEvent& e, const ClusterModel& model) override {
-    if (const auto* t = e.as<ev::LogTruncate>()) return cut(e.node.value, key_of(*t), t->offset);
-    if (const auto* o = e.as<ev::LogOpen>()) return cut(e.node.value, key_of(*o), o->leo);
+    if (const auto* t = e.as<ev::LogTruncate>()) return cut(e.node.value, t->topic, t->partition, t->offset);
+    if (const auto* o = e.as<ev::LogOpen>()) return cut(e.node.value, o->topic, o->partition, o->leo);
     const auto* a = e.as<ev::HwAdvance>();
     if (!a) return;
     const ReplicaLog* r = model.replica(e.node.value, scratch_partition_key(a->topic, a->partition));
     if (!r) return;
-    int64_t& from = verified_[scratch_node_partition_key(e.node.value, a->topic, a->partition)];
-    auto& committed = committed_[scratch_partition_key(a->topic, a->partition)];
+    int64_t& from = verified_.get(e.node.value, a->topic, a->partition);
+    auto& committed = committed_.get(0, a->topic, a->partition);
     for (auto it = r->batches.lower_bound(from); it != r->batches.end() && it->first < r->hw; ++it) {
       auto c = committed.find(it->first);
       if (c == committed.end()) {
@@ -175,17 +177,18 @@ class LogMatchingChecker final : public Checker {
 
  private:
   // A replica's log was cut below what was verified: the part above must be checked again.
-  void cut(int32_t broker, const PartitionKey& tp, int64_t to) {
-    auto it = verified_.find({broker, tp});
-    if (it != verified_.end() && it->second > to) it->second = to;
+  void cut(int32_t broker, std::string_view topic, int32_t partition, int64_t to) {
+    if (int64_t* verified = verified_.find(broker, topic, partition); verified && *verified > to) *verified = to;
   }
   struct Committed {
     int64_t last_offset;
     int64_t crc;
     int32_t broker;
   };
-  std::map<std::pair<int32_t, PartitionKey>, int64_t> verified_;
-  std::map<PartitionKey, std::map<int64_t, Committed>> committed_;
+  // Looked up on every hw_advance: hash-indexed (the topic names are compared at every level of a
+  // tree, and __consumer_offsets' differ only at the end).
+  IndexedMap<std::pair<int32_t, PartitionKey>, int64_t> verified_;
+  IndexedMap<PartitionKey, std::map<int64_t, Committed>> committed_;  // found with node 0
 };
 
 // Acknowledged writes: the producers' produce_ack events {topic, partition, base_offset, crc, acks}.
