@@ -8,9 +8,9 @@ Purgatory::~Purgatory() {
   for (auto& [id, e] : ops_) rt_.cancel(e.timer);
 }
 
-Purgatory::Key Purgatory::key(std::string_view topic, int32_t partition) {
+Purgatory::Key Purgatory::key_of_hash(uint64_t name_hash, int32_t partition) {
   // splitmix64's finalizer over the name's hash and the number.
-  uint64_t x = std::hash<std::string_view>{}(topic) ^ (static_cast<uint64_t>(static_cast<uint32_t>(partition)) * 0x9e3779b97f4a7c15ull);
+  uint64_t x = name_hash ^ (static_cast<uint64_t>(static_cast<uint32_t>(partition)) * 0x9e3779b97f4a7c15ull);
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);

@@ -58,8 +58,11 @@ class Purgatory {
   // (as good as never) would wake each other's operations: that costs a try, and a try completes
   // an operation only when it can complete.
   using Key = PurgatoryKey;
-  static Key key(std::string_view topic, int32_t partition);
+  static Key key(std::string_view topic, int32_t partition) { return key_of_hash(name_hash(topic), partition); }
   static Key key(const TopicPartition& tp) { return key(tp.topic, tp.partition); }
+  // The same in two steps, for many partitions of one topic: the name is hashed once.
+  static uint64_t name_hash(std::string_view topic) { return std::hash<std::string_view>{}(topic); }
+  static Key key_of_hash(uint64_t name_hash, int32_t partition);
 
   explicit Purgatory(Runtime& rt) : rt_(rt) {}
   ~Purgatory();

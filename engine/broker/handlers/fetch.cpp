@@ -59,6 +59,12 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
   return ErrorCode::NONE;
 }
 
+size_t partition_count(const protocol::FetchRequest& req) {
+  size_t n = 0;
+  for (const auto& t : req.topics) n += t.partitions.size();
+  return n;
+}
+
 // Fetch v4+ carries isolation_level; below it a consumer reads uncommitted.
 IsolationLevel isolation_of(const protocol::FetchRequest& req) {
   return req.isolation_level == static_cast<int8_t>(IsolationLevel::kReadCommitted) ? IsolationLevel::kReadCommitted
@@ -137,20 +143,26 @@ FetchContext open_fetch_context(HandlerContext& ctx, protocol::FetchRequest fetc
   }
   fetch.topics.clear();
   fetch.forgotten_topics_data.clear();
-  for (const auto& [tp, sp] : session.partitions) {
-    if (fetch.topics.empty() || fetch.topics.back().topic != tp.topic) {
-      fetch.topics.emplace_back();
-      fetch.topics.back().topic = tp.topic;
-      fetch.topics.back().topic_id = sp.topic_id;
+  // Topic by topic (the map is ordered by name): each name is compared once, and the topic's
+  // partitions get their room at once (a follower's session holds dozens of one topic).
+  for (auto it = session.partitions.begin(); it != session.partitions.end();) {
+    auto topic_end = std::next(it);
+    while (topic_end != session.partitions.end() && topic_end->first.topic == it->first.topic) ++topic_end;
+    protocol::FetchRequest::FetchTopic& ft = fetch.topics.emplace_back();
+    ft.topic = it->first.topic;
+    ft.topic_id = it->second.topic_id;
+    ft.partitions.reserve(static_cast<size_t>(std::distance(it, topic_end)));
+    for (; it != topic_end; ++it) {
+      const auto& [tp, sp] = *it;
+      protocol::FetchRequest::FetchPartition fp;
+      fp.partition = tp.partition;
+      fp.current_leader_epoch = sp.current_leader_epoch;
+      fp.fetch_offset = sp.fetch_offset;
+      fp.last_fetched_epoch = sp.last_fetched_epoch;
+      fp.log_start_offset = sp.log_start_offset;
+      fp.partition_max_bytes = sp.partition_max_bytes;
+      ft.partitions.push_back(fp);
     }
-    protocol::FetchRequest::FetchPartition fp;
-    fp.partition = tp.partition;
-    fp.current_leader_epoch = sp.current_leader_epoch;
-    fp.fetch_offset = sp.fetch_offset;
-    fp.last_fetched_epoch = sp.last_fetched_epoch;
-    fp.log_start_offset = sp.log_start_offset;
-    fp.partition_max_bytes = sp.partition_max_bytes;
-    fetch.topics.back().partitions.push_back(fp);
   }
   for (auto& t : unknown) fetch.topics.push_back(std::move(t));
   fc.reads = std::move(fetch);
@@ -349,8 +361,11 @@ bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const s
 // The purgatory keys of a fetch's partitions, in the order read_fetch visits them.
 std::vector<Purgatory::Key> fetch_keys(const protocol::FetchRequest& req) {
   std::vector<Purgatory::Key> keys;
-  for (const auto& t : req.topics)
-    for (const auto& fp : t.partitions) keys.push_back(Purgatory::key(t.topic, fp.partition));
+  keys.reserve(partition_count(req));
+  for (const auto& t : req.topics) {
+    const uint64_t name_hash = Purgatory::name_hash(t.topic);
+    for (const auto& fp : t.partitions) keys.push_back(Purgatory::key_of_hash(name_hash, fp.partition));
+  }
   return keys;
 }
 
