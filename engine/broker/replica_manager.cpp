@@ -233,6 +233,9 @@ Partition* ReplicaManager::get_or_create_partition(const TopicPartition& tp) {
   auto hw = checkpointed_hw_.find(tp);
   if (hw != checkpointed_hw_.end()) p->restore_high_watermark(Offset{hw->second});
   Partition* raw = p.get();
+  raw->log().set_event_listener([this](const log::LogEvent& e) {
+    if (e.kind == log::LogEvent::Kind::kLogStartOffsetChanged) log_start_changes_++;
+  });
   partitions_[tp] = std::move(p);
   if (tp.partition >= 0) {
     index_generation++;

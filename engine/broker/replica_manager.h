@@ -121,6 +121,11 @@ class ReplicaManager final : public PartitionOwner {
   Purgatory& delete_records_purgatory() { return delete_records_purgatory_; }
   // The incremental fetch sessions (KIP-227) of the fetchers of this broker's leaders.
   FetchSessionCache& fetch_sessions() { return fetch_sessions_; }
+  // How many times a hosted log's start offset has moved (DeleteRecords, retention, truncation):
+  // the one change to a partition's fetch answer that does not mark the fetch purgatory. A delayed
+  // fetch that saw no change of it and no mark of a partition answers for that partition what it
+  // found when it arrived.
+  uint64_t log_start_changes() const { return log_start_changes_; }
   // A follower reported a new log start offset: DeleteRecords waiting on tp try again. Nothing is
   // scheduled when none waits (so runs without DeleteRecords keep their event order).
   void on_low_watermark_change(const TopicPartition& tp);
@@ -178,6 +183,7 @@ class ReplicaManager final : public PartitionOwner {
   Purgatory delete_records_purgatory_;
   FetchSessionCache fetch_sessions_;
   bool waiting_check_scheduled_ = false;
+  uint64_t log_start_changes_ = 0;
   ProgressListener progress_listener_;
   TxnMarkerListener txn_marker_listener_;
   std::set<TopicPartition> damaged_;

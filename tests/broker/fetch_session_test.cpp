@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "cluster_fixture.h"
+#include "engine/protocol/api_versions_table.h"
+#include "engine/protocol/delete_records.h"
 #include "engine/protocol/fetch.h"
 
 using namespace gregor;
@@ -135,4 +137,79 @@ TEST_CASE("Followers replicate through fetch sessions and start new ones after t
   for (NodeId b : f.cluster.broker_ids())
     REQUIRE(f.run_until([&] { return f.replica(b.value, "r", 0) && f.replica(b.value, "r", 0)->log_end_offset().value == 6; }));
   CHECK_FALSE(f.checker("acked-write-lost").violation());
+}
+
+// A follower's delayed fetch skips, when it completes, the partitions it left out when it arrived
+// and that nothing marked since: their answer cannot have changed. A moved log start offset
+// (DeleteRecords) marks nothing, so it must still reach the answer that completes the fetch.
+TEST_CASE("A follower's delayed fetch answers with a log start offset moved while it waited",
+          "[broker][fetch-session]") {
+  test::ClusterFixture f(33, {}, 2);
+  f.create_topic("q", 4, 2);
+  // Two partitions with one leader; the other broker follows both.
+  int32_t a = -1, b = -1;
+  for (int32_t p = 1; p < 4 && b < 0; p++)
+    if (f.leader_of("q", p) == f.leader_of("q", 0)) a = 0, b = p;
+  REQUIRE(b > 0);
+  const int32_t leader = f.leader_of("q", a);
+  const int32_t follower = leader == 1 ? 2 : 1;
+  for (int i = 0; i < 3; i++) REQUIRE(f.produce(leader, "q", a, -1, "v") == ErrorCode::NONE);
+
+  // A second client speaks as the follower, in a session of its own.
+  const NodeId fetcher{sim::kFirstClientNodeId + 1};
+  f.sim.add_node(fetcher, "fetcher", [](Runtime& rt) { return std::make_unique<test::RequestClient>(rt); });
+  auto* as_follower = f.sim.node_as<test::RequestClient>(fetcher);
+  auto request = [&](int32_t session_id, int32_t epoch, int32_t max_wait_ms, bool name_partitions) {
+    protocol::FetchRequest req;
+    req.replica_id = follower;
+    req.max_wait_ms = max_wait_ms;
+    req.min_bytes = 1;
+    req.session_id = session_id;
+    req.session_epoch = epoch;
+    if (name_partitions) {
+      protocol::FetchRequest::FetchTopic t;
+      t.topic = "q";
+      for (auto [partition, offset] : {std::pair{a, int64_t{3}}, std::pair{b, int64_t{0}}}) {
+        protocol::FetchRequest::FetchPartition p;
+        p.partition = partition;
+        p.fetch_offset = offset;
+        p.log_start_offset = 0;
+        p.partition_max_bytes = 1 << 20;
+        t.partitions.push_back(p);
+      }
+      req.topics.push_back(t);
+    }
+    return req;
+  };
+  std::optional<protocol::FetchResponse> full;
+  bool done = false;
+  as_follower->call<protocol::FetchRequest, protocol::FetchResponse>(NodeId{leader}, request(0, 0, 0, true),
+                                                                     protocol::kReplicaFetchVersion, &full, &done);
+  REQUIRE(f.run_until([&] { return done; }));
+  REQUIRE(full);
+  REQUIRE(full->session_id != 0);
+  // Nothing new on either partition: the incremental fetch waits (both are left out).
+  std::optional<protocol::FetchResponse> waited;
+  as_follower->call<protocol::FetchRequest, protocol::FetchResponse>(NodeId{leader}, request(full->session_id, 1, 20000, false),
+                                                                     protocol::kReplicaFetchVersion, &waited, &done);
+  f.sim.run_until(f.sim.now() + Duration::millis(100));
+  REQUIRE_FALSE(done);
+
+  // Meanwhile the leader's log of `a` starts at 2, and a record arrives in `b`.
+  protocol::DeleteRecordsRequest del;
+  del.timeout_ms = 30000;
+  del.topics.push_back({.name = "q", .partitions = {{.partition_index = a, .offset = 2}}});
+  auto deleted = f.call<protocol::DeleteRecordsRequest, protocol::DeleteRecordsResponse>(leader, del, 2);
+  REQUIRE(deleted);
+  REQUIRE(deleted->topics.at(0).partitions.at(0).error_code == ErrorCode::NONE);
+  REQUIRE_FALSE(done);
+  REQUIRE(f.produce(leader, "q", b, -1, "w") == ErrorCode::NONE);
+  REQUIRE(f.run_until([&] { return done; }));
+  REQUIRE(waited);
+  // The record of `b` completed the fetch; `a` is in the answer too, with its new log start.
+  std::map<int32_t, int64_t> log_starts;
+  for (const auto& t : waited->responses)
+    for (const auto& pd : t.partitions) log_starts[pd.partition_index] = pd.log_start_offset;
+  CHECK(log_starts.count(b) == 1);
+  CHECK(log_starts[a] == 2);
 }

@@ -228,9 +228,17 @@ bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, Fetch
 // partitions close_fetch_context would leave out of the answer are left out here already (a
 // follower's incremental fetch visits every partition it follows, and most have nothing to tell),
 // so no PartitionData is built and then dropped for them.
+//
+// For a follower's delayed fetch: `left_out` (the read when it arrives) is told which partitions
+// were left out, by their place in the request; `quiet` (its read when it completes) names those
+// still left out: nothing about them has changed since (engine/broker/replica_manager.h), so they
+// are not looked at again.
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
-                     const std::set<std::string>& denied, const FetchContext& fc, bool first_read) {
+                     const std::set<std::string>& denied, const FetchContext& fc, bool first_read,
+                     std::vector<bool>* left_out = nullptr, const std::vector<bool>* quiet = nullptr) {
   FetchRead out;
+  size_t at = 0;  // the partition's place in the request
+  if (left_out) left_out->assign(partition_count(req), false);
   std::map<TopicPartition, FetchSessionPartition>::iterator next;
   if (fc.session) next = fc.session->partitions.begin();
   out.response.responses.reserve(req.topics.size());
@@ -263,6 +271,8 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       return pd;
     };
     for (const auto& fp : t.partitions) {
+      const size_t place = at++;
+      if (quiet && (*quiet)[place]) continue;
       Partition* p = unknown_id ? nullptr : ctx.replicas.partition(t.topic, fp.partition);
       ErrorCode refused = ErrorCode::NONE;
       if (unknown_id) {
@@ -307,8 +317,10 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       // Most partitions of a follower's session have nothing to tell: left out before an entry is
       // built for them.
       if (error == ErrorCode::NONE && records_bytes == 0 &&
-          unchanged_in_session(fc, next, t.topic, fp.partition, lr.high_watermark.value, lr.log_start.value, lso))
+          unchanged_in_session(fc, next, t.topic, fp.partition, lr.high_watermark.value, lr.log_start.value, lso)) {
+        if (left_out) (*left_out)[place] = true;
         continue;
+      }
       protocol::FetchResponse::PartitionData pd = partition_data(fp.partition);
       pd.error_code = error;
       pd.high_watermark = lr.high_watermark.value;
@@ -383,13 +395,28 @@ class DelayedFetch final : public DelayedOperation {
 
   bool try_complete(bool expired) override { return try_with(expired, std::nullopt); }
   bool try_complete_marked(std::span<const Purgatory::Key> marked) override { return try_with(false, marked); }
+  // A follower's fetch: the partitions its first read left out (read_fetch), and the count of log
+  // start moves then.
+  void set_left_out(std::vector<bool> left_out, uint64_t log_start_changes) {
+    quiet_ = std::move(left_out);
+    log_start_changes_ = log_start_changes;
+  }
 
  private:
   bool try_with(bool expired, std::optional<std::span<const Purgatory::Key>> marked) {
+    // A marked partition may have changed; after mark_all, any may have.
+    for (size_t i = 0; i < quiet_.size(); i++)
+      if (quiet_[i] && (!marked || std::binary_search(marked->begin(), marked->end(), keys_[i]))) quiet_[i] = false;
     // Most tries find nothing new. With fetch.min.bytes 1 any batch completes the fetch, so a try
     // first asks without reading; the log is read once, when the fetch completes.
     if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_, keys_, marked)) return false;
-    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_, context_, false);
+    // The partitions still quiet are left out without a look, unless a change that marks nothing
+    // may have reached them: a log start offset moved, the log directory failed, or the fetch
+    // expires (a partition marked in the same instant has not been tried yet).
+    const bool skip_quiet = !expired && !quiet_.empty() && ctx_.replicas.log_start_changes() == log_start_changes_ &&
+                            !ctx_.replicas.log_dir_offline();
+    FetchRead read = read_fetch(ctx_, fetch_, req_.header.api_version, denied_, context_, false, nullptr,
+                                skip_quiet ? &quiet_ : nullptr);
     if (!expired && read.bytes < std::max(1, fetch_.min_bytes) && !read.has_error) return false;
     ctx_.channel.respond(req_, close_fetch_context(context_, std::move(read.response)));
     return true;
@@ -401,6 +428,8 @@ class DelayedFetch final : public DelayedOperation {
   const protocol::FetchRequest& fetch_;  // context_.reads
   std::set<std::string> denied_;
   std::vector<Purgatory::Key> keys_;  // of fetch_'s partitions, in its order
+  std::vector<bool> quiet_;            // by place: left out when the fetch arrived, not marked since
+  uint64_t log_start_changes_ = 0;
 };
 
 }  // namespace
@@ -423,14 +452,21 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
     if (!t.topic.empty() && !denied.count(t.topic) &&
         (!follower_allowed || (reads.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
       denied.insert(t.topic);
-  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc, true);
+  // A follower's incremental fetch: which partitions were left out (most of a session, usually).
+  std::vector<bool> left_out;
+  const bool follower_session = reads.replica_id >= 0 && fc.incremental;
+  const uint64_t log_start_changes = ctx.replicas.log_start_changes();
+  FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc, true, follower_session ? &left_out : nullptr);
   if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
     return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
   std::vector<Purgatory::Key> keys = fetch_keys(reads);
   std::vector<Purgatory::Key> watched = keys;
   const Duration wait = Duration::millis(reads.max_wait_ms);
-  ctx.replicas.fetch_purgatory().watch(std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied), std::move(keys)),
-                                       std::move(watched), wait);
+  auto delayed = std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied), std::move(keys));
+  // A log start offset moved by this very read (none is, today) would make the record stale at once.
+  if (follower_session && ctx.replicas.log_start_changes() == log_start_changes)
+    delayed->set_left_out(std::move(left_out), log_start_changes);
+  ctx.replicas.fetch_purgatory().watch(std::move(delayed), std::move(watched), wait);
 }
 
 }  // namespace gregor::broker
