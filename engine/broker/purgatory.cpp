@@ -31,8 +31,12 @@ void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<Key> key
   // Produce listing it twice), and remove() drops the watcher of each key once.
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  e.keys = std::move(keys);
-  for (const auto& tp : e.keys) watchers_[tp].push_back(id);
+  e.watching.reserve(keys.size());
+  for (const Key k : keys) {
+    std::vector<uint64_t>& list = watchers_[k];
+    list.push_back(id);
+    e.watching.push_back(&list);
+  }
   e.timer = rt_.after(timeout, [this, id] {
     auto it = ops_.find(id);
     if (it == ops_.end()) return;
@@ -82,10 +86,8 @@ void Purgatory::try_marked() {
 
 void Purgatory::remove(uint64_t id) {
   auto it = ops_.find(id);
-  for (const auto& tp : it->second.keys) {
-    auto w = watchers_.find(tp);
-    std::erase(w->second, id);  // an emptied entry stays: the partition is usually watched again soon
-  }
+  // An emptied list stays: the partition is usually watched again soon (and the lists do not move).
+  for (std::vector<uint64_t>* list : it->second.watching) std::erase(*list, id);
   ops_.erase(it);
 }
 

@@ -84,7 +84,7 @@ class Purgatory {
  private:
   struct Entry {
     std::unique_ptr<DelayedOperation> op;
-    std::vector<Key> keys;
+    std::vector<std::vector<uint64_t>*> watching;  // its lists in watchers_, one per key
     TimerId timer;
   };
   void remove(uint64_t id);
@@ -93,7 +93,8 @@ class Purgatory {
   uint64_t next_id_ = 1;
   std::map<uint64_t, Entry> ops_;                         // by arrival
   // partition -> operations watching it. Looked up, never iterated (try_marked orders what it
-  // tries by arrival), so a hash table; the keys are hashes already.
+  // tries by arrival), so a hash table; the keys are hashes already. Entries are never erased, so
+  // an operation keeps pointers to its lists.
   struct KeyHash {
     size_t operator()(Key k) const { return static_cast<size_t>(k); }
   };
