@@ -30,6 +30,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/core/trace_event.h"
@@ -45,7 +46,7 @@ class ConsumeLedger {
     std::set<std::string> topics;
     int64_t consume_events = 0;
     std::map<PartitionKey, std::set<int64_t>> consumed;  // offsets consumed at least once
-    std::map<std::string, int64_t> times_by_id;          // record id -> times consumed
+    std::unordered_map<std::string, int64_t> times_by_id;  // record id -> times consumed (hashed: one per record)
     int64_t duplicates = 0;                              // consumptions beyond the first, over all ids
   };
 

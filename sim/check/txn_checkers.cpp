@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "sim/check/scratch_keys.h"
+#include "sim/check/cluster_model.h"
 
 namespace gregor::sim {
 
@@ -143,10 +143,10 @@ class TxnAtomicChecker final : public Checker {
   void on_event(const TraceEvent& e, const ClusterModel&) override {
     // A broker's HW as it last said it: a restarted broker states it when it becomes leader or
     // follower, and the model's HW (from hw_advance only) stays 0 until the next advance.
-    if (const auto* l = e.as<ev::BecomeLeader>()) hw_[scratch_node_partition_key(e.node.value, l->topic, l->partition)] = l->hw;
-    if (const auto* f = e.as<ev::BecomeFollower>()) hw_[scratch_node_partition_key(e.node.value, f->topic, f->partition)] = f->hw;
-    if (const auto* h = e.as<ev::HwAdvance>()) hw_[scratch_node_partition_key(e.node.value, h->topic, h->partition)] = h->hw;
-    if (const auto* o = e.as<ev::LogOpen>()) hw_[scratch_node_partition_key(e.node.value, o->topic, o->partition)] = 0;
+    if (const auto* l = e.as<ev::BecomeLeader>()) hw_.get(e.node.value, l->topic, l->partition) = l->hw;
+    if (const auto* f = e.as<ev::BecomeFollower>()) hw_.get(e.node.value, f->topic, f->partition) = f->hw;
+    if (const auto* h = e.as<ev::HwAdvance>()) hw_.get(e.node.value, h->topic, h->partition) = h->hw;
+    if (const auto* o = e.as<ev::LogOpen>()) hw_.get(e.node.value, o->topic, o->partition) = 0;
     if (std::string v = watch_.apply(e); !v.empty()) report(e.time, v);
   }
   void finish(const ClusterModel& model, Time end) override {
@@ -161,8 +161,8 @@ class TxnAtomicChecker final : public Checker {
         const int32_t leader = p ? p->written.leader : -1;
         const ReplicaLog* log = leader >= 0 ? model.replica(leader, r.tp) : nullptr;
         if (!log) continue;  // no leader at the end: this partition says nothing
-        auto said = hw_.find({leader, r.tp});
-        const int64_t hw = std::max(log->hw, said == hw_.end() ? int64_t{0} : said->second);
+        const int64_t* said = hw_.find(leader, r.tp.first, r.tp.second);
+        const int64_t hw = std::max(log->hw, said ? *said : int64_t{0});
         const bool there = model.holds(leader, r.tp, r.begin, r.crc) && r.end <= hw;
         if (there && !present) present = &r;
         if (!there && !missing) {
@@ -183,7 +183,8 @@ class TxnAtomicChecker final : public Checker {
  private:
   using Range = TxnLedger::Range;
   ReadCommittedWatch watch_;
-  std::map<std::pair<int32_t, PartitionKey>, int64_t> hw_;  // (broker, partition) -> HW it last stated
+  // (broker, partition) -> HW it last stated; hash-indexed, since every hw_advance sets it.
+  IndexedMap<std::pair<int32_t, PartitionKey>, int64_t> hw_;
 };
 
 }  // namespace
