@@ -158,7 +158,7 @@ Status SimDisk::injected_write_error(const char* operation, const std::string& p
 Status SimDisk::create(const std::string& path) {
   GREGOR_ASSERT(!path.empty() && path.back() != '/');
   GREGOR_RETURN_IF_ERROR(injected_write_error("create", path));
-  files_.try_emplace(path);
+  if (auto [it, added] = files_.try_emplace(path); added) index_.emplace(it->first, &it->second);
   return Status::ok();
 }
 
@@ -168,14 +168,14 @@ Result<uint64_t> SimDisk::append(const std::string& path, ByteView data) {
 }
 
 Result<uint64_t> SimDisk::append_parts(const std::string& path, std::span<const ByteView> parts) {
-  auto it = files_.find(path);
-  if (it == files_.end()) return not_found(path);
+  File* file = find_file(path);
+  if (!file) return not_found(path);
   GREGOR_RETURN_IF_ERROR(injected_write_error("append", path));
   uint64_t total = 0;
   for (ByteView p : parts) total += p.size();
   if (used_ + total > capacity_)
     return Status::error(StatusCode::kDiskFull, "disk full appending " + std::to_string(total) + " bytes to " + path);
-  File& f = it->second;
+  File& f = *file;
   const uint64_t pos = f.size;
   for (ByteView p : parts) write_at(f, f.size, p);
   used_ += total;
@@ -185,10 +185,10 @@ Result<uint64_t> SimDisk::append_parts(const std::string& path, std::span<const 
 }
 
 Result<Bytes> SimDisk::read(const std::string& path, uint64_t offset, size_t len) {
-  auto it = files_.find(path);
-  if (it == files_.end()) return not_found(path);
+  const File* file = find_file(path);
+  if (!file) return not_found(path);
   stats_.reads++;
-  const File& f = it->second;
+  const File& f = *file;
   if (offset >= f.size) return Bytes{};
   const size_t n = static_cast<size_t>(std::min<uint64_t>(len, f.size - offset));
   Bytes out(n);
@@ -204,9 +204,9 @@ Result<Bytes> SimDisk::read(const std::string& path, uint64_t offset, size_t len
 }
 
 Result<SharedBytes> SimDisk::read_shared(const std::string& path, uint64_t offset, size_t len) {
-  auto it = files_.find(path);
-  if (it == files_.end()) return not_found(path);
-  File& f = it->second;
+  File* file = find_file(path);
+  if (!file) return not_found(path);
+  File& f = *file;
   if (offset >= f.size) {
     stats_.reads++;
     return SharedBytes();
@@ -226,10 +226,10 @@ Result<SharedBytes> SimDisk::read_shared(const std::string& path, uint64_t offse
 }
 
 Status SimDisk::truncate(const std::string& path, uint64_t size) {
-  auto it = files_.find(path);
-  if (it == files_.end()) return not_found(path);
+  File* file = find_file(path);
+  if (!file) return not_found(path);
   GREGOR_RETURN_IF_ERROR(injected_write_error("truncate", path));
-  File& f = it->second;
+  File& f = *file;
   if (size > f.size && used_ + (size - f.size) > capacity_)
     return Status::error(StatusCode::kDiskFull, "disk full extending " + path);
   if (size < f.synced && !f.rewritten) {
@@ -267,10 +267,10 @@ Status SimDisk::truncate(const std::string& path, uint64_t size) {
 }
 
 Status SimDisk::fsync(const std::string& path) {
-  auto it = files_.find(path);
-  if (it == files_.end()) return not_found(path);
+  File* file = find_file(path);
+  if (!file) return not_found(path);
   GREGOR_RETURN_IF_ERROR(injected_write_error("fsync", path));
-  File& f = it->second;
+  File& f = *file;
   f.synced = f.size;
   f.rewritten = false;
   f.durable.clear();
@@ -284,13 +284,17 @@ Status SimDisk::rename(const std::string& from, const std::string& to) {
   if (it == files_.end()) return not_found(from);
   GREGOR_RETURN_IF_ERROR(injected_write_error("rename", from));
   File f = std::move(it->second);
+  index_.erase(std::string_view(from));
   files_.erase(it);
   auto old = files_.find(to);
   if (old != files_.end()) {
     used_ -= old->second.size;
+    index_.erase(std::string_view(to));
     files_.erase(old);
   }
-  files_[to] = std::move(f);
+  auto [moved, added] = files_.emplace(to, std::move(f));
+  GREGOR_ASSERT(added);
+  index_.emplace(moved->first, &moved->second);
   return Status::ok();
 }
 
@@ -298,17 +302,18 @@ Status SimDisk::remove(const std::string& path) {
   auto it = files_.find(path);
   if (it == files_.end()) return not_found(path);
   used_ -= it->second.size;
+  index_.erase(std::string_view(path));
   files_.erase(it);
   return Status::ok();
 }
 
 Result<uint64_t> SimDisk::size(const std::string& path) {
-  auto it = files_.find(path);
-  if (it == files_.end()) return not_found(path);
-  return it->second.size;
+  const File* file = find_file(path);
+  if (!file) return not_found(path);
+  return file->size;
 }
 
-bool SimDisk::exists(const std::string& path) { return files_.count(path) > 0; }
+bool SimDisk::exists(const std::string& path) { return find_file(path) != nullptr; }
 
 Result<std::vector<std::string>> SimDisk::list(const std::string& dir) {
   std::string prefix = dir.empty() ? "" : (dir.back() == '/' ? dir : dir + "/");
@@ -363,7 +368,7 @@ std::pair<std::string, uint64_t> SimDisk::corrupt_bit(Rng& rng, const std::strin
   }
   if (candidates.empty()) return {"", 0};
   const std::string& victim = candidates[rng.uniform(candidates.size())];
-  File& f = files_[victim];
+  File& f = *find_file(victim);
   const uint64_t pos = rng.uniform(f.size);
   const uint8_t mask = static_cast<uint8_t>(1u << rng.uniform(8));
   // Without rewritten, the durable image is a prefix of the page cache and flips with it.

@@ -28,6 +28,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/core/disk.h"
@@ -48,6 +50,8 @@ class SimDisk final : public Disk {
   static constexpr size_t kDefaultPageBytes = 64 * 1024;
   // REQUIRES: page_bytes > 0 (tests use tiny pages to put batches across page boundaries).
   explicit SimDisk(uint64_t capacity_bytes = UINT64_MAX, size_t page_bytes = kDefaultPageBytes);
+  SimDisk(const SimDisk&) = delete;  // the index points into the map
+  SimDisk& operator=(const SimDisk&) = delete;
 
   Status create(const std::string& path) override;
   Result<uint64_t> append(const std::string& path, ByteView data) override;
@@ -112,7 +116,15 @@ class SimDisk final : public Disk {
   void trim_pages(File& f) const;
   static uint8_t durable_byte(const File& f, uint64_t pos, size_t page_bytes);
 
+  File* find_file(std::string_view path) const {
+    auto it = index_.find(path);
+    return it == index_.end() ? nullptr : it->second;
+  }
+
   std::map<std::string, File> files_;  // ordered: list() and power_loss() iterate it
+  // Every entry of files_, by its path: a lookup hashes the path once, where the map compares the
+  // long common prefix of a partition's file names at every level. Keys view files_' own keys.
+  std::unordered_map<std::string_view, File*> index_;
   uint64_t capacity_;
   size_t page_bytes_;
   uint64_t used_ = 0;
