@@ -346,16 +346,15 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
 
 // Would read_fetch now return records or an error? Kafka's DelayedFetch.tryComplete: it reads no log,
 // builds no response and changes nothing (a follower's progress was recorded when its fetch arrived).
-// With `marked` (sorted; `keys` are the partitions' purgatory keys, in the request's order) it looks
-// only at the partitions marked since the last look: the others have not changed.
+// It looks only at the partitions `changed` names (by place in the request): those marked since the
+// last look, the others have not changed.
 bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const std::set<std::string>& denied,
-                 const std::vector<Purgatory::Key>& keys, std::optional<std::span<const Purgatory::Key>> marked) {
+                 const std::vector<bool>& changed) {
   const bool from_follower = req.replica_id >= 0;
   size_t i = 0;
   for (const auto& t : req.topics) {
     for (const auto& fp : t.partitions) {
-      const size_t at = i++;
-      if (marked && !std::binary_search(marked->begin(), marked->end(), keys[at])) continue;
+      if (!changed[i++]) continue;
       Partition* p = ctx.replicas.partition(t.topic, fp.partition);
       if (!p || ctx.replicas.log_dir_offline() || denied.count(t.topic)) return true;  // an error to answer with
       const LeaderRead lr = from_follower
@@ -396,7 +395,7 @@ class DelayedFetch final : public DelayedOperation {
   bool try_complete(bool expired) override { return try_with(expired, std::nullopt); }
   bool try_complete_marked(std::span<const Purgatory::Key> marked) override { return try_with(false, marked); }
   // A follower's fetch: the partitions its first read left out (read_fetch), and the count of log
-  // start moves then.
+  // start moves before that read.
   void set_left_out(std::vector<bool> left_out, uint64_t log_start_changes) {
     quiet_ = std::move(left_out);
     log_start_changes_ = log_start_changes;
@@ -404,12 +403,16 @@ class DelayedFetch final : public DelayedOperation {
 
  private:
   bool try_with(bool expired, std::optional<std::span<const Purgatory::Key>> marked) {
-    // A marked partition may have changed; after mark_all, any may have.
+    // The partitions that may have changed since the last try: the marked ones; after mark_all (or
+    // at expiry), any.
+    changed_.resize(keys_.size());
+    for (size_t i = 0; i < keys_.size(); i++)
+      changed_[i] = !marked || std::binary_search(marked->begin(), marked->end(), keys_[i]);
     for (size_t i = 0; i < quiet_.size(); i++)
-      if (quiet_[i] && (!marked || std::binary_search(marked->begin(), marked->end(), keys_[i]))) quiet_[i] = false;
+      if (changed_[i]) quiet_[i] = false;
     // Most tries find nothing new. With fetch.min.bytes 1 any batch completes the fetch, so a try
     // first asks without reading; the log is read once, when the fetch completes.
-    if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_, keys_, marked)) return false;
+    if (!expired && fetch_.min_bytes <= 1 && !fetch_ready(ctx_, fetch_, denied_, changed_)) return false;
     // The partitions still quiet are left out without a look, unless a change that marks nothing
     // may have reached them: a log start offset moved, the log directory failed, or the fetch
     // expires (a partition marked in the same instant has not been tried yet).
@@ -428,6 +431,7 @@ class DelayedFetch final : public DelayedOperation {
   const protocol::FetchRequest& fetch_;  // context_.reads
   std::set<std::string> denied_;
   std::vector<Purgatory::Key> keys_;  // of fetch_'s partitions, in its order
+  std::vector<bool> changed_;          // by place: marked since the last try (kept for its room)
   std::vector<bool> quiet_;            // by place: left out when the fetch arrived, not marked since
   uint64_t log_start_changes_ = 0;
 };
@@ -463,9 +467,8 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
   std::vector<Purgatory::Key> watched = keys;
   const Duration wait = Duration::millis(reads.max_wait_ms);
   auto delayed = std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied), std::move(keys));
-  // A log start offset moved by this very read (none is, today) would make the record stale at once.
-  if (follower_session && ctx.replicas.log_start_changes() == log_start_changes)
-    delayed->set_left_out(std::move(left_out), log_start_changes);
+  // The count from before the read: a log start moved during it disables the skip like any later one.
+  if (follower_session) delayed->set_left_out(std::move(left_out), log_start_changes);
   ctx.replicas.fetch_purgatory().watch(std::move(delayed), std::move(watched), wait);
 }
 
