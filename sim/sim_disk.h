@@ -105,7 +105,8 @@ class SimDisk final : public Disk {
   Status not_found(const std::string& path) const;
   // kIoError while fail_writes is in force (and counts the write), else ok.
   Status injected_write_error(const char* operation, const std::string& path);
-  PageData new_page() const;
+  // first_page: the page for a file's first bytes (see PagePool in sim_disk.cpp).
+  PageData new_page(bool first_page = false) const;
   // Byte at position pos (REQUIRES: pos < size).
   uint8_t& byte_for_write(File& f, uint64_t pos);
   // Makes page i writable from byte `from` on: a copy when someone else may see those bytes.
