@@ -45,6 +45,7 @@ void ConsumeLedger::apply(const TraceEvent& e) {
     add_acked(key_of(*a), a->base_offset, a->count);
     return;
   }
+  if (acked_only_) return;
   if (const auto* s = e.as<ev::ConsumerStart>()) {
     GroupView& g = groups_[s->group];
     if (g.mode.empty()) g.mode = s->mode;

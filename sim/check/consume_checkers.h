@@ -50,6 +50,13 @@ class ConsumeLedger {
     int64_t duplicates = 0;                              // consumptions beyond the first, over all ids
   };
 
+  ConsumeLedger() = default;
+  // Only the acknowledged records (acked()); groups() stays empty. For a checker that needs no
+  // more: keeping each group's consumed offsets and record ids costs lookups and an allocation or
+  // two per consumed record.
+  struct AckedOnly {};
+  explicit ConsumeLedger(AckedOnly) : acked_only_(true) {}
+
   void apply(const TraceEvent& e);
 
   const std::map<std::string, GroupView>& groups() const { return groups_; }
@@ -64,6 +71,7 @@ class ConsumeLedger {
   int64_t unique_consumed(const std::string& group) const;
 
  private:
+  bool acked_only_ = false;
   std::map<std::string, GroupView> groups_;
   std::map<PartitionKey, std::map<int64_t, int64_t>> acked_;
   // A transaction's records count as acknowledged once it commits: an aborted (or never ended)

@@ -112,7 +112,7 @@ class OutputEachInputOnceChecker final : public Checker {
     Time time;
   };
   TxnGroups groups_;
-  ConsumeLedger inputs_;  // acknowledged records (transactions' once committed)
+  ConsumeLedger inputs_{ConsumeLedger::AckedOnly{}};  // acknowledged records (transactions' once committed)
   std::set<std::string> output_topics_;
   std::set<std::string> input_topics_;  // read by exactly-once-txn groups
   std::set<std::string> read_committed_;
