@@ -12,7 +12,7 @@ void Checker::report(Time t, std::string message) {
   if (violation_) return;  // the first one is what matters
   Violation v{name(), t, std::move(message), {}};
   if (context_)
-    for (const TraceEvent& e : *context_) v.context.push_back(e.to_string());
+    context_->for_each([&](const TraceEvent& e) { v.context.push_back(e.to_string()); });
   violation_ = std::move(v);
 }
 
@@ -267,17 +267,13 @@ std::vector<std::string> CheckerSet::names() const {
 
 void CheckerSet::on_event(const TraceEvent& e) {
   model_.apply(e);
-  std::deque<TraceEvent>* ctx = &global_context_;
+  EventRing* ctx = &global_context_;
   if (auto tp = event_partition(e)) ctx = &context_.get(0, tp->first, tp->second);
-  ctx->push_back(e);
-  if (ctx->size() > kContextEvents) ctx->pop_front();
+  ctx->push(e);
   // Faults belong to every partition's story.
   if (e.node.value == 0)
-    for (auto& [tp, c] : context_.map()) {
-      if (&c == ctx) continue;
-      c.push_back(e);
-      if (c.size() > kContextEvents) c.pop_front();
-    }
+    for (auto& [tp, c] : context_.map())
+      if (&c != ctx) c.push(e);
   for (auto& c : checkers_) {
     if (c->violation()) continue;
     c->context_ = ctx;

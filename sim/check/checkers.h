@@ -13,7 +13,6 @@
 //                         teaching stories show when it fails)
 #pragma once
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +32,33 @@ struct Violation {
   std::vector<std::string> context;  // the events that led to it, oldest first
 };
 
+// The last `capacity` events of one partition's story, oldest first. A new event is copied over
+// the oldest one's slot: the same kind of event reuses its strings' storage instead of freeing one
+// event and allocating the next (a __consumer_offsets event's topic name is a heap allocation).
+class EventRing {
+ public:
+  static constexpr size_t kDefaultCapacity = 12;
+  explicit EventRing(size_t capacity = kDefaultCapacity) : capacity_(capacity) {}
+  void push(const TraceEvent& e) {
+    if (slots_.size() < capacity_) {
+      slots_.push_back(e);
+      return;
+    }
+    slots_[oldest_] = e;
+    oldest_ = (oldest_ + 1) % capacity_;
+  }
+  size_t size() const { return slots_.size(); }
+  template <typename F>
+  void for_each(F&& f) const {
+    for (size_t i = 0; i < slots_.size(); i++) f(slots_[(oldest_ + i) % slots_.size()]);
+  }
+
+ private:
+  size_t capacity_;
+  std::vector<TraceEvent> slots_;
+  size_t oldest_ = 0;  // once full
+};
+
 class Checker {
  public:
   virtual ~Checker() = default;
@@ -48,7 +74,7 @@ class Checker {
   void report(Time t, std::string message);
   friend class CheckerSet;
   std::optional<Violation> violation_;
-  const std::deque<TraceEvent>* context_ = nullptr;
+  const EventRing* context_ = nullptr;
 };
 
 // The checkers, the shared model and the context ring; attach it to a run as a trace listener.
@@ -66,13 +92,12 @@ class CheckerSet {
   void add(std::unique_ptr<Checker> c);
 
  private:
-  static constexpr size_t kContextEvents = 12;
   ClusterModel model_;
   std::vector<std::unique_ptr<Checker>> checkers_;
   // The recent events per partition (and those of no partition), kept as they are and turned into
   // text only when a checker reports: formatting every event would cost more than checking it.
-  IndexedMap<PartitionKey, std::deque<TraceEvent>> context_;
-  std::deque<TraceEvent> global_context_;
+  IndexedMap<PartitionKey, EventRing> context_;
+  EventRing global_context_;
 };
 
 }  // namespace gregor::sim
