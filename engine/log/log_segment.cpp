@@ -214,6 +214,9 @@ Status LogSegment::append(std::span<const ByteView> parts, const record::BatchHe
   if (!at) return at.status();
   GREGOR_ASSERT_MSG(*at == position, log_path_ + " changed size under the log");
   note_appended(header, position, batch_size);
+  recent_[recent_next_] = RecentBatch{header.base_offset, header.last_offset(), position};
+  recent_next_ = (recent_next_ + 1) % kRecentBatches;
+  recent_count_ = std::min(recent_count_ + 1, kRecentBatches);
   last_modified_ = now;
   // The indexes are sparse and rebuilt by recovery, so an entry that could not be written (a full
   // disk) only makes later lookups scan a little further; the batch itself is in.
@@ -237,13 +240,22 @@ Result<LogSegment::Location> LogSegment::locate(Offset target) const {
   }
 }
 
+OffsetIndex::Entry LogSegment::read_start(Offset from) const {
+  for (size_t i = 0; i < recent_count_; i++) {
+    const RecentBatch& b = recent_[i];
+    if (b.base_offset <= from.value && from.value <= b.last_offset)
+      return OffsetIndex::Entry{Offset{b.last_offset}, static_cast<uint32_t>(b.position)};
+  }
+  return offset_index_.lookup(from);
+}
+
 uint64_t LogSegment::size_bytes_from(Offset from) const {
-  const uint64_t position = offset_index_.lookup(from).position;
+  const uint64_t position = read_start(from).position;
   return position < size_ ? size_ - position : 0;
 }
 
 Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const {
-  const OffsetIndex::Entry start = offset_index_.lookup(from);
+  const OffsetIndex::Entry start = read_start(from);
   // The first read covers the way from the index entry to `from` and max_bytes after it, usually;
   // later ones only what the byte budget can still take.
   const size_t block = std::min(kReadBlockBytesMax, max_bytes + static_cast<size_t>(index_interval_bytes_) +
@@ -266,7 +278,7 @@ Result<bool> LogSegment::read_file_slice(Offset from, size_t max_bytes, Offset m
   auto file = open_file();
   if (!file) return file.status();
   GREGOR_ASSERT(*file != nullptr);
-  const OffsetIndex::Entry start = offset_index_.lookup(from);
+  const OffsetIndex::Entry start = read_start(from);
   // Headers only (take() is never called): a refill reads 4 KiB, a few headers of small batches,
   // or one header and a little of its records for a large one.
   constexpr size_t kHeaderBlockBytes = 4096;
@@ -302,6 +314,7 @@ Result<uint64_t> LogSegment::truncate_to(Offset offset) {
   const uint64_t cut = location->position;
   if (cut == size_) return uint64_t{0};
   const uint64_t removed = size_ - cut;
+  forget_recent();
   GREGOR_RETURN_IF_ERROR(disk_.truncate(log_path_, cut));
   GREGOR_RETURN_IF_ERROR(offset_index_.truncate_to_position(static_cast<uint32_t>(cut)));
   GREGOR_RETURN_IF_ERROR(time_index_.truncate_to(location->base_offset));
@@ -334,6 +347,7 @@ Result<uint64_t> LogSegment::truncate_to(Offset offset) {
 }
 
 Status LogSegment::load_indexes(Offset next_offset) {
+  forget_recent();
   if (indexes_missing_) return Status::error(StatusCode::kNotFound, log_path_ + ": index files missing");
   next_offset_ = next_offset;
   GREGOR_RETURN_IF_ERROR(offset_index_.load(size_));
@@ -358,6 +372,7 @@ Status LogSegment::load_indexes(Offset next_offset) {
 }
 
 Result<ScanResult> LogSegment::scan(const ScanOptions& options) {
+  forget_recent();
   auto file_size = disk_.size(log_path_);
   if (!file_size) return file_size.status();
   if (options.rebuild_indexes) {

@@ -9,6 +9,7 @@
 // bad byte means (a torn tail to cut, or corruption to report).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -148,6 +149,15 @@ class LogSegment {
     Offset base_offset;
   };
   Result<Location> locate(Offset target) const;
+  // Where a read of `from` starts walking: the batch holding it when it is one of the last few
+  // appended (a follower's or a tailing consumer's fetch, nearly always), as an entry of the
+  // index's kind (that batch's last offset and position); otherwise the offset index's entry,
+  // from which the walk passes over the batches before `from`.
+  OffsetIndex::Entry read_start(Offset from) const;
+  void forget_recent() {
+    recent_count_ = 0;
+    recent_next_ = 0;
+  }
   void note_appended(const record::BatchHeader& header, uint64_t position, uint64_t size);
   Status maybe_index(const record::BatchHeader& header, uint64_t position);
 
@@ -166,6 +176,17 @@ class LogSegment {
   std::optional<int64_t> first_batch_timestamp_;
   uint64_t bytes_since_last_index_entry_ = 0;
   bool indexes_missing_ = false;
+  // The last batches appended (not recovered), for read_start; forgotten when the file is cut or
+  // scanned.
+  struct RecentBatch {
+    int64_t base_offset;
+    int64_t last_offset;
+    uint64_t position;
+  };
+  static constexpr size_t kRecentBatches = 4;
+  std::array<RecentBatch, kRecentBatches> recent_{};
+  size_t recent_count_ = 0;
+  size_t recent_next_ = 0;
   Time created_;
   Time last_modified_;
 };

@@ -322,6 +322,51 @@ TEST_CASE("log: truncate_to removes whole batches from the end, with their epoch
   CHECK(f.append(1, "again").first_offset == Offset{0});
 }
 
+TEST_CASE("log: a read of the newest batches after a truncation finds the batches appended since", "[log]") {
+  // A segment remembers where its last few appended batches start, so a tail read (a follower's
+  // next fetch) need not walk from the index entry. Cutting the file must forget those places:
+  // the batches appended after the cut start at the same positions with other offsets and sizes.
+  const DiskKind kind = any_disk();
+  INFO(disk_kind_name(kind));
+  Fixture f(kind, small_segments(1 << 20, 4096));
+  for (int i = 0; i < 6; i++) f.append(4, "before" + std::to_string(i), 0, 40 + 10 * static_cast<size_t>(i));
+  REQUIRE(f.log->log_end_offset() == Offset{24});
+  // Each offset of the newest batches reads as its own batch.
+  for (int64_t o = 12; o < 24; o++) {
+    auto r = f.log->read(Offset{o}, 1, Offset{INT64_MAX});
+    REQUIRE(r.is_ok());
+    auto h = record::parse_batch_header(as_view(r->records), true);
+    REQUIRE(h.is_ok());
+    CHECK(h->base_offset == o / 4 * 4);
+  }
+  // Cut at 16 (the last two batches go), then batches of other sizes: 16..18, 19..23, 24..25.
+  REQUIRE(f.log->truncate_to(Offset{16}).is_ok());
+  REQUIRE(f.log->log_end_offset() == Offset{16});
+  f.append(3, "after0", 1, 25);
+  f.append(5, "after1", 1, 70);
+  f.append(2, "after2", 1, 15);
+  REQUIRE(f.log->log_end_offset() == Offset{26});
+  const std::vector<std::pair<int64_t, int64_t>> after = {{16, 18}, {19, 23}, {24, 25}};
+  for (const auto& [base, last] : after)
+    for (int64_t o = base; o <= last; o++) {
+      INFO("offset " << o);
+      auto r = f.log->read(Offset{o}, 1, Offset{INT64_MAX});
+      REQUIRE(r.is_ok());
+      auto split = record::split_batches(as_view(r->records), true);
+      REQUIRE(split.is_ok());
+      REQUIRE(split->batches.size() == 1);
+      CHECK(split->batches[0].header.base_offset == base);
+      CHECK(split->batches[0].header.last_offset() == last);
+      CHECK(split->batches[0].header.partition_leader_epoch == 1);
+    }
+  // A whole read from the start is the same log.
+  Bytes storage;
+  auto batches = read_all_batches(*f.log, storage);
+  REQUIRE(batches.size() == 7);
+  CHECK(batches[3].header.last_offset() == 15);
+  CHECK(batches[4].header.base_offset == 16);
+}
+
 TEST_CASE("log: truncate_fully_and_start_at restarts the log at an offset", "[log]") {
   const DiskKind kind = any_disk();
   INFO(disk_kind_name(kind));
