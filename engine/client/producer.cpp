@@ -216,9 +216,13 @@ void Producer::place(ProducerRecord&& record, Callback&& cb, Time created, const
 void Producer::schedule_drain(Duration d) {
   Time at = rt_.now() + d;
   if (drain_scheduled_ && drain_at_ <= at) return;
+  // An earlier drain replaces the scheduled one, which is cancelled rather than left to fire for
+  // nothing: after each drain with batches in flight the next wake is delivery.timeout.ms (120 s)
+  // away, so a busy producer left thousands of such timers in the event queue.
+  if (drain_scheduled_) rt_.cancel(drain_timer_);
   drain_scheduled_ = true;
   drain_at_ = at;
-  rt_.after(d, [this, at] {
+  drain_timer_ = rt_.after(d, [this, at] {
     if (!drain_scheduled_ || drain_at_ != at) return;  // superseded by an earlier drain
     drain_scheduled_ = false;
     drain();

@@ -198,6 +198,7 @@ class Producer {
   size_t pending_ = 0;
   bool drain_scheduled_ = false;
   Time drain_at_{0};
+  TimerId drain_timer_{0};  // the scheduled drain, cancelled when an earlier one replaces it
   // Idempotence state.
   int64_t producer_id_ = -1;
   int16_t producer_epoch_ = -1;

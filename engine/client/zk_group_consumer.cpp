@@ -546,10 +546,11 @@ void ZkGroupConsumerNode::schedule_poll(Duration d) {
   if (!started_) return;
   const Time at = rt_.now() + d;
   if (poll_scheduled_ && poll_at_ <= at) return;
+  if (poll_scheduled_) rt_.cancel(poll_timer_);  // replaced by an earlier poll: it would fire for nothing
   poll_scheduled_ = true;
   poll_at_ = at;
   const uint64_t epoch = ++poll_epoch_;
-  rt_.after(d, [this, epoch] {
+  poll_timer_ = rt_.after(d, [this, epoch] {
     if (epoch != poll_epoch_) return;
     poll_scheduled_ = false;
     poll_loop();
