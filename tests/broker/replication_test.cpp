@@ -1,6 +1,7 @@
 // The replication protocol under faults: ISR shrink and expansion, a zombie leader, and the KIP-101
 // loss story with and without leader-epoch truncation.
 #include "cluster_fixture.h"
+#include "engine/client/producer_node.h"
 
 using namespace gregor;
 using protocol::ErrorCode;
@@ -195,4 +196,28 @@ TEST_CASE("a follower's progress is recorded when its fetch arrives, not when a 
   CHECK(r.error == ErrorCode::NONE);
   CHECK(lp->isr_change_in_flight());
   CHECK(f.count("isr_change_proposed", leader) == proposed + 1);
+}
+
+TEST_CASE("a busy producer leaves no superseded drain timers waiting in the event queue", "[broker][timers]") {
+  // After a drain with batches in flight the producer's next wake is delivery.timeout.ms (120 s)
+  // away; the next record schedules an earlier drain. The replaced wake must be cancelled, not left
+  // queued to fire for nothing: at this rate 20 s left about 2,000 of them.
+  test::ClusterFixture f(7);
+  f.create_topic("orders", 3, 3);
+  client::ProducerConfig pc;
+  pc.bootstrap_servers = f.cluster.broker_ids();
+  pc.acks = -1;
+  client::ProducerWorkload w;
+  w.topic = "orders";
+  w.rate_per_sec = 2000;
+  const NodeId id{sim::kFirstClientNodeId + 1};
+  f.sim.add_node(id, "producer", [&](Runtime& rt) { return std::make_unique<client::ProducerNode>(rt, pc, w); });
+  const size_t pending_before = f.sim.loop().pending();
+  f.sim.run_for(Duration::seconds(20));
+  const auto* p = f.sim.node_as<client::ProducerNode>(id);
+  CHECK(p->acked() > 30000);
+  CHECK(p->failed() == 0);
+  // What stays queued: each node's periodic timers and the requests in flight, a few dozen.
+  INFO("pending before " << pending_before << ", after " << f.sim.loop().pending());
+  CHECK(f.sim.loop().pending() < pending_before + 200);
 }
