@@ -32,31 +32,28 @@ struct Violation {
   std::vector<std::string> context;  // the events that led to it, oldest first
 };
 
-// The last `capacity` events of one partition's story, oldest first. A new event is copied over
+// The last kCapacity events of one partition's story, oldest first. A new event is copied over
 // the oldest one's slot: the same kind of event reuses its strings' storage instead of freeing one
 // event and allocating the next (a __consumer_offsets event's topic name is a heap allocation).
 class EventRing {
  public:
-  static constexpr size_t kDefaultCapacity = 12;
-  explicit EventRing(size_t capacity = kDefaultCapacity) : capacity_(capacity) {}
+  static constexpr size_t kCapacity = 12;
   void push(const TraceEvent& e) {
-    if (slots_.size() < capacity_) {
+    if (slots_.size() < kCapacity) {
       slots_.push_back(e);
       return;
     }
     slots_[oldest_] = e;
-    oldest_ = (oldest_ + 1) % capacity_;
+    oldest_ = (oldest_ + 1) % kCapacity;
   }
-  size_t size() const { return slots_.size(); }
   template <typename F>
   void for_each(F&& f) const {
     for (size_t i = 0; i < slots_.size(); i++) f(slots_[(oldest_ + i) % slots_.size()]);
   }
 
  private:
-  size_t capacity_;
   std::vector<TraceEvent> slots_;
-  size_t oldest_ = 0;  // once full
+  size_t oldest_ = 0;  // the oldest slot once all kCapacity are taken
 };
 
 class Checker {
