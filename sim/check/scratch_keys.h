@@ -1,4 +1,4 @@
-// Map keys built from an event's topic in a per-thread buffer, for lookups that would otherwise copy
+// A map key built from an event's topic in a per-thread buffer, for lookups that would otherwise copy
 // the topic name into a new key on every event (a name longer than the small-string buffer, such
 // as __consumer_offsets, is then allocated and freed each time). Use the reference at once, inside
 // the lookup's own expression: the next call overwrites it.
@@ -6,20 +6,10 @@
 
 #include <cstdint>
 #include <string_view>
-#include <utility>
 
 #include "sim/check/cluster_model.h"
 
 namespace gregor::sim {
-
-inline const std::pair<int32_t, PartitionKey>& scratch_node_partition_key(int32_t node, std::string_view topic,
-                                                                         int32_t partition) {
-  thread_local std::pair<int32_t, PartitionKey> key;
-  key.first = node;
-  key.second.first.assign(topic);
-  key.second.second = partition;
-  return key;
-}
 
 inline const PartitionKey& scratch_partition_key(std::string_view topic, int32_t partition) {
   thread_local PartitionKey key;
