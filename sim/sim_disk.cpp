@@ -122,14 +122,35 @@ SimDisk::PageData SimDisk::new_page(bool first_page) const {
 void SimDisk::own_page(Page& page, size_t from) {
   if (page.data.use_count() == 1) {
     page.shown = 0;  // nobody else holds it any more
+    page.taken = false;
+    if (share_) share_->release(page.data.get());
     return;
   }
-  if (page.shown <= from) return;  // nobody sees the bytes about to change
+  // Nobody sees the bytes about to change: no view, and no file of another disk that took the page
+  // (a page this file took counts as shown whole: its bytes are the other holders' too).
+  if (page.shown <= from && (!share_ || share_->held(page.data.get()) <= from)) return;
   PageData copy = new_page();
   std::memcpy(copy.get(), page.data.get(), page_bytes_);
   page.data = std::move(copy);
   page.shown = 0;
+  page.taken = false;
   stats_.pages_copied++;
+}
+
+bool SimDisk::take_page(File& f, size_t index, size_t at, const uint8_t* data, size_t n) {
+  if (index == f.pages.size()) {
+    if (at != 0 || index >= f.offers->size()) return false;
+    PageData offered = (*f.offers)[index].lock();
+    if (!offered || std::memcmp(offered.get(), data, n) != 0) return false;
+    f.pages.push_back(Page{std::move(offered), page_bytes_, true});
+    stats_.pages_taken++;
+  } else {
+    // A page taken before that others still hold: this write may be the next bytes of the same.
+    Page& page = f.pages[index];
+    if (!page.taken || page.data.use_count() == 1 || std::memcmp(page.data.get() + at, data, n) != 0) return false;
+  }
+  share_->hold(f.pages[index].data.get(), at + n);
+  return true;
 }
 
 uint8_t& SimDisk::byte_for_write(File& f, uint64_t pos) {
@@ -146,16 +167,23 @@ void SimDisk::write_at(File& f, uint64_t pos, ByteView data) {
   while (done < data.size()) {
     const size_t index = static_cast<size_t>(pos / page_bytes_);
     const size_t at = static_cast<size_t>(pos % page_bytes_);
-    if (index == f.pages.size())
-      f.pages.push_back(Page{new_page(index == 0), 0});
-    else
-      own_page(f.pages[index], at);
     const size_t n = std::min(page_bytes_ - at, data.size() - done);
-    std::memcpy(f.pages[index].data.get() + at, data.data() + done, n);
+    if (f.offers == nullptr || pos != f.size || !take_page(f, index, at, data.data() + done, n)) {
+      if (index == f.pages.size()) {
+        f.pages.push_back(Page{new_page(index == 0), 0});
+        if (f.offers != nullptr) {
+          if (f.offers->size() <= index) f.offers->resize(index + 1);
+          (*f.offers)[index] = f.pages[index].data;
+        }
+      } else {
+        own_page(f.pages[index], at);
+      }
+      std::memcpy(f.pages[index].data.get() + at, data.data() + done, n);
+    }
     done += n;
     pos += n;
+    f.size = std::max(f.size, pos);
   }
-  f.size = std::max(f.size, pos);
 }
 
 void SimDisk::trim_pages(File& f) const {
@@ -175,7 +203,10 @@ Status SimDisk::injected_write_error(const char* operation, const std::string& p
 Status SimDisk::create(const std::string& path) {
   GREGOR_ASSERT(!path.empty() && path.back() != '/');
   GREGOR_RETURN_IF_ERROR(injected_write_error("create", path));
-  if (auto [it, added] = files_.try_emplace(path); added) index_.emplace(it->first, &it->second);
+  if (auto [it, added] = files_.try_emplace(path); added) {
+    index_.emplace(it->first, &it->second);
+    if (share_) it->second.offers = &share_->offers(path);
+  }
   return Status::ok();
 }
 
@@ -311,6 +342,7 @@ Status SimDisk::rename(const std::string& from, const std::string& to) {
   }
   auto [moved, added] = files_.emplace(to, std::move(f));
   GREGOR_ASSERT(added);
+  if (share_) moved->second.offers = &share_->offers(to);
   index_.emplace(moved->first, &moved->second);
   return Status::ok();
 }

@@ -25,6 +25,7 @@
 // engine/core/disk.h.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,39 @@ struct SimDiskStats {
   uint64_t fsyncs = 0;
   uint64_t reads = 0;
   uint64_t pages_copied = 0;  // copies on write: a shown or durable page written into
+  uint64_t pages_taken = 0;   // pages taken from another disk of the share instead of written
+};
+
+// The pages that the disks of one simulated world offer each other (SimDisk::share_pages). A
+// follower writes the very bytes its leader wrote at the same position of a file of the same path;
+// a follower's disk then takes the leader's page instead of writing a copy of it, so the world
+// holds a replicated log's bytes once, not once per replica. Nothing a node sees changes: a page is
+// taken only where its bytes equal those being written, and no holder writes into bytes another
+// holder relies on without copying the page first (SimDisk::own_page).
+class PageShare {
+ public:
+  using PageData = std::shared_ptr<uint8_t[]>;
+  // For each page index of a file of this path, the page written there last by a disk that did not
+  // take it from another.
+  using Offers = std::vector<std::weak_ptr<uint8_t[]>>;
+  Offers& offers(const std::string& path) { return offers_[path]; }
+  // Bytes [0, held) of the page are in a file that took it: its other holders copy before writing
+  // there.
+  size_t held(const uint8_t* page) const {
+    auto it = held_.find(page);
+    return it == held_.end() ? 0 : it->second;
+  }
+  void hold(const uint8_t* page, size_t upto) {
+    size_t& h = held_[page];
+    h = std::max(h, upto);
+  }
+  void release(const uint8_t* page) {
+    if (!held_.empty()) held_.erase(page);
+  }
+
+ private:
+  std::unordered_map<std::string, Offers> offers_;  // nodes never move: files keep a pointer
+  std::unordered_map<const uint8_t*, size_t> held_;
 };
 
 class SimDisk final : public Disk {
@@ -80,6 +114,12 @@ class SimDisk final : public Disk {
   void fail_writes(int64_t writes) { failing_writes_ = writes; }
   int64_t failing_writes() const { return failing_writes_; }
 
+  // Takes part in a world's page share (PageShare) with the files it creates or renames from now
+  // on. Only a disk of the default page size takes part: the disks of a share hold pages of one size.
+  void share_pages(std::shared_ptr<PageShare> share) {
+    if (page_bytes_ == kDefaultPageBytes) share_ = std::move(share);
+  }
+
   uint64_t used_bytes() const { return used_; }
   uint64_t unsynced_bytes() const;
   size_t page_bytes() const { return page_bytes_; }
@@ -92,6 +132,7 @@ class SimDisk final : public Disk {
   struct Page {
     PageData data;
     size_t shown = 0;
+    bool taken = false;  // from another disk of the share (all of it counts as shown)
   };
   struct File {
     std::vector<Page> pages;  // the page cache: page i holds bytes [i * page_bytes, (i + 1) * page_bytes)
@@ -100,6 +141,7 @@ class SimDisk final : public Disk {
     bool rewritten = false;   // a truncation below synced since the last fsync:
     std::vector<PageData> durable;  // then the durable image is these pages
     uint64_t durable_size = 0;      // and this many bytes of them
+    PageShare::Offers* offers = nullptr;  // the share's offers for this path, when there is a share
   };
 
   Status not_found(const std::string& path) const;
@@ -113,6 +155,9 @@ class SimDisk final : public Disk {
   void own_page(Page& page, size_t from);
   // Writes data at position pos (pos <= size), growing the file.
   void write_at(File& f, uint64_t pos, ByteView data);
+  // Instead of writing data (n bytes at byte `at` of page `index`, the end of the file): takes the
+  // share's page for it, or keeps the page taken before, when that page holds these very bytes.
+  bool take_page(File& f, size_t index, size_t at, const uint8_t* data, size_t n);
   // Drops the pages wholly past size.
   void trim_pages(File& f) const;
   static uint8_t durable_byte(const File& f, uint64_t pos, size_t page_bytes);
@@ -131,6 +176,7 @@ class SimDisk final : public Disk {
   uint64_t used_ = 0;
   int64_t failing_writes_ = 0;
   SimDiskStats stats_;
+  std::shared_ptr<PageShare> share_;
 };
 
 }  // namespace gregor::sim

@@ -270,6 +270,7 @@ void Simulator::add_node(NodeId id, std::string name, NodeFactory factory, bool 
   s.name = std::move(name);
   s.factory = std::move(factory);
   s.disk = std::make_unique<SimDisk>(config_.disk_capacity_bytes);
+  s.disk->share_pages(page_share_);
   s.rng = Rng::derive(seed_, "node", static_cast<uint64_t>(id.value));
   if (start_now) start(id);
 }

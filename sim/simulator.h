@@ -189,6 +189,8 @@ class Simulator final : private SimNetwork::Nodes {
   SimConfig config_;
   EventLoop loop_;
   Rng disk_fault_rng_;
+  // The nodes' disks hold the bytes of a replicated log once (PageShare, sim/sim_disk.h).
+  std::shared_ptr<PageShare> page_share_ = std::make_shared<PageShare>();
   std::map<int32_t, Slot> nodes_;  // ordered by id
   SimNetwork network_;
   std::vector<TraceListener> listeners_;

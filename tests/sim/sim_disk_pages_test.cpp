@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "engine/core/rng.h"
 #include "sim/sim_disk.h"
@@ -231,4 +233,151 @@ TEST_CASE("SimDisk: read_shared shares a page, and a write under a view copies i
   d.corrupt_bit(rng, "f");
   CHECK(again->to_bytes() == before);
   CHECK(*d.read_all("f") != before);
+}
+
+// The disks of one world share pages (PageShare): a follower that appends the bytes its leader has
+// at the same position of the same path takes the leader's page instead of writing a copy. Every
+// disk must still behave as its own vector per file, whatever the others do to their copies
+// (flipped bits, power losses, truncations and rewrites), and views must never change.
+TEST_CASE("SimDisks sharing pages each behave as one vector per file, whatever the others do", "[sim_disk]") {
+  constexpr int kDisks = 3;
+  uint64_t taken = 0;
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    INFO("seed " << seed);
+    auto share = std::make_shared<sim::PageShare>();
+    std::vector<std::unique_ptr<SimDisk>> disks;
+    std::vector<ReferenceDisk> refs;
+    std::vector<Rng> faults_disk, faults_ref;
+    for (int k = 0; k < kDisks; k++) {
+      disks.push_back(std::make_unique<SimDisk>());
+      disks.back()->share_pages(share);
+      refs.emplace_back(UINT64_MAX);
+      faults_disk.emplace_back(seed * 31 + static_cast<uint64_t>(k));
+      faults_ref.emplace_back(seed * 31 + static_cast<uint64_t>(k));
+    }
+    Rng ops(seed);
+    const std::vector<std::string> paths = {"d/orders-0/0.log", "d/orders-0/0.index"};
+    std::vector<std::pair<SharedBytes, Bytes>> views;
+    for (int step = 0; step < 600; step++) {
+      const size_t k = static_cast<size_t>(ops.uniform(kDisks));
+      SimDisk& disk = *disks[k];
+      ReferenceDisk& ref = refs[k];
+      const std::string& path = paths[ops.uniform(paths.size())];
+      switch (ops.uniform(12)) {
+        case 0:
+          REQUIRE(disk.create(path).is_ok());
+          ref.create(path);
+          break;
+        case 1:
+        case 2: {  // a leader's append: new bytes, up to a third of a page
+          if (!ref.has(path)) break;
+          const Bytes data = random_bytes(ops, ops.uniform(SimDisk::kDefaultPageBytes / 3));
+          REQUIRE(disk.append(path, as_view(data)).is_ok());
+          ref.append(path, as_view(data));
+          break;
+        }
+        case 3:
+        case 4:
+        case 5: {  // a follower's append: what another disk has at this disk's end of the file
+          const size_t from = static_cast<size_t>(ops.uniform(kDisks));
+          if (from == k || !ref.has(path) || !refs[from].has(path)) break;
+          const Bytes& source = refs[from].data(path);
+          const size_t end = ref.data(path).size();
+          if (source.size() <= end) break;
+          const size_t n = std::min<size_t>(source.size() - end, 1 + ops.uniform(SimDisk::kDefaultPageBytes));
+          // As a fetch gets them: a view of the other disk's page when they lie in one, else a copy.
+          auto got = disks[from]->read_shared(path, end, n);
+          REQUIRE(got.is_ok());
+          REQUIRE(got->size() == n);
+          REQUIRE(disk.append(path, got->view()).is_ok());
+          ref.append(path, got->view());
+          break;
+        }
+        case 6: {
+          if (!ref.has(path)) break;
+          const uint64_t to = ops.uniform(ref.data(path).size() + 1);
+          REQUIRE(disk.truncate(path, to).is_ok());
+          ref.truncate(path, to);
+          break;
+        }
+        case 7:
+          if (!ref.has(path)) break;
+          REQUIRE(disk.fsync(path).is_ok());
+          ref.fsync(path);
+          break;
+        case 8: {
+          if (!ref.has(path)) break;
+          const Bytes& d = ref.data(path);
+          const uint64_t at = ops.uniform(d.size() + 1);
+          const size_t len = static_cast<size_t>(ops.uniform(5000));
+          auto view = disk.read_shared(path, at, len);
+          REQUIRE(view.is_ok());
+          const size_t lo = static_cast<size_t>(at);
+          const size_t n = std::min(len, d.size() - lo);
+          views.emplace_back(*view, Bytes(d.begin() + static_cast<std::ptrdiff_t>(lo), d.begin() + static_cast<std::ptrdiff_t>(lo + n)));
+          break;
+        }
+        case 9:
+          if (ops.chance(0.4)) {
+            disk.power_loss(faults_disk[k]);
+            ref.power_loss(faults_ref[k]);
+          } else {
+            CHECK(disk.corrupt_bit(faults_disk[k]) == ref.corrupt_bit(faults_ref[k]));
+          }
+          break;
+        case 10:
+          if (!ref.has(path) || !ops.chance(0.2)) break;
+          REQUIRE(disk.remove(path).is_ok());
+          ref.remove(path);
+          break;
+        default:
+          break;
+      }
+      for (int j = 0; j < kDisks; j++)
+        for (const auto& p : paths) {
+          REQUIRE(disks[j]->exists(p) == refs[j].has(p));
+          if (refs[j].has(p)) REQUIRE(*disks[j]->read_all(p) == refs[j].data(p));
+        }
+      for (int j = 0; j < kDisks; j++) CHECK(disks[j]->unsynced_bytes() == refs[j].unsynced_bytes());
+    }
+    for (const auto& [view, seen] : views) CHECK(view.to_bytes() == seen);
+    for (const auto& d : disks) taken += d->stats().pages_taken;
+  }
+  CHECK(taken >= 10);  // the followers did take pages: the sharing was exercised
+}
+
+TEST_CASE("SimDisk: a follower's disk takes the leader's page, and a flipped bit stays on its own disk", "[sim_disk]") {
+  auto share = std::make_shared<sim::PageShare>();
+  SimDisk leader, follower;
+  leader.share_pages(share);
+  follower.share_pages(share);
+  const std::string path = "d/orders-0/0.log";
+  REQUIRE(leader.create(path).is_ok());
+  REQUIRE(follower.create(path).is_ok());
+  Rng rng(3);
+  const Bytes first = random_bytes(rng, 1000), second = random_bytes(rng, 500);
+  REQUIRE(leader.append(path, as_view(first)).is_ok());
+  REQUIRE(follower.append(path, as_view(first)).is_ok());  // equal bytes at the same position
+  REQUIRE(leader.append(path, as_view(second)).is_ok());
+  REQUIRE(follower.append(path, as_view(second)).is_ok());  // the next bytes of the same page
+  CHECK(follower.stats().pages_taken == 1);
+  CHECK(leader.stats().pages_copied == 0);
+  CHECK(follower.stats().pages_copied == 0);
+  Bytes both = first;
+  both.insert(both.end(), second.begin(), second.end());
+  // The leader flips a bit: it copies the page first, and the follower keeps its bytes.
+  Rng flip(9);
+  leader.corrupt_bit(flip, path);
+  CHECK(leader.stats().pages_copied == 1);
+  CHECK(*follower.read_all(path) == both);
+  CHECK(*leader.read_all(path) != both);
+  // The follower writes other bytes than the leader's: it copies too, and the leader is unchanged.
+  const Bytes leader_now = *leader.read_all(path);
+  const Bytes other = random_bytes(rng, 100);
+  REQUIRE(follower.truncate(path, 700).is_ok());
+  REQUIRE(follower.append(path, as_view(other)).is_ok());
+  CHECK(*leader.read_all(path) == leader_now);
+  Bytes expected(both.begin(), both.begin() + 700);
+  expected.insert(expected.end(), other.begin(), other.end());
+  CHECK(*follower.read_all(path) == expected);
 }
