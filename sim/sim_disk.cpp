@@ -29,8 +29,9 @@ namespace {
 // 4 KiB on first touch: the simulated disks are the simulator's largest and fastest-growing
 // memory), and a page nobody holds any more goes back to the pool for the next new page instead
 // of to the heap. Chunks are never unmapped: the pool keeps the peak of what the disks held.
-// Nothing about the bytes changes: a page was never zeroed before either. (Transparent huge pages
-// were tried instead: fewer faults, but a run took 0.67 s or 1.0 s depending on whether the
+// Nothing about the bytes changes: a page was never zeroed before either. Each chunk is also
+// advised as a transparent huge page before it is faulted in (see map_chunk). (Huge pages alone,
+// faulted in on first touch, were tried before: a run took 0.67 s or 1.0 s depending on whether the
 // kernel had to compact memory to find a huge page.)
 // A file's first page comes from a second pool whose chunks are not faulted in ahead: most files
 // are small (checkpoints, partition.metadata, indexes, ZooKeeper's epoch files) and use a few

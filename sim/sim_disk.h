@@ -14,7 +14,9 @@
 // costs one copy of the data and no reallocation. read() copies; read_shared() returns a view of a
 // page when the bytes lie in one (no copy), and the page stays alive as long as the view does.
 // A page whose bytes have been shown that way is copied before anything writes into those bytes
-// (copy on write), so a view never changes.
+// (copy on write), so a view never changes. The disks of one simulated world also share pages
+// (PageShare, below): a follower's disk takes its leader's page where it would write the same bytes
+// at the same place, under the same copy-on-write rule.
 //
 // The durable image is not a second copy either: while a file has only been appended to since its
 // last fsync, it is the prefix of the page cache up to the fsynced size, so fsync costs nothing.
