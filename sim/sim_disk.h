@@ -57,7 +57,6 @@ struct SimDiskStats {
 // holder relies on without copying the page first (SimDisk::own_page).
 class PageShare {
  public:
-  using PageData = std::shared_ptr<uint8_t[]>;
   // For each page index of a file of this path, the page written there last by a disk that did not
   // take it from another.
   using Offers = std::vector<std::weak_ptr<uint8_t[]>>;
