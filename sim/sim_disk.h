@@ -47,6 +47,9 @@ struct SimDiskStats {
   uint64_t reads = 0;
   uint64_t pages_copied = 0;  // copies on write: a shown or durable page written into
   uint64_t pages_taken = 0;   // pages taken from another disk of the share instead of written
+  // Bytes compared with another disk's page before taking it (or keeping it): none where the bytes
+  // written are that page itself (a follower appending a view of its leader's page).
+  uint64_t bytes_compared = 0;
 };
 
 // The pages that the disks of one simulated world offer each other (SimDisk::share_pages). A
@@ -162,6 +165,9 @@ class SimDisk final : public Disk {
   // Drops the pages wholly past size.
   void trim_pages(File& f) const;
   static uint8_t durable_byte(const File& f, uint64_t pos, size_t page_bytes);
+
+  // Whether a page of the share holds the n bytes at data (or is where they lie).
+  bool page_holds(const uint8_t* page_bytes, const uint8_t* data, size_t n);
 
   File* find_file(std::string_view path) const {
     auto it = index_.find(path);

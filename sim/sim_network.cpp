@@ -18,7 +18,7 @@ SimNetwork::Channel& SimNetwork::channel(NodeId from, NodeId to) {
   return ch;
 }
 
-bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
+bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame, std::vector<FrameView> views) {
   // A negative id answers on the inbound connection of node -id; the frame arrives there as coming
   // from this node. A positive id travels on this node's outbound connection and arrives from -from.
   // An id of another lane (engine/core/runtime.h) travels between the same two nodes, on the same
@@ -54,16 +54,16 @@ bool SimNetwork::send(NodeId from, NodeId addressed, Bytes frame) {
   if (verdict.action == FrameVerdict::Action::kDelay) at = at + verdict.delay;
   if (verdict.action == FrameVerdict::Action::kDuplicate) {
     // The copy travels on no channel: nothing waits behind it and it waits for nothing.
-    loop_.schedule(at + verdict.delay, [this, from, to, seen_from, inc = *incarnation, copy = frame] {
+    loop_.schedule(at + verdict.delay, [this, from, to, seen_from, inc = *incarnation, copy = frame, copy_views = views] {
       if (nodes_.reachable(to) != inc || !connected_[from.value].count(to)) {
         frames_dropped_++;
         return;
       }
-      nodes_.deliver(to, inc, seen_from, copy);
+      nodes_.deliver(to, inc, seen_from, copy, copy_views);
     });
   }
   ch.last_delivery = at;
-  ch.in_flight.push_back(InFlight{at, seen_from, *incarnation, std::move(frame)});
+  ch.in_flight.push_back(InFlight{at, seen_from, *incarnation, std::move(frame), std::move(views)});
   ch.in_flight.back().held = verdict.action == FrameVerdict::Action::kHold;
   ch.in_flight.back().drop = verdict.action == FrameVerdict::Action::kDrop;
   Channel* c = &ch;  // channels_ never moves its elements
@@ -89,7 +89,7 @@ void SimNetwork::deliver_due(Channel& ch) {
       frames_dropped_++;  // a break clears the queue, so this is only a safety net
       continue;
     }
-    nodes_.deliver(ch.to, f.incarnation, f.seen_from, std::move(f.frame));
+    nodes_.deliver(ch.to, f.incarnation, f.seen_from, std::move(f.frame), std::move(f.views));
   }
 }
 

@@ -18,9 +18,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "engine/core/bytes.h"
 #include "engine/core/rng.h"
+#include "engine/core/shared_bytes.h"
 #include "engine/core/types.h"
 #include "sim/event_loop.h"
 
@@ -65,7 +67,8 @@ class SimNetwork {
     // The incarnation a frame sent now reaches, or nullopt while the node is down.
     virtual std::optional<uint64_t> reachable(NodeId id) const = 0;
     // Hands a frame to that incarnation of `to` (at once, or after a pause), as from `seen_from`.
-    virtual void deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame) = 0;
+    // views: ranges of the frame that shared buffers hold as well (Runtime::send_gather_views).
+    virtual void deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame, std::vector<FrameView> views) = 0;
     // `self` lost its connection `peer` (an id as the node sees it; see engine/core/runtime.h).
     virtual void disconnected(NodeId self, NodeId peer) = 0;
   };
@@ -75,7 +78,8 @@ class SimNetwork {
 
   // A frame from `from` to the connection id `addressed` (engine/core/runtime.h): false when it
   // cannot go (no such node, the node is down, the link is cut).
-  bool send(NodeId from, NodeId addressed, Bytes frame);
+  // views travel with it (Runtime::send_gather_views).
+  bool send(NodeId from, NodeId addressed, Bytes frame, std::vector<FrameView> views = {});
   // Breaks the connection between a and b (both directions), if there is one.
   void break_connection(NodeId a, NodeId b);
   // Breaks every connection of a node (it crashed).
@@ -105,6 +109,7 @@ class SimNetwork {
     NodeId seen_from;      // the connection id the receiver sees (see engine/core/runtime.h)
     uint64_t incarnation;  // of the receiver it was sent to
     Bytes frame;
+    std::vector<FrameView> views;
     bool held = false;  // an intercept holds it (and what follows it) until a heal
     bool drop = false;  // an intercept loses it: the connection breaks when it would arrive
   };

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <vector>
 
+#include "engine/protocol/records_field.h"
+
 namespace gregor::sim {
 
 const char* node_state_name(NodeState s) {
@@ -88,6 +90,13 @@ class SimRuntime final : public Runtime {
   bool send(NodeId to, Bytes frame) override {
     if (!alive()) return false;
     return sim_.network_.send(id_, to, std::move(frame));
+  }
+
+  // The views travel with the frame to the receiver's decoding (protocol::FrameViews).
+  bool send_gather_views(NodeId to, Bytes head, Bytes body, std::vector<FrameView> views) override {
+    if (!alive()) return false;
+    for (FrameView& v : views) v.position += head.size();
+    return sim_.network_.send(id_, to, join_frame(std::move(head), std::move(body)), std::move(views));
   }
 
   // One connection state per pair of nodes: both directions with that node break.
@@ -384,10 +393,11 @@ std::optional<uint64_t> Simulator::reachable(NodeId id) const {
   return s.incarnation;
 }
 
-void Simulator::deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame) {
-  run_on_node(to, incarnation, [this, to, seen_from, frame = std::move(frame)]() mutable {
+void Simulator::deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame, std::vector<FrameView> views) {
+  run_on_node(to, incarnation, [this, to, seen_from, frame = std::move(frame), views = std::move(views)]() mutable {
     frames_delivered_++;
     Node* n = slot(to).node.get();
+    const protocol::FrameViews came_with(as_view(frame), views);
     if (n) n->on_message(seen_from, std::move(frame));
   });
 }

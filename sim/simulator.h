@@ -170,7 +170,7 @@ class Simulator final : private SimNetwork::Nodes {
   const Slot& slot(NodeId id) const;
   // SimNetwork::Nodes.
   std::optional<uint64_t> reachable(NodeId id) const override;
-  void deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame) override;
+  void deliver(NodeId to, uint64_t incarnation, NodeId seen_from, Bytes frame, std::vector<FrameView> views) override;
   void disconnected(NodeId self, NodeId peer) override;
   // Runs fn for node id at the current time if the node (same incarnation) is running; defers it
   // while paused or while earlier deferred work waits; drops it when crashed.

@@ -28,6 +28,7 @@
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/producer_state.h"
+#include "engine/core/shared_bytes.h"
 #include "engine/core/topic_partition.h"
 #include "engine/broker/zk_data.h"
 #include "engine/core/runtime.h"
@@ -98,7 +99,7 @@ struct LeaderAppend {
 
 struct LeaderRead {
   ErrorCode error = ErrorCode::NONE;
-  Bytes records;
+  SharedBytes records;  // a view of the log's buffers where it can be (Log::read)
   // ReadLog::kFiles on real files: the batches as slices of the segment files instead of records.
   std::vector<FileSlice> files;
   size_t files_bytes = 0;

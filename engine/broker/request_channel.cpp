@@ -42,14 +42,17 @@ void RequestChannel::close(NodeId from, const std::string& why) {
   rt_.close_connection(from);
 }
 
-void RequestChannel::respond_raw(const Request& req, Bytes body, int16_t header_version, std::vector<FrameHole> holes) {
+void RequestChannel::respond_raw(const Request& req, Bytes body, int16_t header_version, std::vector<FrameHole> holes,
+                                 std::vector<FrameView> views) {
   ByteWriter w;
   protocol::ResponseHeader h{req.header.correlation_id};
   h.encode(w, header_version);
-  if (holes.empty())
-    rt_.send_gather(req.from, w.take(), std::move(body));  // the body is not copied behind the header
-  else
+  if (!holes.empty())
     rt_.send_with_files(req.from, w.take(), std::move(body), std::move(holes));
+  else if (!views.empty())
+    rt_.send_gather_views(req.from, w.take(), std::move(body), std::move(views));
+  else
+    rt_.send_gather(req.from, w.take(), std::move(body));  // the body is not copied behind the header
   finish(req.from);
 }
 

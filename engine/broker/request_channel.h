@@ -44,12 +44,15 @@ class RequestChannel {
   // Sends the response and lets the connection take its next request.
   // Records that are file slices (a Fetch response read from the segment files) are not read: the
   // encoding leaves holes for them (protocol::RecordsSink) that the runtime fills as it sends.
+  // Records held as shared buffers (read from the log as views of its pages) go along as views of
+  // the frame (Runtime::send_gather_views).
   template <typename Response>
   void respond(const Request& req, const Response& response) {
     ByteWriter body;
-    protocol::RecordsSink files;
+    protocol::RecordsSink sink;
     response.encode(body, req.header.api_version);
-    respond_raw(req, body.take(), protocol::response_header_version(req.header.api_key, req.header.api_version), files.take());
+    respond_raw(req, body.take(), protocol::response_header_version(req.header.api_key, req.header.api_version), sink.take(),
+                sink.take_views());
   }
   // Callbacks for handlers whose answer comes later: one answers with the response it is given,
   // the other with a response that holds only an error code.
@@ -66,7 +69,8 @@ class RequestChannel {
     };
   }
   // The same for a body already encoded, under a response header of the given version.
-  void respond_raw(const Request& req, Bytes body, int16_t header_version, std::vector<FrameHole> holes = {});
+  void respond_raw(const Request& req, Bytes body, int16_t header_version, std::vector<FrameHole> holes = {},
+                   std::vector<FrameView> views = {});
   // Sends a whole response (header included) and lets the connection take its next request.
   void respond_frame(NodeId to, Bytes frame);
   // No response (acks=0): the connection may take its next request.

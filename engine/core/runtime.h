@@ -33,15 +33,27 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "engine/core/bytes.h"
 #include "engine/core/disk.h"
 #include "engine/core/file_slice.h"
 #include "engine/core/rng.h"
+#include "engine/core/shared_bytes.h"
 #include "engine/core/trace_event.h"
 #include "engine/core/types.h"
 
 namespace gregor {
+
+// head followed by body as one buffer; reuses body's when it has room for head in front.
+inline Bytes join_frame(Bytes head, Bytes body) {
+  if (body.capacity() - body.size() >= head.size()) {
+    body.insert(body.begin(), head.begin(), head.end());
+    return body;
+  }
+  head.insert(head.end(), body.begin(), body.end());
+  return head;
+}
 
 class Runtime {
  public:
@@ -70,13 +82,15 @@ class Runtime {
   // receiver sees one frame. A runtime that writes to a socket hands both to the kernel in one
   // gathering write (writev), so a large body (a Fetch response's records, a Produce request's
   // batches) is not copied behind its small header first; the simulator joins them.
-  virtual bool send_gather(NodeId to, Bytes head, Bytes body) {
-    if (body.capacity() - body.size() >= head.size()) {  // the body has room: no new buffer
-      body.insert(body.begin(), head.begin(), head.end());
-      return send(to, std::move(body));
-    }
-    head.insert(head.end(), body.begin(), body.end());
-    return send(to, std::move(head));
+  virtual bool send_gather(NodeId to, Bytes head, Bytes body) { return send(to, join_frame(std::move(head), std::move(body))); }
+  // The same for a body some ranges of which shared buffers hold as well (views, positions in the
+  // body, ascending): a Fetch response's records, read from the log as views of its pages. The bytes
+  // sent are the same. The simulator hands the views along with the frame, so that the receiver
+  // decodes those records as the sender's buffers (a follower's disk then finds its leader's page
+  // by its address instead of comparing bytes); the default, and the real runtime, ignore them.
+  virtual bool send_gather_views(NodeId to, Bytes head, Bytes body, std::vector<FrameView> views) {
+    (void)views;
+    return send_gather(to, std::move(head), std::move(body));
   }
   // The same for a frame whose body has holes that file slices fill (engine/core/file_slice.h): a
   // Fetch response whose records are ranges of segment files. A runtime that writes to sockets

@@ -59,6 +59,17 @@ class SharedBytes {
     if (contains(v)) return slice(static_cast<size_t>(v.data() - data_), v.size());
     return copy_of(v);
   }
+  // Are next's bytes the ones right after this view's, in the same buffer (so that one view could
+  // cover both)? Two buffers may lie side by side in memory: the owner must be the same too.
+  bool continues_into(const SharedBytes& next) const {
+    return size_ > 0 && next.size_ > 0 && data_ + size_ == next.data_ && !owner_.owner_before(next.owner_) &&
+           !next.owner_.owner_before(owner_);
+  }
+  // Grows this view over next's bytes. REQUIRES: continues_into(next).
+  void extend_over(const SharedBytes& next) {
+    GREGOR_ASSERT(continues_into(next));
+    size_ += next.size_;
+  }
   Bytes to_bytes() const { return Bytes(data_, data_ + size_); }
   const uint8_t* begin() const { return data_; }
   const uint8_t* end() const { return data_ + size_; }
@@ -75,5 +86,14 @@ class SharedBytes {
 };
 
 inline ByteView as_view(const SharedBytes& b) { return b.view(); }
+
+// A range of a frame's bytes that a shared buffer holds as well (position: where the range starts
+// in the frame). The simulator hands such views along with a frame (Runtime::send_gather_views),
+// so that decoding it at the receiver takes the sender's buffer instead of a slice of the frame:
+// the same bytes, in the sender's memory (protocol::RecordsSource).
+struct FrameView {
+  size_t position = 0;
+  SharedBytes bytes;
+};
 
 }  // namespace gregor

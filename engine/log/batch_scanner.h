@@ -43,6 +43,8 @@ class BatchScanner {
   const record::BatchHeader& header() const { return header_; }
   // The current batch's bytes after take(); valid until the scanner reads again.
   ByteView batch() const { return batch_; }
+  // The same as a view of the buffer the disk returned, which stays valid.
+  SharedBytes batch_shared() const { return buffer_.share(batch_); }
   uint64_t batch_position() const { return batch_position_; }
   // Where the next batch starts (after skip/take), or where the scan stopped.
   uint64_t position() const { return position_; }

@@ -193,14 +193,12 @@ Result<ReadResult> Log::read(Offset from, size_t max_bytes, Offset max_offset, b
         return s.read_file_slice(from, max_bytes, max_offset, result.files, result.files_bytes);
       });
   }
-  // One allocation of about the right size: growing a large buffer by doubling costs a page fault
-  // per fresh page, which dominates a fetch on real files. Capped, since the upper bound may cut
-  // the fetch far shorter than max_bytes.
-  constexpr uint64_t kReserveBytesMax = 8 << 20;
-  uint64_t available = segments_[first]->size_bytes_from(from);
-  for (size_t i = first + 1; i < segments_.size(); i++) available += segments_[i]->size_bytes();
-  result.records.reserve(static_cast<size_t>(std::min<uint64_t>({available, max_bytes, kReserveBytesMax})));
-  return each_segment([&](const LogSegment& s) { return s.read(from, max_bytes, max_offset, result.records); });
+  // Views of the disk's buffers: a read within one of them (a follower's fetch of the latest
+  // batches, in the simulator a view of the page cache) copies nothing.
+  RecordsGather gather;
+  auto done = each_segment([&](const LogSegment& s) { return s.read(from, max_bytes, max_offset, gather); });
+  if (done) done->records = gather.take();
+  return done;
 }
 
 // ---- flushing ---------------------------------------------------------------------------------

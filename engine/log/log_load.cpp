@@ -331,7 +331,7 @@ Status Log::load(Time now, RecoveryReport& r, const OpenOptions& options) {
 }
 
 bool Log::aborted_txn_matches_log(const AbortedTxn& t) {
-  auto batch_at = [this](int64_t offset) -> std::optional<std::pair<record::BatchHeader, Bytes>> {
+  auto batch_at = [this](int64_t offset) -> std::optional<std::pair<record::BatchHeader, SharedBytes>> {
     if (offset < log_start_offset_.value || offset >= log_end_offset().value) return std::nullopt;
     auto got = read(Offset{offset}, 1, Offset{INT64_MAX});
     if (!got || got->records.empty()) return std::nullopt;

@@ -254,7 +254,7 @@ uint64_t LogSegment::size_bytes_from(Offset from) const {
   return position < size_ ? size_ - position : 0;
 }
 
-Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const {
+Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, RecordsGather& out) const {
   const OffsetIndex::Entry start = read_start(from);
   // The first read covers the way from the index entry to `from` and max_bytes after it, usually;
   // later ones only what the byte budget can still take.
@@ -267,7 +267,7 @@ Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, 
                             [&](BatchScanner& s) {
                               const BatchScanner::Step step = s.take(true);
                               if (step != BatchScanner::Step::kBatch) return step;
-                              out.insert(out.end(), s.batch().begin(), s.batch().end());
+                              out.add(s.batch_shared());
                               s.set_block_bytes(std::max(record::kBatchHeaderBytes, max_bytes > out.size() ? max_bytes - out.size() : 0));
                               return step;
                             });

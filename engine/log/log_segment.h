@@ -95,7 +95,8 @@ class LogSegment {
   // `out` is still empty: at least one batch). Returns true when it reached the end of the segment
   // without hitting a limit (the caller may continue in the next segment). Every returned batch's
   // CRC is checked; a bad one ends the read there, and is kCorruption when nothing was read yet.
-  Result<bool> read(Offset from, size_t max_bytes, Offset max_offset, Bytes& out) const;
+  // The batches are views of what the disk returned (Disk::read_shared), not copies.
+  Result<bool> read(Offset from, size_t max_bytes, Offset max_offset, RecordsGather& out) const;
   // The same choice of batches, as one slice of the open segment file appended to `out`
   // (out_bytes: the bytes `out` holds), reading only the batches' headers. No CRC is checked:
   // as Kafka's fetch path (FileRecords sent with sendfile), the leader leaves that to the follower,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/core/bytes.h"
 #include "engine/core/file_slice.h"
@@ -51,8 +52,40 @@ struct TimestampAndOffset {
   Offset offset;
 };
 
+// The batches a read takes, as the views of them the disk handed out: batches side by side in one
+// of its buffers stay one view, and only batches from several buffers are copied into one.
+class RecordsGather {
+ public:
+  void add(SharedBytes batch) {
+    bytes_ += batch.size();
+    SharedBytes& last = more_.empty() ? first_ : more_.back();
+    if (last.empty())
+      last = std::move(batch);
+    else if (last.continues_into(batch))
+      last.extend_over(batch);
+    else
+      more_.push_back(std::move(batch));
+  }
+  size_t size() const { return bytes_; }
+  bool empty() const { return bytes_ == 0; }
+  // The batches as one view: the disk's own buffer when they lie in one, else a copy.
+  SharedBytes take() {
+    if (more_.empty()) return std::move(first_);
+    Bytes joined;
+    joined.reserve(bytes_);
+    joined.insert(joined.end(), first_.begin(), first_.end());
+    for (const SharedBytes& b : more_) joined.insert(joined.end(), b.begin(), b.end());
+    return SharedBytes(std::move(joined));
+  }
+
+ private:
+  SharedBytes first_;
+  std::vector<SharedBytes> more_;
+  size_t bytes_ = 0;
+};
+
 struct ReadResult {
-  Bytes records;  // whole batches, concatenated (Fetch's RECORDS)
+  SharedBytes records;  // whole batches, concatenated (Fetch's RECORDS); a view of the disk's pages where it can be
   Offset log_start_offset;
   Offset log_end_offset;
   // The same batches as ranges of the segment files, unread, when the read asked for files and the

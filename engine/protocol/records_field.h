@@ -66,21 +66,67 @@ class Records {
   std::vector<FileSlice> slices_;
 };
 
+// The views a frame being delivered came with (Runtime::send_gather_views), while the receiver
+// handles it: the simulator delivers a frame inside one. The first RecordsSource opened on that
+// very frame claims them (so they can only ever apply to the buffer they came with, while it is
+// alive). Scopes nest; the innermost wins.
+class FrameViews {
+ public:
+  FrameViews(ByteView frame, const std::vector<FrameView>& views) : previous_(current_), frame_(frame), views_(&views) {
+    current_ = this;
+  }
+  ~FrameViews() { current_ = previous_; }
+  FrameViews(const FrameViews&) = delete;
+  FrameViews& operator=(const FrameViews&) = delete;
+
+  // The views of the frame being delivered if `frame` is that frame and they are still unclaimed.
+  static const std::vector<FrameView>* claim(const SharedBytes& frame) {
+    FrameViews* s = current_;
+    if (!s || s->views_ == nullptr || s->views_->empty() || frame.data() != s->frame_.data() || frame.size() != s->frame_.size())
+      return nullptr;
+    const std::vector<FrameView>* views = s->views_;
+    s->views_ = nullptr;
+    return views;
+  }
+
+ private:
+  static inline thread_local FrameViews* current_ = nullptr;
+  FrameViews* previous_;
+  ByteView frame_;
+  const std::vector<FrameView>* views_;
+};
+
 // While one lives, get_records returns slices of `frame` for records that lie inside it (instead
-// of copies). Scopes nest; the innermost wins. The frame must outlive the scope.
+// of copies), or the buffer of a view the frame came with (FrameViews) for records that are exactly
+// that view's range. Scopes nest; the innermost wins. The frame must outlive the scope.
 class RecordsSource {
  public:
-  explicit RecordsSource(const SharedBytes& frame) : previous_(current_), frame_(&frame) { current_ = this; }
+  explicit RecordsSource(const SharedBytes& frame)
+      : previous_(current_), frame_(&frame), views_(FrameViews::claim(frame)) {
+    current_ = this;
+  }
   ~RecordsSource() { current_ = previous_; }
   RecordsSource(const RecordsSource&) = delete;
   RecordsSource& operator=(const RecordsSource&) = delete;
 
-  static const SharedBytes* frame() { return current_ ? current_->frame_ : nullptr; }
+  // v as records: the buffer of the view of exactly v's range of the frame, if the frame came with
+  // one; else a slice of the frame when v lies inside it; else a copy.
+  static SharedBytes records(ByteView v) {
+    const RecordsSource* s = current_;
+    if (!s) return SharedBytes::copy_of(v);
+    if (s->views_ && s->frame_->contains(v)) {
+      const size_t position = static_cast<size_t>(v.data() - s->frame_->data());
+      for (const FrameView& fv : *s->views_)
+        if (fv.position == position && fv.bytes.size() == v.size()) return fv.bytes;
+    }
+    return s->frame_->share(v);
+  }
 
  private:
   static inline thread_local RecordsSource* current_ = nullptr;
   RecordsSource* previous_;
   const SharedBytes* frame_;
+  const std::vector<FrameView>* views_;  // claimed from FrameViews, or null
 };
 
 // While one lives, put_records of Records that are file slices writes their length and records a
@@ -99,29 +145,34 @@ class RecordsSink {
     for (const FileSlice& s : slices) holes_.push_back(FrameHole{position, s});
   }
   std::vector<FrameHole> take() { return std::move(holes_); }
+  // Records written as bytes (at the writer's position) that a shared buffer holds: views a
+  // runtime may hand along with the frame (Runtime::send_gather_views).
+  void add_view(size_t position, const SharedBytes& bytes) { views_.push_back(FrameView{position, bytes}); }
+  std::vector<FrameView> take_views() { return std::move(views_); }
 
  private:
   static inline thread_local RecordsSink* current_ = nullptr;
   RecordsSink* previous_;
   std::vector<FrameHole> holes_;
+  std::vector<FrameView> views_;
 };
 
 namespace codec {
 
 GREGOR_CODEC_INLINE void put_records(ByteWriter& w, const Records& records, bool flexible, bool nullable, const char* what) {
   if (!records) return put_null_length(w, flexible, nullable, what);
-  if (!records.file_slices().empty())
-    if (RecordsSink* sink = RecordsSink::current()) {
-      put_length(w, records.byte_size(), flexible);
-      return sink->add(w.size(), records.file_slices());
-    }
+  RecordsSink* sink = RecordsSink::current();
+  if (sink && !records.file_slices().empty()) {
+    put_length(w, records.byte_size(), flexible);
+    return sink->add(w.size(), records.file_slices());
+  }
   put_bytes(w, records->view(), flexible);
+  if (sink && !records->empty()) sink->add_view(w.size() - records->size(), *records);
 }
 GREGOR_CODEC_INLINE Records get_records(ByteReader& r, bool flexible, bool nullable) {
   std::optional<ByteView> v = get_nullable_bytes_view(r, flexible, nullable);
   if (!v) return std::nullopt;
-  const SharedBytes* frame = RecordsSource::frame();
-  return frame ? frame->share(*v) : SharedBytes::copy_of(*v);
+  return RecordsSource::records(*v);
 }
 GREGOR_CODEC_INLINE size_t records_size(const Records& records, bool flexible) {
   return records ? bytes_size(records.byte_size(), flexible) : (flexible ? 1 : 4);

@@ -45,7 +45,7 @@ struct Fixture {
   Bytes everything() {
     auto r = log->read(log->log_start_offset(), SIZE_MAX / 2, Offset{INT64_MAX});
     REQUIRE(r.is_ok());
-    return std::move(r->records);
+    return r->records.to_bytes();
   }
   std::vector<std::string> files() { return *td.backing().list(dir); }
 
@@ -181,7 +181,7 @@ TEST_CASE("log: a read as files names exactly the batches a read of bytes return
     CHECK(files->files.size() <= f.log->segments().size());  // one slice per segment at most
     auto joined = read_slices(files->files);
     REQUIRE(joined.is_ok());
-    CHECK(*joined == bytes->records);
+    CHECK(*joined == bytes->records.to_bytes());
   }
 }
 

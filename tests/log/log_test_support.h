@@ -147,7 +147,7 @@ inline Bytes make_batch(int count, const std::string& tag, int64_t timestamp_ms 
 inline std::vector<record::BatchView> read_all_batches(Log& log, Bytes& storage) {
   auto r = log.read(log.log_start_offset(), SIZE_MAX / 2, Offset{INT64_MAX});
   REQUIRE(r.is_ok());
-  storage = std::move(r->records);
+  storage = r->records.to_bytes();
   auto split = record::split_batches(as_view(storage), true);
   REQUIRE(split.is_ok());
   REQUIRE(split->truncated_tail_bytes == 0);

@@ -38,7 +38,7 @@ constexpr int16_t kFetchVersionNodeEndpointsMin = 16;
 // What a consumer of an older Fetch version can read, as Kafka's KafkaApis.maybeConvertFetchedData:
 // zstd is refused below v10 (the topic's compression.type, or a zstd batch among those read), and
 // below v4 the batches are converted down to the magic the version reads (engine/record/legacy_records.h).
-ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch_offset, Bytes& records) {
+ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch_offset, SharedBytes& records) {
   if (version >= kFetchVersionZstdMin) return ErrorCode::NONE;
   if (p.config().compression_type == "zstd") return ErrorCode::UNSUPPORTED_COMPRESSION_TYPE;
   if (records.empty()) return ErrorCode::NONE;
@@ -55,7 +55,7 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
   if (!converted)
     return converted.status().code() == StatusCode::kInvalidArgument ? ErrorCode::UNSUPPORTED_COMPRESSION_TYPE
                                                                      : ErrorCode::CORRUPT_MESSAGE;
-  records = std::move(*converted);
+  records = SharedBytes(std::move(*converted));
   return ErrorCode::NONE;
 }
 
@@ -307,7 +307,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       ErrorCode error = lr.error;
       if (!from_follower && error == ErrorCode::NONE) {
         error = convert_for_version(*p, version, fp.fetch_offset, lr.records);
-        if (error != ErrorCode::NONE) lr.records.clear();
+        if (error != ErrorCode::NONE) lr.records = SharedBytes();
       }
       const bool send_files = !lr.files.empty() && error == ErrorCode::NONE;
       const size_t records_bytes = send_files ? lr.files_bytes : lr.records.size();
@@ -332,7 +332,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
       if (send_files)
         pd.records = protocol::Records::of_files(std::move(lr.files));
       else
-        pd.records = lr.records.empty() ? SharedBytes() : SharedBytes(std::move(lr.records));
+        pd.records = std::move(lr.records);
       answer(pd);
     }
     out.response.responses.push_back(std::move(tr));
