@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/record/checked_batches.h"
+
 namespace gregor::log {
 
 BatchScanner::BatchScanner(Disk& disk, std::string path, uint64_t position, uint64_t end, size_t block_bytes)
@@ -64,7 +66,8 @@ BatchScanner::Step BatchScanner::take(bool verify_crc) {
     return fail(Step::kTorn, "file ends inside a batch of " + std::to_string(size) + " bytes");
   }
   ByteView bytes = buffer_.view().subspan(position_ - buffer_start_, size);
-  if (verify_crc && record::compute_batch_crc(bytes) != header_.crc)
+  crc_computed_ = verify_crc && !record::checked_before(bytes);
+  if (crc_computed_ && record::compute_batch_crc(bytes) != header_.crc)
     return fail(Step::kInvalid, "batch at offset " + std::to_string(header_.base_offset) + " fails its CRC");
   batch_ = bytes;
   position_ += size;

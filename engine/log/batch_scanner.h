@@ -35,8 +35,13 @@ class BatchScanner {
   Step peek();
   // After a kBatch peek: past the batch, unread. A batch that would end beyond `end` is kTorn.
   Step skip();
-  // After a kBatch peek: the whole batch, its CRC checked when asked.
+  // After a kBatch peek: the whole batch, its CRC checked when asked (unless these very bytes were
+  // checked before: engine/record/checked_batches.h).
   Step take(bool verify_crc);
+  // Whether the last take computed the batch's CRC (and found it good).
+  bool crc_computed() const { return crc_computed_; }
+  // The size of the buffer the disk returned that the current batch lies in.
+  size_t buffer_bytes() const { return buffer_.size(); }
   // peek() then take().
   Step next(bool verify_crc);
 
@@ -69,6 +74,7 @@ class BatchScanner {
   record::BatchHeader header_;
   bool peeked_ = false;
   ByteView batch_;
+  bool crc_computed_ = false;
   uint64_t batch_position_ = 0;
   Status error_;
 };

@@ -1,0 +1,33 @@
+#include "engine/record/checked_batches.h"
+
+#include <array>
+#include <cstddef>
+#include <utility>
+
+namespace gregor::record {
+namespace {
+
+// A few: a batch is checked again within a fetch or two of the first check, and each entry holds
+// the buffer it lies in (a page of the simulated disk) alive until it is replaced.
+struct Checked {
+  std::array<SharedBytes, 8> views;
+  size_t next = 0;
+};
+thread_local Checked checked;
+
+}  // namespace
+
+void remember_checked(SharedBytes batch) {
+  if (batch.empty()) return;
+  checked.views[checked.next] = std::move(batch);
+  checked.next = (checked.next + 1) % checked.views.size();
+}
+
+bool checked_before(ByteView batch) {
+  if (batch.empty()) return false;
+  for (const SharedBytes& v : checked.views)
+    if (v.data() == batch.data() && v.size() == batch.size()) return true;
+  return false;
+}
+
+}  // namespace gregor::record

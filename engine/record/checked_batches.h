@@ -1,0 +1,24 @@
+// Batches whose CRC was checked and found good, remembered by where their bytes are, so that a
+// check of the very same bytes again is skipped.
+//
+// The bytes of a SharedBytes never change while it is held (the simulator's disk copies a page
+// before writing under a view of it: sim/sim_disk.h), and the memory cannot be reused while it is
+// held. This remembers the last few checked batches as views it holds, so a batch at the same
+// address with the same length is those bytes, unchanged. In the simulator that is common: the
+// leader checks a batch as it reads it for one follower, reads the same page for the other, and
+// each follower's Fetch response brings the leader's page itself (Runtime::send_gather_views), so
+// one check stands for four. Nothing else changes: a batch is skipped only where the check would
+// find what it found before.
+#pragma once
+
+#include "engine/core/bytes.h"
+#include "engine/core/shared_bytes.h"
+
+namespace gregor::record {
+
+// Remembers that batch (one whole batch) passed its CRC check just now.
+void remember_checked(SharedBytes batch);
+// Whether these very bytes (same address and length) passed a check and are still held unchanged.
+bool checked_before(ByteView batch);
+
+}  // namespace gregor::record
