@@ -137,7 +137,6 @@ class ConsumerNode final : public Node {
   bool stopped_ = false;
   bool poll_scheduled_ = false;
   Time poll_at_{0};
-  uint64_t poll_epoch_ = 0;
   TimerId poll_timer_{0};  // the scheduled poll, cancelled when an earlier one replaces it
   int64_t processed_ = 0;
   int64_t batches_ = 0;

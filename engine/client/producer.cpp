@@ -222,8 +222,7 @@ void Producer::schedule_drain(Duration d) {
   if (drain_scheduled_) rt_.cancel(drain_timer_);
   drain_scheduled_ = true;
   drain_at_ = at;
-  drain_timer_ = rt_.after(d, [this, at] {
-    if (!drain_scheduled_ || drain_at_ != at) return;  // superseded by an earlier drain
+  drain_timer_ = rt_.after(d, [this] {
     drain_scheduled_ = false;
     drain();
   });

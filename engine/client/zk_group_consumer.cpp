@@ -549,9 +549,7 @@ void ZkGroupConsumerNode::schedule_poll(Duration d) {
   if (poll_scheduled_) rt_.cancel(poll_timer_);  // replaced by an earlier poll: it would fire for nothing
   poll_scheduled_ = true;
   poll_at_ = at;
-  const uint64_t epoch = ++poll_epoch_;
-  poll_timer_ = rt_.after(d, [this, epoch] {
-    if (epoch != poll_epoch_) return;
+  poll_timer_ = rt_.after(d, [this] {
     poll_scheduled_ = false;
     poll_loop();
   });
