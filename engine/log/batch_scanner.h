@@ -35,13 +35,11 @@ class BatchScanner {
   Step peek();
   // After a kBatch peek: past the batch, unread. A batch that would end beyond `end` is kTorn.
   Step skip();
-  // After a kBatch peek: the whole batch, its CRC checked when asked (unless these very bytes were
-  // checked before: engine/record/checked_batches.h).
+  // After a kBatch peek: the whole batch, its CRC checked when asked, unless these very bytes were
+  // checked before (engine/record/checked_batches.h). A batch found good is remembered there when
+  // its buffer is small enough to hold (a page of the simulator's disk, a small read): another
+  // read of the same page, and in the simulator a follower's append of it, need not check it again.
   Step take(bool verify_crc);
-  // Whether the last take computed the batch's CRC (and found it good).
-  bool crc_computed() const { return crc_computed_; }
-  // The size of the buffer the disk returned that the current batch lies in.
-  size_t buffer_bytes() const { return buffer_.size(); }
   // peek() then take().
   Step next(bool verify_crc);
 
@@ -74,7 +72,6 @@ class BatchScanner {
   record::BatchHeader header_;
   bool peeked_ = false;
   ByteView batch_;
-  bool crc_computed_ = false;
   uint64_t batch_position_ = 0;
   Status error_;
 };

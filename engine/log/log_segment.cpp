@@ -5,7 +5,6 @@
 
 #include "engine/log/batch_scanner.h"
 #include "engine/log/corruption_evidence.h"
-#include "engine/record/checked_batches.h"
 
 namespace gregor::log {
 namespace {
@@ -14,9 +13,6 @@ namespace {
 constexpr size_t kScanBlockBytes = 1 << 20;
 // A read never asks the disk for more than this in one go beyond what it must return.
 constexpr size_t kReadBlockBytesMax = 64 << 20;
-// The largest disk buffer a checked batch is remembered in (record::remember_checked holds the
-// buffer): a page of the simulator's disk, or a small read of a real one.
-constexpr size_t kCheckedBufferBytesMax = 256 << 10;
 
 std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
@@ -271,13 +267,7 @@ Result<bool> LogSegment::read(Offset from, size_t max_bytes, Offset max_offset, 
                             [&](BatchScanner& s) {
                               const BatchScanner::Step step = s.take(true);
                               if (step != BatchScanner::Step::kBatch) return step;
-                              SharedBytes batch = s.batch_shared();
-                              // Remembered where it costs little memory to hold (a page of the
-                              // simulator's disk, a small read): the other followers' reads of
-                              // the same page, and in the simulator each follower's append of it,
-                              // need not check it again.
-                              if (s.crc_computed() && s.buffer_bytes() <= kCheckedBufferBytesMax) record::remember_checked(batch);
-                              out.add(std::move(batch));
+                              out.add(s.batch_shared());
                               s.set_block_bytes(std::max(record::kBatchHeaderBytes, max_bytes > out.size() ? max_bytes - out.size() : 0));
                               return step;
                             });
