@@ -19,7 +19,7 @@ constexpr int16_t kInitProducerIdVersion = 1;
 constexpr int32_t kMaxInFlightIdempotent = 5;  // the broker keeps the last 5 batches per producer
 constexpr size_t kMaxWaitingRecords = 1'000'000;  // records buffered before the topic is known
 // Approximate bytes of one record in a batch (for batch.size): payload plus header overhead.
-size_t record_bytes(const record::Record& r) {
+size_t record_bytes(const ProducerRecord& r) {
   size_t n = 24 + r.headers.size() * 8;
   if (r.key) n += r.key->size();
   if (r.value) n += r.value->size();
@@ -38,13 +38,14 @@ struct Producer::Pending {
 };
 
 struct Producer::Batch {
-  std::vector<record::Record> records;
-  std::vector<Callback> callbacks;
+  explicit Batch(size_t reserve_bytes) : records(reserve_bytes) {}
+  record::BatchBuilder records;  // written as they are placed, until the batch is built
+  std::vector<Callback> callbacks;  // one per record
   size_t bytes = 0;
   Time created;
   Time retry_at{0};
   int32_t attempts = 0;
-  Bytes built;  // the wire bytes, built when first sent and resent as they are
+  SharedBytes built;  // the wire bytes, built when first sent and resent as they are
   int64_t crc = 0;
   int32_t base_sequence = -1;  // idempotence: assigned when first sent, kept for every retry
   int16_t sent_acks = -1;      // the acks of the request that carried it last
@@ -108,7 +109,7 @@ Status Producer::reconfigure(const std::map<std::string, std::string>& settings)
 
 void Producer::start() { metadata_.start(); }
 
-void Producer::send(ProducerRecord record, Callback cb) {
+void Producer::send(const ProducerRecord& record, Callback cb) {
   if (transactional()) {
     // Kafka's producer throws here; Gregor fails the record: fenced, or outside a transaction, or
     // in one that can only abort.
@@ -118,16 +119,29 @@ void Producer::send(ProducerRecord record, Callback cb) {
                                                                  : ErrorCode::NONE;
     if (e != ErrorCode::NONE) return cb(RecordMetadata{e, record.topic, record.partition.value_or(-1), -1});
   }
-  if (ErrorCode e = metadata_.topic_error(record.topic); e != ErrorCode::NONE) {
+  SentTopic& st = sent_topic_;
+  if (!st.valid || st.updates != metadata_.updates() || st.topic != record.topic) {
+    st.topic = record.topic;
+    st.updates = metadata_.updates();
+    st.valid = true;
+    st.error = metadata_.topic_error(record.topic);
+    st.added = false;
+    st.parts = nullptr;
+  }
+  if (st.error != ErrorCode::NONE) {
     // The cluster said the topic cannot be used (an illegal name, no permission): fail at once, as
     // Kafka's producer does, instead of waiting delivery.timeout.ms for metadata that never comes.
-    cb(RecordMetadata{e, record.topic, -1, -1});
+    cb(RecordMetadata{st.error, record.topic, -1, -1});
     return;
   }
   pending_++;
-  metadata_.add_topic(record.topic);
-  if (const auto* parts = metadata_.partitions(record.topic)) {
-    place(std::move(record), std::move(cb), rt_.now(), *parts);  // no Pending: the common case allocates nothing here
+  if (!st.added) {
+    metadata_.add_topic(record.topic);
+    st.added = true;
+    st.parts = metadata_.partitions(record.topic);
+  }
+  if (const auto* parts = st.parts) {
+    place(record, std::move(cb), rt_.now(), *parts);  // no Pending: the common case allocates nothing here
     return;
   }
   if (waiting_for_metadata_.size() >= kMaxWaitingRecords) {
@@ -136,7 +150,7 @@ void Producer::send(ProducerRecord record, Callback cb) {
     cb(md);
     return;
   }
-  waiting_for_metadata_.push_back(std::make_unique<Pending>(Pending{std::move(record), std::move(cb), rt_.now()}));
+  waiting_for_metadata_.push_back(std::make_unique<Pending>(Pending{record, std::move(cb), rt_.now()}));
   schedule_drain(Duration::millis(config_.retry_backoff_ms));
 }
 
@@ -148,7 +162,7 @@ void Producer::place_waiting() {
       pending_--;
       p->cb(RecordMetadata{e, p->record.topic, -1, -1});
     } else if (const auto* parts = metadata_.partitions(p->record.topic))
-      place(std::move(p->record), std::move(p->cb), p->created, *parts);
+      place(p->record, std::move(p->cb), p->created, *parts);
     else
       waiting_for_metadata_.push_back(std::move(p));
   }
@@ -182,31 +196,27 @@ Producer::Queue& Producer::queue_for(const std::string& topic, int32_t partition
   return *cached_queues_[i];
 }
 
-void Producer::place(ProducerRecord&& record, Callback&& cb, Time created, const std::vector<PartitionInfo>& parts) {
+void Producer::place(const ProducerRecord& record, Callback&& cb, Time created, const std::vector<PartitionInfo>& parts) {
   int32_t partition = choose_partition(record, parts);
   if (partition < 0) {
     pending_--;
     cb(RecordMetadata{ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, record.topic, record.partition.value_or(-1), -1});
     return;
   }
-  record::Record rec;
-  rec.timestamp = record.timestamp >= 0 ? record.timestamp : rt_.wall_time_ms();
-  rec.key = std::move(record.key);
-  rec.value = std::move(record.value);
-  rec.headers = std::move(record.headers);
   auto& q = queue_for(record.topic, partition);
-  const size_t size = record_bytes(rec);
+  const size_t size = record_bytes(record);
   if (q.empty() || !q.back()->built.empty() || q.back()->attempts > 0 ||
       q.back()->bytes + size > static_cast<size_t>(config_.batch_size)) {
-    auto b = std::make_unique<Batch>();
+    // The batch's buffer has room for batch.size bytes from the start, as Kafka's producer's has.
+    auto b = std::make_unique<Batch>(static_cast<size_t>(std::max(config_.batch_size, 0)));
     b->created = created;
-    // Room for a few records from the start, instead of growing through 1, 2, 4 and 8.
-    b->records.reserve(kBatchRecordsReserved);
+    // Room for a few callbacks from the start, instead of growing through 1, 2, 4 and 8.
     b->callbacks.reserve(kBatchRecordsReserved);
     q.push_back(std::move(b));
   }
   Batch& b = *q.back();
-  b.records.push_back(std::move(rec));
+  const int64_t timestamp = record.timestamp >= 0 ? record.timestamp : rt_.wall_time_ms();
+  b.records.append(b.records.next_offset_delta(), timestamp, record.key, record.value, record.headers);
   b.callbacks.push_back(std::move(cb));
   b.bytes += size;
   const bool full = b.bytes >= static_cast<size_t>(config_.batch_size);
@@ -304,15 +314,17 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
   req.timeout_ms = static_cast<int32_t>(config_.request_timeout_ms);
   if (transactional()) req.transactional_id = config_.transactional_id;
   for (auto& [tp, b] : batches) {
+    // A batch gets its sequence when first sent, or again after the producer id was reset.
+    const bool new_sequence = idempotent() && b->base_sequence < 0;
+    if (new_sequence) {
+      int32_t& next = next_sequence_[tp];
+      b->base_sequence = next;
+      const int64_t after = static_cast<int64_t>(next) + static_cast<int64_t>(b->callbacks.size());
+      next = static_cast<int32_t>(after > INT32_MAX ? after - INT32_MAX - 1 : after);  // wraps like Kafka's
+    }
     if (b->built.empty()) {
       record::BatchBuildOptions options;
       if (idempotent()) {
-        if (b->base_sequence < 0) {
-          int32_t& next = next_sequence_[tp];
-          b->base_sequence = next;
-          const int64_t after = static_cast<int64_t>(next) + static_cast<int64_t>(b->records.size());
-          next = static_cast<int32_t>(after > INT32_MAX ? after - INT32_MAX - 1 : after);  // wraps like Kafka's
-        }
         options.producer_id = producer_id_;
         options.producer_epoch = producer_epoch_;
         options.base_sequence = b->base_sequence;
@@ -323,9 +335,16 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
         const bool known = record::parse_compression_name(config_.compression_type, &options.compression);
         GREGOR_ASSERT(known);
       }
-      b->built = record::build_batch(options, b->records);
-      auto h = record::parse_batch_header(as_view(b->built), false);
+      b->built = SharedBytes(b->records.finish(options));
+      auto h = record::parse_batch_header(b->built.view(), false);
       b->crc = h ? static_cast<int64_t>(h->crc) : 0;
+    } else if (new_sequence) {
+      // Built under a producer id since reset: the new id, epoch and sequence go into a copy (the
+      // old bytes may still be held), as Kafka's producer rewrites its batch's header.
+      Bytes rewritten = b->built.to_bytes();
+      record::set_producer_state(rewritten, producer_id_, producer_epoch_, b->base_sequence);
+      b->built = SharedBytes(std::move(rewritten));
+      b->crc = static_cast<int64_t>(record::parse_batch_header(b->built.view(), false)->crc);
     }
     b->attempts++;
     b->sent_acks = config_.acks;
@@ -334,7 +353,7 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
       in_flight_batches_[tp]++;
     }
     if (req.topic_data.empty() || req.topic_data.back().name != tp.topic) req.topic_data.push_back({tp.topic, {}});
-    req.topic_data.back().partition_data.push_back({tp.partition, SharedBytes(Bytes(b->built))});
+    req.topic_data.back().partition_data.push_back({tp.partition, b->built});
   }
   in_flight_[leader]++;
   auto shared = std::make_shared<std::vector<std::pair<TopicPartitionKey, std::unique_ptr<Batch>>>>(std::move(batches));
@@ -434,7 +453,7 @@ void Producer::complete(const TopicPartitionKey& tp, Batch& b, ErrorCode err, in
     rt_.emit(ev::ProduceAck{.topic = tp.topic,
                             .partition = tp.partition,
                             .base_offset = base_offset,
-                            .count = static_cast<int64_t>(b.records.size()),
+                            .count = static_cast<int64_t>(b.callbacks.size()),
                             .crc = b.crc,
                             .acks = b.sent_acks});
   for (size_t i = 0; i < b.callbacks.size(); i++) {
@@ -489,8 +508,7 @@ void Producer::maybe_reset_producer_id() {
   // Queued batches get new sequences under the new producer id.
   for (auto& [tp, q] : queues_)
     for (auto& b : q) {
-      b->base_sequence = -1;
-      b->built.clear();
+      b->base_sequence = -1;  // send_batches gives it a new one, and rewrites the bytes built
     }
 }
 

@@ -108,7 +108,9 @@ class Producer {
   // Its connections (the CLI reads authentication_failure() from it).
   const NetworkClient& network() const { return net_; }
 
-  void send(ProducerRecord record, Callback cb);
+  // The record's bytes are copied into its partition's open batch (or kept until the topic's
+  // partitions are known): the caller may reuse the record at once.
+  void send(const ProducerRecord& record, Callback cb);
   // Records accepted and not yet completed.
   size_t pending() const { return pending_; }
   const ProducerConfig& config() const { return config_; }
@@ -148,7 +150,7 @@ class Producer {
   };
   using Queue = std::deque<std::unique_ptr<Batch>>;
   // Appends a record to its partition's open batch. `parts`: the topic's partitions (known).
-  void place(ProducerRecord&& record, Callback&& cb, Time created, const std::vector<PartitionInfo>& parts);
+  void place(const ProducerRecord& record, Callback&& cb, Time created, const std::vector<PartitionInfo>& parts);
   void place_waiting();
   int32_t choose_partition(const ProducerRecord& r, const std::vector<PartitionInfo>& parts);
   Queue& queue_for(const std::string& topic, int32_t partition);
@@ -192,6 +194,18 @@ class Producer {
   // drops a partition, so the pointers stay valid; a record of another topic replaces the cache.
   std::string cached_topic_;
   std::vector<Queue*> cached_queues_;
+  // What send() found about the topic of the last record, until the metadata next changes
+  // (MetadataManager::updates): a producer sends record after record to one topic, and each lookup
+  // by name compares names down a tree.
+  struct SentTopic {
+    std::string topic;
+    uint64_t updates = 0;
+    bool valid = false;
+    protocol::ErrorCode error = protocol::ErrorCode::NONE;
+    bool added = false;                                  // given to metadata_.add_topic
+    const std::vector<PartitionInfo>* parts = nullptr;  // metadata_.partitions(topic) after that
+  };
+  SentTopic sent_topic_;
   std::deque<std::unique_ptr<Pending>> waiting_for_metadata_;
   std::map<std::string, int32_t> sticky_;  // null-key sticky partition per topic
   std::map<int32_t, int32_t> in_flight_;   // requests per broker

@@ -102,36 +102,38 @@ void ProducerNode::end_transaction(bool commit) {
 }
 
 namespace {
-// prefix followed by n in decimal, as bytes: the same bytes as to_bytes(prefix + std::to_string(n)),
-// without building the strings (this runs once per record).
-Bytes decimal_bytes(std::string_view prefix, int64_t n, size_t pad_to, uint8_t pad) {
+// Sets out to prefix followed by n in decimal, padded with `pad` to pad_to bytes: the same bytes as
+// to_bytes(prefix + std::to_string(n)), without building the strings (this runs once per record).
+void set_decimal_bytes(std::optional<Bytes>& out, std::string_view prefix, int64_t n, size_t pad_to, uint8_t pad) {
   char buf[32];
   auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
   const size_t digits = static_cast<size_t>(end - buf);
-  Bytes out(std::max(prefix.size() + digits, pad_to), pad);
-  std::memcpy(out.data(), prefix.data(), prefix.size());
-  std::memcpy(out.data() + prefix.size(), buf, digits);
-  return out;
+  if (!out) out.emplace();
+  out->assign(std::max(prefix.size() + digits, pad_to), pad);
+  std::memcpy(out->data(), prefix.data(), prefix.size());
+  std::memcpy(out->data() + prefix.size(), buf, digits);
 }
 }  // namespace
 
 void ProducerNode::send_one() {
   const int64_t seq = sent_++;
-  ProducerRecord r;
-  r.topic = workload_.topic;
+  ProducerRecord& r = next_;
+  if (r.topic != workload_.topic) r.topic = workload_.topic;
   // "p<node>-<seq>", padded with '.' to value_bytes.
   char prefix[24] = {'p'};
   char* at = std::to_chars(prefix + 1, prefix + sizeof prefix - 1, rt_.self().value).ptr;
   *at++ = '-';
-  r.value = decimal_bytes(std::string_view(prefix, static_cast<size_t>(at - prefix)), seq,
-                          static_cast<size_t>(std::max(workload_.value_bytes, 0)), '.');
+  set_decimal_bytes(r.value, std::string_view(prefix, static_cast<size_t>(at - prefix)), seq,
+                    static_cast<size_t>(std::max(workload_.value_bytes, 0)), '.');
   if (workload_.key_pattern == "seq") {
-    r.key = decimal_bytes("", seq, 0, 0);
+    set_decimal_bytes(r.key, "", seq, 0, 0);
   } else if (workload_.key_pattern.rfind("mod:", 0) == 0) {
     long n = std::max(1L, std::strtol(workload_.key_pattern.c_str() + 4, nullptr, 10));
-    r.key = decimal_bytes("k", seq % n, 0, 0);
+    set_decimal_bytes(r.key, "k", seq % n, 0, 0);
+  } else {
+    r.key.reset();
   }
-  producer_.send(std::move(r), [this](const RecordMetadata& md) {
+  producer_.send(r, [this](const RecordMetadata& md) {
     if (md.error == protocol::ErrorCode::NONE)
       acked_++;
     else

@@ -52,6 +52,9 @@ class ProducerNode final : public Node {
   ProducerWorkload workload_;
   Producer producer_;
   int64_t sent_ = 0, acked_ = 0, failed_ = 0;
+  // The record send_one fills and hands to the producer, which copies its bytes: kept, so that its
+  // key and value buffers are reused instead of allocated for every record.
+  ProducerRecord next_;
   double credit_ = 0;
   Time last_tick_{0};
   enum class Txn { kUninitialized, kInitializing, kIdle, kOpen, kEnding, kStopped } txn_ = Txn::kUninitialized;

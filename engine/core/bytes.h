@@ -7,6 +7,7 @@
 // disk is never trusted.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,14 @@ inline Bytes to_bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
 inline std::string to_string(ByteView b) { return std::string(b.begin(), b.end()); }
 std::string hex(ByteView b);
 
+// Writes the n low bytes of v at p, big-endian (a header field patched in place).
+inline void put_be(uint8_t* p, uint64_t v, int n) {
+  for (int i = n - 1; i >= 0; i--) {
+    p[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
 class ByteWriter {
  public:
   // Room for a request or response header, or a small message, from the start: a vector grown from
@@ -47,7 +56,12 @@ class ByteWriter {
   void i64(int64_t v) { be(static_cast<uint64_t>(v), 8); }
   void u64(uint64_t v) { be(v, 8); }
   void boolean(bool v) { u8(v ? 1 : 0); }
-  void raw(ByteView b) { buf_.insert(buf_.end(), b.begin(), b.end()); }
+  void raw(ByteView b) {
+    // A large run of bytes (a message's records) grows the buffer with room left for the fields
+    // after it: grown to fit exactly, the next field would move the whole buffer again.
+    if (buf_.capacity() - buf_.size() < b.size()) buf_.reserve(std::max(2 * buf_.capacity(), buf_.size() + b.size() + kInitialCapacity));
+    buf_.insert(buf_.end(), b.begin(), b.end());
+  }
   void raw(std::string_view s) { raw(as_view(s)); }
 
   // Kafka's zig-zag signed varints (RecordBatch records).

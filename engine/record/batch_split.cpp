@@ -3,9 +3,14 @@
 #include <string>
 
 namespace gregor::record {
+namespace {
+// Batches a Fetch response's records usually hold at most: room for them from the start.
+constexpr size_t kBatchesReserved = 8;
+}  // namespace
 
 Result<SplitBatches> split_batches(ByteView records, bool verify_crc) {
   SplitBatches out;
+  out.batches.reserve(kBatchesReserved);
   size_t position = 0;
   while (position < records.size()) {
     if (out.batches.size() >= kBatchesPerBlobMax)

@@ -11,13 +11,6 @@
 namespace gregor::record {
 namespace {
 
-void put_be(uint8_t* p, uint64_t v, int n) {
-  for (int i = n - 1; i >= 0; i--) {
-    p[i] = static_cast<uint8_t>(v);
-    v >>= 8;
-  }
-}
-
 // The big-endian integer of sizeof(T) bytes at p (the caller has checked they are there).
 template <typename T>
 T load_be(const uint8_t* p) {
@@ -110,6 +103,14 @@ void set_max_timestamp(Bytes& batch, int64_t max_timestamp, bool log_append_time
   attributes = static_cast<int16_t>(log_append_time ? (attributes | kTimestampTypeMask) : (attributes & ~kTimestampTypeMask));
   put_be(batch.data() + kAttributesPosition, static_cast<uint16_t>(attributes), 2);
   put_be(batch.data() + kMaxTimestampPosition, static_cast<uint64_t>(max_timestamp), 8);
+  put_be(batch.data() + kCrcPosition, compute_batch_crc(as_view(batch)), 4);
+}
+
+void set_producer_state(Bytes& batch, int64_t producer_id, int16_t producer_epoch, int32_t base_sequence) {
+  GREGOR_ASSERT(batch.size() >= kBatchHeaderBytes);
+  put_be(batch.data() + kProducerIdPosition, static_cast<uint64_t>(producer_id), 8);
+  put_be(batch.data() + kProducerEpochPosition, static_cast<uint16_t>(producer_epoch), 2);
+  put_be(batch.data() + kBaseSequencePosition, static_cast<uint32_t>(base_sequence), 4);
   put_be(batch.data() + kCrcPosition, compute_batch_crc(as_view(batch)), 4);
 }
 

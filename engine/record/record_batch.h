@@ -39,7 +39,12 @@ inline constexpr size_t kMagicPosition = 16;
 inline constexpr size_t kCrcPosition = 17;
 inline constexpr size_t kAttributesPosition = 21;
 inline constexpr size_t kLastOffsetDeltaPosition = 23;
+inline constexpr size_t kBaseTimestampPosition = 27;
 inline constexpr size_t kMaxTimestampPosition = 35;
+inline constexpr size_t kProducerIdPosition = 43;
+inline constexpr size_t kProducerEpochPosition = 51;
+inline constexpr size_t kBaseSequencePosition = 53;
+inline constexpr size_t kRecordCountPosition = 57;
 inline constexpr size_t kRecordsPosition = 61;
 // Bytes before batchLength's count starts: baseOffset and batchLength themselves.
 inline constexpr size_t kLogOverhead = 12;
@@ -112,6 +117,11 @@ uint32_t compute_batch_crc(ByteView batch);
 // leader does on append (Kafka recomputes the max timestamp from the records; under LogAppendTime it
 // is the append time). REQUIRES: the view holds the whole batch.
 void set_max_timestamp(Bytes& batch, int64_t max_timestamp, bool log_append_time);
+
+// Sets producerId, producerEpoch and baseSequence, and recomputes the CRC: what Kafka's producer does
+// to a batch it built under a producer id it has since reset (ProducerBatch.resetProducerState).
+// REQUIRES: the view holds the whole batch.
+void set_producer_state(Bytes& batch, int64_t producer_id, int16_t producer_epoch, int32_t base_sequence);
 
 // Overwrite fields outside the CRC, in place. REQUIRES: batch holds at least a batch header.
 void set_base_offset(Bytes& batch, int64_t base_offset);

@@ -200,6 +200,46 @@ TEST_CASE("record batch: build, parse and decode round trip", "[record]") {
   }
 }
 
+TEST_CASE("record batch: a batch built record by record is build_batch's, and a new producer state is a rebuild's", "[record]") {
+  Rng rng(7);
+  std::vector<Record> records;
+  for (int i = 0; i < 40; i++) {
+    Record r;
+    r.timestamp = 9000 + static_cast<int64_t>(rng.uniform(50));  // not in order: max is not the last
+    if (rng.uniform(4) != 0) r.key = random_bytes(rng, rng.uniform(20));
+    if (rng.uniform(5) != 0) r.value = random_bytes(rng, rng.uniform(300));
+    if (i % 7 == 3) r.headers.push_back(RecordHeader{"h" + std::to_string(i), random_bytes(rng, 3)});
+    records.push_back(r);
+  }
+  for (CompressionType codec : {CompressionType::kNone, CompressionType::kGzip}) {
+    BatchBuildOptions o;
+    o.compression = codec;
+    o.producer_id = 77;
+    o.producer_epoch = 2;
+    o.base_sequence = 5;
+    o.attributes = kTransactionalFlagMask;
+    // A builder with little room: it grows as the records come.
+    BatchBuilder builder(16);
+    for (const Record& r : records) builder.append(builder.next_offset_delta(), r);
+    CHECK(builder.count() == 40);
+    const Bytes built = builder.finish(o);
+    CHECK(built == build_batch(o, records));
+    auto h = parse_batch_header(as_view(built), true);
+    REQUIRE(h.is_ok());
+    CHECK(h->record_count == 40);
+    CHECK(h->last_offset() == 39);
+
+    // A producer whose id was reset rewrites its built batch: the bytes a rebuild would give.
+    Bytes rewritten = built;
+    set_producer_state(rewritten, 78, 0, 12);
+    o.producer_id = 78;
+    o.producer_epoch = 0;
+    o.base_sequence = 12;
+    CHECK(rewritten == build_batch(o, records));
+    CHECK(parse_batch_header(as_view(rewritten), true).is_ok());
+  }
+}
+
 TEST_CASE("record batch: explicit record offsets keep their gaps", "[record]") {
   std::vector<Record> records(3);
   records[0].offset = 10;
