@@ -6,6 +6,7 @@
 #include "engine/protocol/init_producer_id.h"
 #include "engine/protocol/produce.h"
 #include "engine/record/batch_builder.h"
+#include "engine/record/checked_batches.h"
 #include "engine/record/compression.h"
 #include "engine/record/record_batch.h"
 
@@ -26,6 +27,9 @@ size_t record_bytes(const ProducerRecord& r) {
   for (const auto& h : r.headers) n += h.key.size() + (h.value ? h.value->size() : 0);
   return n;
 }
+
+// The largest batch.size whose built batches are remembered as checked (record::remember_checked).
+constexpr size_t kRememberedBatchBytesMax = 256 * 1024;
 
 // Records a new batch has room for before its vectors grow.
 constexpr size_t kBatchRecordsReserved = 8;
@@ -338,6 +342,10 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
       b->built = SharedBytes(b->records.finish(options));
       auto h = record::parse_batch_header(b->built.view(), false);
       b->crc = h ? static_cast<int64_t>(h->crc) : 0;
+      // Its CRC was computed over these very bytes just now, so a check of them would find it good:
+      // in the simulator the request carries them to the leader, whose check is then skipped. Not
+      // for batches of a large batch.size, whose buffers the memory of checks would hold.
+      if (static_cast<size_t>(config_.batch_size) <= kRememberedBatchBytesMax) record::remember_checked(b->built);
     } else if (new_sequence) {
       // Built under a producer id since reset: the new id, epoch and sequence go into a copy (the
       // old bytes may still be held), as Kafka's producer rewrites its batch's header.

@@ -29,7 +29,8 @@ void NetworkClient::fail_later(Callback cb, ErrorCode error) {
   rt_.after(Duration{0}, [cb = std::move(cb), error] { cb(error, nullptr); });
 }
 
-bool NetworkClient::write_request(NodeId to, int32_t correlation_id, ApiKey key, int16_t version, Bytes body) {
+bool NetworkClient::write_request(NodeId to, int32_t correlation_id, ApiKey key, int16_t version, Bytes body,
+                                  std::vector<FrameView> views) {
   RequestHeader h;
   h.api_key = key;
   h.api_version = version;
@@ -38,11 +39,12 @@ bool NetworkClient::write_request(NodeId to, int32_t correlation_id, ApiKey key,
   ByteWriter w;
   h.encode(w);
   // Header and body leave as one frame without the body being copied behind the header.
+  if (!views.empty()) return rt_.send_gather_views(to, w.take(), std::move(body), std::move(views));
   return rt_.send_gather(to, w.take(), std::move(body));
 }
 
 void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body, Duration timeout, Callback cb,
-                             bool expect_response) {
+                             bool expect_response, std::vector<FrameView> views) {
   GREGOR_ASSERT(to.value > 0);
   if (in_flight(to) >= kMaxInFlightPerPeer) return fail_later(std::move(cb), ErrorCode::NETWORK_EXCEPTION);
   if (sasl_ && node_of_connection(to) != rt_.self() && !(plaintext_lanes_ & (1u << static_cast<unsigned>(lane_of(to))))) {
@@ -52,17 +54,18 @@ void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body,
       // Waits, with its timeout running, until the connection has authenticated.
       const int32_t correlation_id = next_correlation_id();
       TimerId timer = rt_.after(timeout, [this, correlation_id] { complete(correlation_id, ErrorCode::REQUEST_TIMED_OUT, nullptr); });
-      pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(cb), true, expect_response, std::move(body)});
+      pending_.emplace(correlation_id,
+                       Pending{to, key, version, timer, std::move(cb), true, expect_response, std::move(body), std::move(views)});
       if (c.state == Connection::State::kNew || c.state == Connection::State::kFailed) start_authentication(to);
       return;
     }
   }
   const int32_t correlation_id = next_correlation_id();
-  if (!write_request(to, correlation_id, key, version, std::move(body)))
+  if (!write_request(to, correlation_id, key, version, std::move(body), std::move(views)))
     return fail_later(std::move(cb), ErrorCode::NETWORK_EXCEPTION);
   if (!expect_response) return fail_later(std::move(cb), ErrorCode::NONE);
   TimerId timer = rt_.after(timeout, [this, correlation_id] { complete(correlation_id, ErrorCode::REQUEST_TIMED_OUT, nullptr); });
-  pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(cb), false, true, {}});
+  pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(cb), false, true, {}, {}});
 }
 
 void NetworkClient::complete(int32_t correlation_id, ErrorCode error, ByteReader* body) {
@@ -179,7 +182,7 @@ void NetworkClient::send_authentication_request(NodeId to, ApiKey key, int16_t v
   }
   TimerId timer = rt_.after(kAuthenticationTimeout,
                             [this, correlation_id] { complete(correlation_id, ErrorCode::REQUEST_TIMED_OUT, nullptr); });
-  pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(on_answer), false, true, {}});
+  pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(on_answer), false, true, {}, {}});
 }
 
 void NetworkClient::send_authenticate_token(NodeId to, Bytes token) {
@@ -216,7 +219,7 @@ void NetworkClient::authentication_done(NodeId to) {
     if (it == pending_.end()) continue;  // a callback above completed it
     Pending& p = it->second;
     p.waiting = false;
-    if (!write_request(to, id, p.key, p.version, std::move(p.body))) {
+    if (!write_request(to, id, p.key, p.version, std::move(p.body), std::move(p.views))) {
       complete(id, ErrorCode::NETWORK_EXCEPTION, nullptr);
     } else if (!p.expect_response) {
       complete(id, ErrorCode::NONE, nullptr);

@@ -29,6 +29,7 @@
 #include "engine/core/runtime.h"
 #include "engine/protocol/errors.h"
 #include "engine/protocol/header.h"
+#include "engine/protocol/records_field.h"
 #include "engine/protocol/sasl_client.h"
 
 namespace gregor::protocol {
@@ -72,11 +73,16 @@ class NetworkClient {
     Bytes buffer;
     buffer.reserve(request.encoded_size(version) + kRequestHeaderRoom + client_id_.size());
     ByteWriter body(std::move(buffer));
+    // Records a shared buffer holds (a producer's batches) are noted as views of the body, which a
+    // runtime may hand along with the frame (Runtime::send_gather_views). A request has no file
+    // slices: its records are bytes.
+    RecordsSink sink;
     request.encode(body, version);
-    send_raw(to, Request::kApiKey, version, body.take(), timeout, std::move(cb), expect_response);
+    GREGOR_ASSERT(sink.take().empty());
+    send_raw(to, Request::kApiKey, version, body.take(), timeout, std::move(cb), expect_response, sink.take_views());
   }
   void send_raw(NodeId to, ApiKey key, int16_t version, Bytes body, Duration timeout, Callback cb,
-                bool expect_response);
+                bool expect_response, std::vector<FrameView> views = {});
 
   // A response frame. Given by value (moved), the frame becomes the shared owner of the records
   // decoded from it in the callback (a RecordsSource scope): a follower appends fetched batches
@@ -102,6 +108,7 @@ class NetworkClient {
     bool waiting = false;
     bool expect_response = true;
     Bytes body;
+    std::vector<FrameView> views;  // of body (send_raw)
   };
   // One connection's SASL state (only with set_sasl).
   struct Connection {
@@ -112,7 +119,8 @@ class NetworkClient {
   };
   void complete(int32_t correlation_id, ErrorCode error, ByteReader* body);
   // Writes one request frame; false when the runtime refused it.
-  bool write_request(NodeId to, int32_t correlation_id, ApiKey key, int16_t version, Bytes body);
+  bool write_request(NodeId to, int32_t correlation_id, ApiKey key, int16_t version, Bytes body,
+                     std::vector<FrameView> views = {});
   int32_t next_correlation_id();
   // Runs cb with `error` on a later turn (a caller never re-enters itself from inside send).
   void fail_later(Callback cb, ErrorCode error);
