@@ -485,10 +485,11 @@ void Simulator::free_disk(NodeId id) {
   if (d.failing_writes() != 0) fail_disk_writes(id, 0);
 }
 
-void Simulator::emit(NodeId node, TraceBody event) {
-  TraceEvent e{now(), node, std::move(event)};
-  fingerprint_.add(e);
+void Simulator::emit(NodeId node, TraceBody&& event) {
+  fingerprint_.add(now(), node, event);
   events_emitted_++;
+  if (listeners_.empty()) return;  // nobody keeps the event: it is not moved into a TraceEvent
+  TraceEvent e{now(), node, std::move(event)};
   // By index: a listener may add another listener.
   for (size_t i = 0; i < listeners_.size(); i++) listeners_[i](e);
 }

@@ -135,7 +135,7 @@ class Simulator final : private SimNetwork::Nodes {
 
   // Trace.
   void add_listener(TraceListener l) { listeners_.push_back(std::move(l)); }
-  void emit(NodeId node, TraceBody event);
+  void emit(NodeId node, TraceBody&& event);
   const Fingerprint& fingerprint() const { return fingerprint_; }
   uint64_t events_emitted() const { return events_emitted_; }
 

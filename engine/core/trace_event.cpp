@@ -485,9 +485,9 @@ struct FingerprintEncoder {
   void operator()(const char*, const auto& value) { put(value); }
 };
 
-void Fingerprint::add(const TraceEvent& e) {
-  mix(static_cast<uint64_t>(e.time.us));
-  mix(static_cast<uint64_t>(static_cast<int64_t>(e.node.value)));
+void Fingerprint::add(Time time, NodeId node, const TraceBody& body) {
+  mix(static_cast<uint64_t>(time.us));
+  mix(static_cast<uint64_t>(static_cast<int64_t>(node.value)));
   std::visit(
       [&](const auto& b) {
         using B = std::decay_t<decltype(b)>;
@@ -509,7 +509,7 @@ void Fingerprint::add(const TraceEvent& e) {
           B::fields(b, FingerprintEncoder{*this});
         }
       },
-      e.body);
+      body);
 }
 
 std::string Fingerprint::hex() const {

@@ -67,7 +67,8 @@ const std::vector<std::string_view>& trace_kind_names();
 // node, kind and typed field values; docs/trace.md gives the encoding), and each word is mixed in.
 class Fingerprint {
  public:
-  void add(const TraceEvent& e);
+  void add(const TraceEvent& e) { add(e.time, e.node, e.body); }
+  void add(Time time, NodeId node, const TraceBody& body);
   uint64_t value() const { return h_; }
   std::string hex() const;  // 16 hex digits
 
