@@ -52,6 +52,7 @@ BatchBuilder::BatchBuilder(size_t reserve_bytes) : w_(header_room(reserve_bytes)
 
 void BatchBuilder::append(int64_t offset_delta, int64_t timestamp, const std::optional<Bytes>& key,
                           const std::optional<Bytes>& value, const std::vector<RecordHeader>& headers) {
+  GREGOR_ASSERT_MSG(w_.size() >= kRecordsPosition, "a record appended to a finished batch");
   GREGOR_ASSERT(offset_delta > last_offset_delta_ && offset_delta <= INT32_MAX);
   if (count_ == 0) base_timestamp_ = timestamp;
   max_timestamp_ = std::max(max_timestamp_, timestamp);
