@@ -28,9 +28,6 @@ size_t record_bytes(const ProducerRecord& r) {
   return n;
 }
 
-// The largest batch.size whose built batches are remembered as checked (record::remember_checked).
-constexpr size_t kRememberedBatchBytesMax = 256 * 1024;
-
 // Records a new batch has room for before its vectors grow.
 constexpr size_t kBatchRecordsReserved = 8;
 }  // namespace
@@ -343,9 +340,9 @@ void Producer::send_batches(int32_t leader, std::vector<std::pair<TopicPartition
       auto h = record::parse_batch_header(b->built.view(), false);
       b->crc = h ? static_cast<int64_t>(h->crc) : 0;
       // Its CRC was computed over these very bytes just now, so a check of them would find it good:
-      // in the simulator the request carries them to the leader, whose check is then skipped. Not
-      // for batches of a large batch.size, whose buffers the memory of checks would hold.
-      if (static_cast<size_t>(config_.batch_size) <= kRememberedBatchBytesMax) record::remember_checked(b->built);
+      // in the simulator the request carries them to the leader, whose check is then skipped. The
+      // buffer has room for batch.size.
+      record::remember_checked(b->built, static_cast<size_t>(std::max(config_.batch_size, 0)) + record::kRecordsPosition);
     } else if (new_sequence) {
       // Built under a producer id since reset: the new id, epoch and sequence go into a copy (the
       // old bytes may still be held), as Kafka's producer rewrites its batch's header.

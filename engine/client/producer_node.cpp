@@ -118,7 +118,7 @@ void set_decimal_bytes(std::optional<Bytes>& out, std::string_view prefix, int64
 void ProducerNode::send_one() {
   const int64_t seq = sent_++;
   ProducerRecord& r = next_;
-  if (r.topic != workload_.topic) r.topic = workload_.topic;
+  r.topic = workload_.topic;
   // "p<node>-<seq>", padded with '.' to value_bytes.
   char prefix[24] = {'p'};
   char* at = std::to_chars(prefix + 1, prefix + sizeof prefix - 1, rt_.self().value).ptr;

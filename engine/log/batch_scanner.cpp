@@ -5,11 +5,6 @@
 #include "engine/record/checked_batches.h"
 
 namespace gregor::log {
-namespace {
-// The largest disk buffer a checked batch is remembered in (record::remember_checked holds the
-// buffer): a page of the simulator's disk, or a small read of a real one.
-constexpr size_t kCheckedBufferBytesMax = 256 << 10;
-}  // namespace
 
 BatchScanner::BatchScanner(Disk& disk, std::string path, uint64_t position, uint64_t end, size_t block_bytes)
     : disk_(disk), path_(std::move(path)), position_(position), end_(end), block_bytes_(block_bytes) {
@@ -74,7 +69,7 @@ BatchScanner::Step BatchScanner::take(bool verify_crc) {
   if (verify_crc && !record::checked_before(bytes)) {
     if (record::compute_batch_crc(bytes) != header_.crc)
       return fail(Step::kInvalid, "batch at offset " + std::to_string(header_.base_offset) + " fails its CRC");
-    if (buffer_.size() <= kCheckedBufferBytesMax) record::remember_checked(buffer_.share(bytes));
+    record::remember_checked(buffer_.share(bytes), buffer_.size());
   }
   batch_ = bytes;
   position_ += size;

@@ -19,8 +19,8 @@ thread_local Checked checked;
 
 }  // namespace
 
-void remember_checked(SharedBytes batch) {
-  if (batch.empty()) return;
+void remember_checked(SharedBytes batch, size_t buffer_bytes) {
+  if (batch.empty() || buffer_bytes > kCheckedBufferBytesMax) return;
   checked.views[checked.next] = std::move(batch);
   checked.next = (checked.next + 1) % checked.views.size();
 }

@@ -13,6 +13,7 @@
 // find what it found before.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "engine/core/bytes.h"
@@ -20,8 +21,13 @@
 
 namespace gregor::record {
 
-// Remembers that batch (one whole batch) passed its CRC check just now.
-void remember_checked(SharedBytes batch);
+// The largest buffer a remembered batch may lie in: a remembered view holds its whole buffer (a
+// page of the simulator's disk, a producer's batch), so a large read of a real disk is not held.
+inline constexpr size_t kCheckedBufferBytesMax = 256 << 10;
+
+// Remembers that batch (one whole batch) passed its CRC check just now, unless the buffer it lies in
+// (buffer_bytes long) is larger than kCheckedBufferBytesMax.
+void remember_checked(SharedBytes batch, size_t buffer_bytes);
 // Whether these very bytes (same address and length) passed a check and are still held unchanged.
 bool checked_before(ByteView batch);
 // How many checks checked_before has spared on this thread (tests read it).
