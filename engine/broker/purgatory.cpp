@@ -23,17 +23,17 @@ void Purgatory::watch(std::unique_ptr<DelayedOperation> op, const std::vector<To
   watch(std::move(op), std::move(keys), timeout);
 }
 
-void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::vector<Key> keys, Duration timeout) {
+void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::span<const Key> keys, Duration timeout) {
   const uint64_t id = next_id_++;
   Entry& e = ops_[id];
   e.op = std::move(op);
   // Each key once: a request may name a partition twice (two markers of one WriteTxnMarkers, or a
-  // Produce listing it twice), and remove() drops the watcher of each key once.
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  // Produce listing it twice), and remove() drops the watcher of each key once. This operation is
+  // the newest: a list that ends with it has it already.
   e.watching.reserve(keys.size());
   for (const Key k : keys) {
     std::vector<uint64_t>& list = watchers_[k];
+    if (!list.empty() && list.back() == id) continue;
     list.push_back(id);
     e.watching.push_back(&list);
   }
@@ -56,6 +56,7 @@ void Purgatory::mark(const TopicPartition& tp) {
 
 void Purgatory::try_marked() {
   std::vector<uint64_t> ids;
+  ids.swap(spare_ids_);  // empty, with the capacity of an earlier list (a nested try finds none)
   const bool all = all_marked_;
   std::vector<Key> marked;
   marked.swap(marked_);
@@ -82,6 +83,8 @@ void Purgatory::try_marked() {
   }
   marked.clear();
   spare_.swap(marked);
+  ids.clear();
+  spare_ids_.swap(ids);
 }
 
 void Purgatory::remove(uint64_t id) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/core/runtime.h"
+#include "engine/core/small_vector.h"
 #include "engine/core/topic_partition.h"
 
 namespace gregor::broker {
@@ -69,9 +70,9 @@ class Purgatory {
   Purgatory(const Purgatory&) = delete;
   Purgatory& operator=(const Purgatory&) = delete;
 
-  // Watches `op` under `keys` until a try completes it or `timeout` passes. The caller has tried
-  // it once already (Kafka's tryCompleteElseWatch).
-  void watch(std::unique_ptr<DelayedOperation> op, std::vector<Key> keys, Duration timeout);
+  // Watches `op` under `keys` (each once, whatever their order and repeats) until a try completes it
+  // or `timeout` passes. The caller has tried it once already (Kafka's tryCompleteElseWatch).
+  void watch(std::unique_ptr<DelayedOperation> op, std::span<const Key> keys, Duration timeout);
   void watch(std::unique_ptr<DelayedOperation> op, const std::vector<TopicPartition>& partitions, Duration timeout);
   // Something changed on tp (or on every partition): its watchers try again at the next try_marked.
   void mark(const TopicPartition& tp);
@@ -84,7 +85,7 @@ class Purgatory {
  private:
   struct Entry {
     std::unique_ptr<DelayedOperation> op;
-    std::vector<std::vector<uint64_t>*> watching;  // its lists in watchers_, one per key
+    SmallVector<std::vector<uint64_t>*, 2> watching;  // its lists in watchers_, one per key
     TimerId timer;
   };
   void remove(uint64_t id);
@@ -101,6 +102,7 @@ class Purgatory {
   std::unordered_map<Key, std::vector<uint64_t>, KeyHash> watchers_;
   std::vector<Key> marked_;  // may repeat
   std::vector<Key> spare_;   // try_marked's last list of marks, kept for its capacity
+  std::vector<uint64_t> spare_ids_;  // try_marked's last list of operations, kept for its capacity
   bool all_marked_ = false;
 };
 

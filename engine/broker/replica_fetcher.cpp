@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/broker/fetch_session.h"
+#include "engine/core/small_vector.h"
 #include "engine/protocol/api_versions_table.h"
 #include "engine/protocol/fetch.h"
 #include "engine/protocol/offset_for_leader_epoch.h"
@@ -67,8 +68,7 @@ void ReplicaFetcher::pump(int32_t leader) {
   Session& s = sessions_[leader];
   if (s.in_flight) return;
   std::vector<TopicPartition> truncating;
-  std::vector<const PartEntry*> fetching;
-  fetching.reserve(parts_.size());
+  SmallVector<const PartEntry*, 8> fetching;  // few per leader, mostly
   for (const auto& entry : parts_) {
     const State& st = entry.second;
     if (st.leader != leader || st.retry_at > rt_.now()) continue;
@@ -80,7 +80,7 @@ void ReplicaFetcher::pump(int32_t leader) {
   if (!truncating.empty())
     send_epoch_requests(leader, truncating);
   else if (!fetching.empty())
-    send_fetch(leader, fetching);
+    send_fetch(leader, {fetching.data(), fetching.size()});
 }
 
 void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<TopicPartition>& tps) {
@@ -161,7 +161,7 @@ void ReplicaFetcher::send_epoch_requests(int32_t leader, const std::vector<Topic
             });
 }
 
-void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<const PartEntry*>& entries) {
+void ReplicaFetcher::send_fetch(int32_t leader, std::span<const PartEntry* const> entries) {
   protocol::FetchRequest req;
   req.replica_id = config_.broker_id;
   req.max_wait_ms = static_cast<int32_t>(config_.replica_fetch_wait_max_ms);
@@ -169,7 +169,11 @@ void ReplicaFetcher::send_fetch(int32_t leader, const std::vector<const PartEntr
   req.max_bytes = 10 * 1024 * 1024;
   req.isolation_level = 0;
   // What this request asks of each partition, in the order of parts_ (the order of the maps).
-  std::vector<std::pair<const TopicPartition*, Asked>> asking;
+  struct Asking {
+    const TopicPartition* tp;
+    Asked asked;
+  };
+  SmallVector<Asking, 8> asking;  // few per leader, mostly
   asking.reserve(entries.size());
   for (const PartEntry* entry : entries) {
     Partition* p = lookup_(entry->first);

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 
 #include "engine/broker/broker_config.h"
 #include "engine/broker/partition.h"
@@ -66,7 +67,7 @@ class ReplicaFetcher {
   void send_epoch_requests(int32_t leader, const std::vector<TopicPartition>& tps);
   // The entries of parts_ to fetch, in the map's order (pointers: no copy of the names).
   using PartEntry = std::pair<const TopicPartition, State>;
-  void send_fetch(int32_t leader, const std::vector<const PartEntry*>& entries);
+  void send_fetch(int32_t leader, std::span<const PartEntry* const> entries);
   void fail(const TopicPartition& tp, int32_t epoch);
   bool current(const TopicPartition& tp, int32_t leader, int32_t epoch) const;
 

@@ -11,6 +11,7 @@
 
 #include "engine/broker/fetch_session.h"
 #include "engine/broker/request_handler.h"
+#include "engine/core/small_vector.h"
 #include "engine/protocol/fetch.h"
 #include "engine/record/batch_split.h"
 #include "engine/record/legacy_records.h"
@@ -59,6 +60,9 @@ ErrorCode convert_for_version(const Partition& p, int16_t version, int64_t fetch
   return ErrorCode::NONE;
 }
 
+// A flag per partition of a fetch, by its place in the request (a fetch names few, mostly).
+using PlaceFlags = SmallVector<bool, 16>;
+
 size_t partition_count(const protocol::FetchRequest& req) {
   size_t n = 0;
   for (const auto& t : req.topics) n += t.partitions.size();
@@ -73,13 +77,15 @@ IsolationLevel isolation_of(const protocol::FetchRequest& req) {
 
 // A fetch as the broker serves it (engine/broker/fetch_session.h): `reads` is the request itself
 // for a sessionless or full one, and the session's partitions for an incremental one (what the
-// request leaves out is asked as before). `listed` holds the partitions the request named.
+// request leaves out is asked as before). `listed` holds the partitions the request named, sorted
+// (an incremental request names few: those whose fetch position moved).
 struct FetchContext {
   protocol::FetchRequest reads;
   std::shared_ptr<FetchSession> session;  // null: sessionless
   bool incremental = false;
   ErrorCode error = ErrorCode::NONE;      // a session error: the answer is that alone
-  std::set<TopicPartition> listed;
+  std::vector<TopicPartition> listed;
+  bool was_listed(const TopicPartition& tp) const { return std::binary_search(listed.begin(), listed.end(), tp); }
 };
 
 void remember_asked(FetchSessionPartition& sp, const protocol::FetchRequest::FetchTopic& t,
@@ -138,9 +144,11 @@ FetchContext open_fetch_context(HandlerContext& ctx, protocol::FetchRequest fetc
     for (const auto& fp : t.partitions) {
       TopicPartition tp{t.topic, fp.partition};
       remember_asked(session.partitions[tp], t, fp);
-      fc.listed.insert(std::move(tp));
+      fc.listed.push_back(std::move(tp));
     }
   }
+  std::sort(fc.listed.begin(), fc.listed.end());
+  fc.listed.erase(std::unique(fc.listed.begin(), fc.listed.end()), fc.listed.end());
   fetch.topics.clear();
   fetch.forgotten_topics_data.clear();
   // Topic by topic (the map is ordered by name): each name is compared once, and the topic's
@@ -194,7 +202,7 @@ protocol::FetchResponse close_fetch_context(const FetchContext& fc, protocol::Fe
       const int64_t lso = pd.last_stable_offset;
       bool respond = !fc.incremental || pd.error_code != ErrorCode::NONE || protocol::codec::records_bytes(pd.records) > 0 ||
                      sp.high_watermark_sent != pd.high_watermark || sp.log_start_offset_sent != pd.log_start_offset ||
-                     sp.last_stable_offset_sent != lso || fc.listed.count(it->first);
+                     sp.last_stable_offset_sent != lso || fc.was_listed(it->first);
       if (pd.error_code != ErrorCode::NONE) {
         sp.high_watermark_sent = sp.log_start_offset_sent = sp.last_stable_offset_sent = -1;
       } else if (respond) {
@@ -219,7 +227,7 @@ bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, Fetch
   next = std::next(it);
   const FetchSessionPartition& sp = it->second;
   return sp.high_watermark_sent == high_watermark && sp.log_start_offset_sent == log_start_offset &&
-         sp.last_stable_offset_sent == last_stable_offset && !fc.listed.count(it->first);
+         sp.last_stable_offset_sent == last_stable_offset && !fc.was_listed(it->first);
 }
 
 // denied: the topics the principal may not read (answered TOPIC_AUTHORIZATION_FAILED). first_read:
@@ -235,7 +243,7 @@ bool unchanged_in_session(const FetchContext& fc, std::map<TopicPartition, Fetch
 // are not looked at again.
 FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int16_t version,
                      const std::set<std::string>& denied, const FetchContext& fc, bool first_read,
-                     std::vector<bool>* left_out = nullptr, const std::vector<bool>* quiet = nullptr) {
+                     PlaceFlags* left_out = nullptr, const PlaceFlags* quiet = nullptr) {
   FetchRead out;
   size_t at = 0;  // the partition's place in the request
   if (left_out) left_out->assign(partition_count(req), false);
@@ -349,7 +357,7 @@ FetchRead read_fetch(HandlerContext& ctx, const protocol::FetchRequest& req, int
 // It looks only at the partitions `changed` names (by place in the request): those marked since the
 // last look, the others have not changed.
 bool fetch_ready(HandlerContext& ctx, const protocol::FetchRequest& req, const std::set<std::string>& denied,
-                 const std::vector<bool>& changed) {
+                 const PlaceFlags& changed) {
   const bool from_follower = req.replica_id >= 0;
   size_t i = 0;
   for (const auto& t : req.topics) {
@@ -392,11 +400,12 @@ class DelayedFetch final : public DelayedOperation {
         denied_(std::move(denied)),
         keys_(std::move(keys)) {}
 
+  const std::vector<Purgatory::Key>& keys() const { return keys_; }
   bool try_complete(bool expired) override { return try_with(expired, std::nullopt); }
   bool try_complete_marked(std::span<const Purgatory::Key> marked) override { return try_with(false, marked); }
   // A follower's fetch: the partitions its first read left out (read_fetch), and the count of log
   // start moves before that read.
-  void set_left_out(std::vector<bool> left_out, uint64_t log_start_changes) {
+  void set_left_out(PlaceFlags left_out, uint64_t log_start_changes) {
     quiet_ = std::move(left_out);
     log_start_changes_ = log_start_changes;
   }
@@ -431,8 +440,8 @@ class DelayedFetch final : public DelayedOperation {
   const protocol::FetchRequest& fetch_;  // context_.reads
   std::set<std::string> denied_;
   std::vector<Purgatory::Key> keys_;  // of fetch_'s partitions, in its order
-  std::vector<bool> changed_;          // by place: marked since the last try (kept for its room)
-  std::vector<bool> quiet_;            // by place: left out when the fetch arrived, not marked since
+  PlaceFlags changed_;          // by place: marked since the last try (kept for its room)
+  PlaceFlags quiet_;            // by place: left out when the fetch arrived, not marked since
   uint64_t log_start_changes_ = 0;
 };
 
@@ -457,19 +466,18 @@ void handle_fetch(HandlerContext& ctx, const Request& req, protocol::FetchReques
         (!follower_allowed || (reads.replica_id < 0 && !authorize(ctx, req, AclOperation::kRead, AclResourceType::kTopic, t.topic))))
       denied.insert(t.topic);
   // A follower's incremental fetch: which partitions were left out (most of a session, usually).
-  std::vector<bool> left_out;
+  PlaceFlags left_out;
   const bool follower_session = reads.replica_id >= 0 && fc.incremental;
   const uint64_t log_start_changes = ctx.replicas.log_start_changes();
   FetchRead read = read_fetch(ctx, reads, req.header.api_version, denied, fc, true, follower_session ? &left_out : nullptr);
   if (reads.max_wait_ms <= 0 || read.bytes >= std::max(1, reads.min_bytes) || read.has_error || reads.topics.empty())
     return ctx.channel.respond(req, close_fetch_context(fc, std::move(read.response)));
-  std::vector<Purgatory::Key> keys = fetch_keys(reads);
-  std::vector<Purgatory::Key> watched = keys;
   const Duration wait = Duration::millis(reads.max_wait_ms);
-  auto delayed = std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied), std::move(keys));
+  auto delayed = std::make_unique<DelayedFetch>(ctx, req, std::move(fc), std::move(denied), fetch_keys(reads));
   // The count from before the read: a log start moved during it disables the skip like any later one.
   if (follower_session) delayed->set_left_out(std::move(left_out), log_start_changes);
-  ctx.replicas.fetch_purgatory().watch(std::move(delayed), std::move(watched), wait);
+  const DelayedFetch& watching = *delayed;  // its keys stay where they are: the purgatory holds it
+  ctx.replicas.fetch_purgatory().watch(std::move(delayed), watching.keys(), wait);
 }
 
 }  // namespace gregor::broker

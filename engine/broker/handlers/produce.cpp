@@ -25,7 +25,12 @@ class DelayedProduce final : public DelayedOperation {
   protocol::ProduceResponse response;
   std::vector<Wait> waits;
 
-  std::vector<TopicPartition> keys() const { return waited_partitions(waits); }
+  std::vector<Purgatory::Key> keys() const {
+    std::vector<Purgatory::Key> out;
+    out.reserve(waits.size());
+    for (const auto& w : waits) out.push_back(Purgatory::key(w.tp));
+    return out;
+  }
 
   bool try_complete(bool expired) override {
     bool all_done = true;
@@ -63,11 +68,18 @@ void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRe
   // partition is refused), and every produce Write on each topic.
   const bool transaction_allowed =
       !pr.transactional_id || authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTransactionalId, *pr.transactional_id);
+  d->response.responses.reserve(pr.topic_data.size());
+  if (acks == -1) {
+    size_t partitions = 0;
+    for (const auto& t : pr.topic_data) partitions += t.partition_data.size();
+    d->waits.reserve(partitions);
+  }
   for (auto& t : pr.topic_data) {
     const bool topic_allowed =
         transaction_allowed && authorize(ctx, req, AclOperation::kWrite, AclResourceType::kTopic, t.name);
     protocol::ProduceResponse::TopicProduceResponse tr;
     tr.name = t.name;
+    tr.partition_responses.reserve(t.partition_data.size());
     for (auto& pd : t.partition_data) {
       protocol::ProduceResponse::PartitionProduceResponse resp;
       resp.index = pd.index;
@@ -107,8 +119,8 @@ void handle_produce(HandlerContext& ctx, const Request& req, protocol::ProduceRe
   if (acks == 0) return ctx.channel.finish(req.from);  // acks=0: no response at all
   if (d->waits.empty()) return ctx.channel.respond(req, d->response);
   if (d->try_complete(false)) return;
-  std::vector<TopicPartition> keys = d->keys();
-  ctx.replicas.produce_purgatory().watch(std::move(d), std::move(keys), Duration::millis(std::max(0, pr.timeout_ms)));
+  const std::vector<Purgatory::Key> keys = d->keys();
+  ctx.replicas.produce_purgatory().watch(std::move(d), keys, Duration::millis(std::max(0, pr.timeout_ms)));
 }
 
 }  // namespace gregor::broker
