@@ -4,10 +4,6 @@
 
 namespace gregor::broker {
 
-Purgatory::~Purgatory() {
-  for (auto& [id, e] : ops_) rt_.cancel(e.timer);
-}
-
 Purgatory::Key Purgatory::key_of_hash(uint64_t name_hash, int32_t partition) {
   // splitmix64's finalizer over the name's hash and the number.
   uint64_t x = name_hash ^ (static_cast<uint64_t>(static_cast<uint32_t>(partition)) * 0x9e3779b97f4a7c15ull);
@@ -37,14 +33,26 @@ void Purgatory::watch(std::unique_ptr<DelayedOperation> op, std::span<const Key>
     list.push_back(id);
     e.watching.push_back(&list);
   }
-  e.timer = rt_.after(timeout, [this, id] {
+  e.deadline = rt_.now() + timeout;
+  deadline_.ensure(e.deadline);
+}
+
+void Purgatory::expire_due() {
+  const Time now = rt_.now();
+  std::vector<uint64_t> due;
+  for (const auto& [id, e] : ops_)
+    if (e.deadline <= now) due.push_back(id);
+  for (uint64_t id : due) {
     auto it = ops_.find(id);
-    if (it == ops_.end()) return;
+    if (it == ops_.end()) continue;  // completed by an earlier one's answer
     std::unique_ptr<DelayedOperation> expired = std::move(it->second.op);
-    it->second.timer = TimerId{0};
     remove(id);
     expired->try_complete(true);
-  });
+  }
+  if (ops_.empty()) return;
+  Time next = ops_.begin()->second.deadline;
+  for (const auto& [id, e] : ops_) next = std::min(next, e.deadline);
+  deadline_.ensure(next);
 }
 
 void Purgatory::mark(const TopicPartition& tp) {
@@ -77,8 +85,6 @@ void Purgatory::try_marked() {
     if (it == ops_.end()) continue;  // completed by an earlier one's answer
     DelayedOperation& op = *it->second.op;
     if (!(all ? op.try_complete(false) : op.try_complete_marked(marked))) continue;
-    rt_.cancel(it->second.timer);
-    it->second.timer = TimerId{0};
     remove(id);
   }
   marked.clear();

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/core/deadline_timer.h"
 #include "engine/core/runtime.h"
 #include "engine/core/small_vector.h"
 #include "engine/core/topic_partition.h"
@@ -65,8 +66,7 @@ class Purgatory {
   static uint64_t name_hash(std::string_view topic) { return std::hash<std::string_view>{}(topic); }
   static Key key_of_hash(uint64_t name_hash, int32_t partition);
 
-  explicit Purgatory(Runtime& rt) : rt_(rt) {}
-  ~Purgatory();
+  explicit Purgatory(Runtime& rt) : rt_(rt), deadline_(rt, [this] { expire_due(); }) {}
   Purgatory(const Purgatory&) = delete;
   Purgatory& operator=(const Purgatory&) = delete;
 
@@ -86,9 +86,11 @@ class Purgatory {
   struct Entry {
     std::unique_ptr<DelayedOperation> op;
     SmallVector<std::vector<uint64_t>*, 2> watching;  // its lists in watchers_, one per key
-    TimerId timer;
+    Time deadline;                                    // it completes then, expired
   };
   void remove(uint64_t id);
+  // Completes the operations whose timeout has passed, in arrival order, then waits for the next.
+  void expire_due();
 
   Runtime& rt_;
   uint64_t next_id_ = 1;
@@ -104,6 +106,9 @@ class Purgatory {
   std::vector<Key> spare_;   // try_marked's last list of marks, kept for its capacity
   std::vector<uint64_t> spare_ids_;  // try_marked's last list of operations, kept for its capacity
   bool all_marked_ = false;
+  // One timer for every operation's timeout (engine/core/deadline_timer.h): most complete before
+  // it, and a timer each was scheduled and cancelled for them. Last, so that it goes first.
+  DeadlineTimer deadline_;
 };
 
 }  // namespace gregor::broker

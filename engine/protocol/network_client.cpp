@@ -1,5 +1,6 @@
 #include "engine/protocol/network_client.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/protocol/records_field.h"
@@ -10,8 +11,33 @@
 
 namespace gregor::protocol {
 
-NetworkClient::~NetworkClient() {
-  for (auto& [id, p] : pending_) rt_.cancel(p.timer);
+NetworkClient::PendingList::iterator NetworkClient::find_pending(int32_t correlation_id) {
+  auto it = std::lower_bound(pending_.begin(), pending_.end(), correlation_id,
+                             [](const auto& e, int32_t id) { return e.first < id; });
+  return it != pending_.end() && it->first == correlation_id ? it : pending_.end();
+}
+
+void NetworkClient::add_pending(int32_t correlation_id, Pending p) {
+  deadline_.ensure(p.deadline);
+  // Ids grow (until they wrap at INT32_MAX): almost always at the end.
+  auto at = pending_.end();
+  if (!pending_.empty() && pending_.back().first > correlation_id)
+    at = std::upper_bound(pending_.begin(), pending_.end(), correlation_id,
+                          [](int32_t id, const auto& e) { return id < e.first; });
+  pending_.emplace(at, correlation_id, std::move(p));
+}
+
+void NetworkClient::expire_due() {
+  const Time now = rt_.now();
+  std::vector<int32_t> due;
+  for (const auto& [id, p] : pending_)
+    if (p.deadline <= now) due.push_back(id);
+  // In correlation id order, as their own timers would have fired; a callback may complete others.
+  for (int32_t id : due) complete(id, ErrorCode::REQUEST_TIMED_OUT, nullptr);
+  if (pending_.empty()) return;
+  Time next = pending_.front().second.deadline;
+  for (const auto& [id, p] : pending_) next = std::min(next, p.deadline);
+  deadline_.ensure(next);
 }
 
 void NetworkClient::set_sasl(std::optional<SaslCredentials> credentials) {
@@ -53,9 +79,8 @@ void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body,
     if (c.state != Connection::State::kReady) {
       // Waits, with its timeout running, until the connection has authenticated.
       const int32_t correlation_id = next_correlation_id();
-      TimerId timer = rt_.after(timeout, [this, correlation_id] { complete(correlation_id, ErrorCode::REQUEST_TIMED_OUT, nullptr); });
-      pending_.emplace(correlation_id,
-                       Pending{to, key, version, timer, std::move(cb), true, expect_response, std::move(body), std::move(views)});
+      add_pending(correlation_id, Pending{to, key, version, rt_.now() + timeout, std::move(cb), true, expect_response,
+                                          std::move(body), std::move(views)});
       if (c.state == Connection::State::kNew || c.state == Connection::State::kFailed) start_authentication(to);
       return;
     }
@@ -64,16 +89,15 @@ void NetworkClient::send_raw(NodeId to, ApiKey key, int16_t version, Bytes body,
   if (!write_request(to, correlation_id, key, version, std::move(body), std::move(views)))
     return fail_later(std::move(cb), ErrorCode::NETWORK_EXCEPTION);
   if (!expect_response) return fail_later(std::move(cb), ErrorCode::NONE);
-  TimerId timer = rt_.after(timeout, [this, correlation_id] { complete(correlation_id, ErrorCode::REQUEST_TIMED_OUT, nullptr); });
-  pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(cb), false, true, {}, {}});
+  add_pending(correlation_id, Pending{to, key, version, rt_.now() + timeout, std::move(cb), false, true, {}, {}});
 }
 
 void NetworkClient::complete(int32_t correlation_id, ErrorCode error, ByteReader* body) {
-  auto it = pending_.find(correlation_id);
+  auto it = find_pending(correlation_id);
   if (it == pending_.end()) return;
   Pending p = std::move(it->second);
   pending_.erase(it);
-  rt_.cancel(p.timer);
+  // Its deadline stays with the timer, which finds nothing due if it fires for it (DeadlineTimer).
   p.cb(error, body);
 }
 
@@ -89,7 +113,7 @@ void NetworkClient::on_response(NodeId from, ByteView frame) {
   ByteReader peek(frame);
   int32_t correlation_id = peek.i32();
   if (!peek.ok()) return;
-  auto it = pending_.find(correlation_id);
+  auto it = find_pending(correlation_id);
   if (it == pending_.end() || it->second.peer != from || it->second.waiting) {
     rt_.log("dropping a response with unknown correlation id " + std::to_string(correlation_id));
     return;
@@ -180,9 +204,7 @@ void NetworkClient::send_authentication_request(NodeId to, ApiKey key, int16_t v
     });
     return;
   }
-  TimerId timer = rt_.after(kAuthenticationTimeout,
-                            [this, correlation_id] { complete(correlation_id, ErrorCode::REQUEST_TIMED_OUT, nullptr); });
-  pending_.emplace(correlation_id, Pending{to, key, version, timer, std::move(on_answer), false, true, {}, {}});
+  add_pending(correlation_id, Pending{to, key, version, rt_.now() + kAuthenticationTimeout, std::move(on_answer), false, true, {}, {}});
 }
 
 void NetworkClient::send_authenticate_token(NodeId to, Bytes token) {
@@ -215,7 +237,7 @@ void NetworkClient::authentication_done(NodeId to) {
   for (const auto& [id, p] : pending_)
     if (p.peer == to && p.waiting) ids.push_back(id);
   for (int32_t id : ids) {
-    auto it = pending_.find(id);
+    auto it = find_pending(id);
     if (it == pending_.end()) continue;  // a callback above completed it
     Pending& p = it->second;
     p.waiting = false;

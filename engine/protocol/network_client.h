@@ -25,7 +25,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "engine/core/deadline_timer.h"
 #include "engine/core/runtime.h"
 #include "engine/protocol/errors.h"
 #include "engine/protocol/header.h"
@@ -45,8 +48,8 @@ class NetworkClient {
   static constexpr Duration kAuthenticationTimeout = Duration::seconds(30);
   // A request header's bytes besides its client id (api key, version, correlation id, lengths, tags).
   static constexpr size_t kRequestHeaderRoom = 16;
-  NetworkClient(Runtime& rt, std::string client_id) : rt_(rt), client_id_(std::move(client_id)) {}
-  ~NetworkClient();
+  NetworkClient(Runtime& rt, std::string client_id)
+      : rt_(rt), client_id_(std::move(client_id)), deadline_(rt, [this] { expire_due(); }) {}
 
   // Authenticate every connection with these credentials (nullopt: PLAINTEXT, the default).
   // REQUIRES: called before the first send.
@@ -102,7 +105,7 @@ class NetworkClient {
     NodeId peer;
     ApiKey key;
     int16_t version;
-    TimerId timer;
+    Time deadline;  // REQUEST_TIMED_OUT then
     Callback cb;
     // A request waiting for its connection's authentication: not yet written.
     bool waiting = false;
@@ -118,6 +121,13 @@ class NetworkClient {
     Time retry_at{0};                   // kFailed: sends fail at once until then
   };
   void complete(int32_t correlation_id, ErrorCode error, ByteReader* body);
+  // The pending requests, by correlation id: few at a time, so a sorted vector (no tree node per
+  // request). find_pending: end() when none.
+  using PendingList = std::vector<std::pair<int32_t, Pending>>;
+  PendingList::iterator find_pending(int32_t correlation_id);
+  void add_pending(int32_t correlation_id, Pending p);
+  // Fails the requests whose deadline has passed (REQUEST_TIMED_OUT), then waits for the next one.
+  void expire_due();
   // Writes one request frame; false when the runtime refused it.
   bool write_request(NodeId to, int32_t correlation_id, ApiKey key, int16_t version, Bytes body,
                      std::vector<FrameView> views = {});
@@ -136,11 +146,13 @@ class NetworkClient {
   Runtime& rt_;
   std::string client_id_;
   int32_t next_correlation_id_ = 1;
-  std::map<int32_t, Pending> pending_;  // by correlation id
+  PendingList pending_;  // sorted by correlation id
   std::optional<SaslCredentials> sasl_;
   unsigned plaintext_lanes_ = 0;  // a bit per Lane
   std::map<int32_t, Connection> connections_;  // by peer id, with SASL only
   std::optional<AuthenticationFailure> authentication_failure_;
+  // One timer for every pending request's timeout (DeadlineTimer); last, so that it goes first.
+  DeadlineTimer deadline_;
 };
 
 }  // namespace gregor::protocol

@@ -114,6 +114,46 @@ TEST_CASE("purgatory: an operation nothing completes completes at its timeout, o
   CHECK(done.size() == 1);
 }
 
+TEST_CASE("purgatory: operations expire each at its own timeout, in arrival order, with one timer for all", "[purgatory]") {
+  World w;
+  Purgatory purgatory(w.host->rt);
+  bool never = false;
+  bool ready = false;
+  std::vector<std::string> done;
+  w.sim.run_for(Duration::millis(1));  // the host has started
+  const Time t0 = w.sim.now();
+  const size_t pending0 = w.sim.loop().pending();
+  purgatory.watch(std::make_unique<Op>("long", never, done), {kA}, Duration::millis(500));
+  purgatory.watch(std::make_unique<Op>("answered", ready, done), {kB}, Duration::millis(100));
+  w.sim.run_for(Duration::millis(10));
+  purgatory.watch(std::make_unique<Op>("short", never, done), {kA}, Duration::millis(50));
+  purgatory.watch(std::make_unique<Op>("same-time-1", never, done), {kA}, Duration::millis(490));
+  purgatory.watch(std::make_unique<Op>("same-time-2", never, done), {kB}, Duration::millis(490));
+  // One timer for the five, not one each.
+  CHECK(w.sim.loop().pending() == pending0 + 1);
+  ready = true;
+  purgatory.mark(kB);
+  purgatory.try_marked();  // "answered" completes; the timer armed for it finds nothing due
+  CHECK(done == std::vector<std::string>{"answered"});
+  std::vector<Time> at(5, Time{0});
+  auto run_to = [&](Time t) {
+    while (w.sim.now() < t) {
+      const size_t before = done.size();
+      w.sim.run_for(Duration::millis(1));
+      for (size_t i = before; i < done.size(); i++) at[i] = w.sim.now();
+    }
+  };
+  run_to(t0 + Duration::millis(600));
+  CHECK(done == std::vector<std::string>{"answered", "short expired", "long expired", "same-time-1 expired", "same-time-2 expired"});
+  CHECK(at[1] == t0 + Duration::millis(60));
+  CHECK(at[2] == t0 + Duration::millis(500));
+  CHECK(at[3] == t0 + Duration::millis(500));
+  CHECK(at[4] == t0 + Duration::millis(500));
+  CHECK(purgatory.waiting() == 0);
+  // With nothing waiting, nothing stays scheduled.
+  CHECK(w.sim.loop().pending() == pending0);
+}
+
 TEST_CASE("purgatory: an operation naming a partition twice completes and is removed once (crashed the broker on two markers for one partition)", "[purgatory]") {
   World w;
   Purgatory purgatory(w.host->rt);
