@@ -95,11 +95,12 @@ void EventLoop::cancel(EventId id) {
   dead.swap(s.fn);
   cancelled_in_heap_++;
   drop_cancelled_top();
-  // A cancelled entry below the top stays until it reaches the top. Most cancelled timers are long
-  // timeouts of requests that were answered (request.timeout.ms, 30 s), which would make the heap
-  // many times larger than what is pending, and every push and pop slower. When more than half of
-  // the heap is cancelled, it is rebuilt from the live entries (amortized O(1) per cancel; the pop
-  // order is that of (time, sequence), the same for any heap).
+  // A cancelled entry below the top stays until it reaches the top. Cancelled timers far in the
+  // future (a long timeout of something that completed; request timeouts share one timer per
+  // client, engine/core/deadline_timer.h) would make the heap larger than what is pending, and every
+  // push and pop slower. When more than half of the heap is cancelled, it is rebuilt from the live
+  // entries (amortized O(1) per cancel; the pop order is that of (time, sequence), the same for any
+  // heap).
   if (cancelled_in_heap_ > 64 && cancelled_in_heap_ * 2 > heap_.size()) {
     std::erase_if(heap_, [this](const Entry& e) {
       if (slots_[e.slot].live) return false;
