@@ -32,7 +32,12 @@ class SharedBytes {
   // A view of [data, data + size) inside a buffer that `owner` keeps alive.
   SharedBytes(std::shared_ptr<const void> owner, const uint8_t* data, size_t size)
       : owner_(size ? std::move(owner) : nullptr), data_(size ? data : nullptr), size_(size) {}
-  static SharedBytes copy_of(ByteView v) { return SharedBytes(Bytes(v.begin(), v.end())); }
+  static SharedBytes copy_of(ByteView v) {
+    if (v.empty()) return SharedBytes();
+    auto owner = std::make_shared<const Bytes>(v.begin(), v.end());
+    const uint8_t* data = owner->data();
+    return SharedBytes(std::move(owner), data, v.size());
+  }
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
