@@ -2,7 +2,8 @@
 #   make demo   installs what is missing, builds, opens the leader-failover dashboard (or prints the run)
 #   make test   the same, then every test (ctest), ending with ctest's summary
 #
-# Build: Release with assertions on (GREGOR_ASSERT is always on; NDEBUG is never defined), -j2.
+# Build: Release with assertions on (GREGOR_ASSERT is always on; NDEBUG is never defined), -j2, the
+# layers at -O3 with profile-guided optimization (below).
 
 BUILD_DIR ?= build
 JOBS ?= 2
@@ -20,7 +21,7 @@ DEB_PACKAGES := g++ cmake make pkg-config libboost-dev libboost-program-options-
 # pinned by tests/clients/package-lock.json; skipped when already there. node and npm are the machine's.
 KAFKAJS := tests/clients/node_modules/kafkajs/package.json
 
-.PHONY: all deps build test demo clean clients
+.PHONY: all deps build test demo clean clients pgo-retrain
 
 all: build
 
@@ -33,11 +34,37 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(BUILD_DIR)/CMakeCache.txt:
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+# Profile-guided optimization (PGO=1, the default; cmake/layers.cmake): the first build of a build
+# folder compiles the layers instrumented, runs the simulator's workloads with them
+# (cmake/pgo-train.sh), then compiles them again with the counts: the simulator spends about 1.2
+# times less CPU (docs/simulator.md, thirteenth round). The counts check the code they were taken
+# from, so an edit to a source of the product (not of tests/) trains again, which compiles the
+# layers twice: while editing, PGO=0 builds once, without counts. `make pgo-retrain` trains again.
+PGO ?= 1
+PGO_TRAINED := $(BUILD_DIR)/pgo/trained
+# The product's sources and build files (tracked ones, in a git checkout).
+PGO_INPUTS := $(wildcard $(shell git ls-files -- engine sim trace net gui app tools cmake CMakeLists.txt 2>/dev/null \
+                || find engine sim trace net gui app tools cmake CMakeLists.txt -type f))
 
-build: deps $(BUILD_DIR)/CMakeCache.txt
+ifeq ($(PGO),1)
+build: deps $(PGO_TRAINED)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGREGOR_PGO=use
 	cmake --build $(BUILD_DIR) -j$(JOBS)
+else
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGREGOR_PGO=off
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+endif
+
+$(PGO_TRAINED): $(PGO_INPUTS) | deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGREGOR_PGO=generate
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target gregor
+	cmake/pgo-train.sh $(BUILD_DIR)/gregor $(BUILD_DIR)/pgo/profile
+	touch $@
+
+pgo-retrain:
+	rm -f $(PGO_TRAINED)
+	$(MAKE) build
 
 clients: $(KAFKAJS)
 

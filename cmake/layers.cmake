@@ -29,6 +29,33 @@ target_compile_options(gregor_layer_flags INTERFACE
   $<$<CONFIG:Release,RelWithDebInfo>:-Wno-restrict>
 )
 
+# Profile-guided optimization of the simulator's layers (GCC's -fprofile-generate / -fprofile-use).
+# The Makefile's build drives it (PGO=1, the default): the first build of a build folder configures
+# `generate`, builds gregor, runs the simulator's workloads with it (cmake/pgo-train.sh writes the
+# counts into pgo/profile), then configures `use` and builds everything. Both steps build in the same
+# folder: the counts are filed under each object's path, and they check each function's shape, which
+# includes the paths of the headers it inlines (seen through the build folder's include roots). A
+# plain `cmake -B build` build is `off`. gui/ and net/ are left out: the simulator never runs them,
+# so their counts would be empty, and leaving their flags alone spares compiling them twice.
+set(GREGOR_PGO "off" CACHE STRING "Profile-guided optimization of the layers: off, generate or use")
+set_property(CACHE GREGOR_PGO PROPERTY STRINGS off generate use)
+set(GREGOR_PGO_PROFILE "${CMAKE_BINARY_DIR}/pgo/profile")
+add_library(gregor_pgo_flags INTERFACE)
+if(GREGOR_PGO STREQUAL "generate")
+  target_compile_options(gregor_pgo_flags INTERFACE -fprofile-generate=${GREGOR_PGO_PROFILE})
+  add_link_options(-fprofile-generate=${GREGOR_PGO_PROFILE})
+elseif(GREGOR_PGO STREQUAL "use")
+  target_compile_options(gregor_pgo_flags INTERFACE
+    -fprofile-use=${GREGOR_PGO_PROFILE}
+    # What the training never ran (error paths, rare requests) is optimized as without a profile,
+    # not as cold code; an object file gregor does not link has no counts at all.
+    -fprofile-partial-training -Wno-missing-profile)
+  # A source edited since the training fails to compile ("the profile data may be out of date"):
+  # the Makefile trains again whenever a source is newer than the counts.
+elseif(NOT GREGOR_PGO STREQUAL "off")
+  message(FATAL_ERROR "GREGOR_PGO is '${GREGOR_PGO}': it must be off, generate or use")
+endif()
+
 function(gregor_layer target folder)
   # The root is named after the folder ("engine/core" -> include-roots/engine-core) and holds the
   # folder's path, with a link at its end: include-roots/engine-core/engine/core -> engine/core.
@@ -49,4 +76,12 @@ function(gregor_layer target folder)
   add_library(${target} STATIC ${srcs})
   target_include_directories(${target} PUBLIC "${root}")
   target_link_libraries(${target} PRIVATE gregor_flags gregor_layer_flags)
+  if(NOT folder MATCHES "^(gui|net)$")
+    target_link_libraries(${target} PRIVATE gregor_pgo_flags)
+    if(NOT GREGOR_PGO STREQUAL "off")
+      # A compiler launcher (ccache) may hand the compiler relative paths in one step and absolute
+      # ones in the other, and the counts check the paths: both steps call the compiler directly.
+      set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "")
+    endif()
+  endif()
 endfunction()
