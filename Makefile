@@ -59,7 +59,7 @@ endif
 $(PGO_TRAINED): $(PGO_INPUTS) | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGREGOR_PGO=generate
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target gregor
-	cmake/pgo-train.sh $(BUILD_DIR)/gregor $(BUILD_DIR)/pgo/profile
+	cmake/pgo-train.sh $(BUILD_DIR)
 	touch $@
 
 pgo-retrain:

@@ -35,8 +35,9 @@ target_compile_options(gregor_layer_flags INTERFACE
 # counts into pgo/profile), then configures `use` and builds everything. Both steps build in the same
 # folder: the counts are filed under each object's path, and they check each function's shape, which
 # includes the paths of the headers it inlines (seen through the build folder's include roots). A
-# plain `cmake -B build` build is `off`. gui/ and net/ are left out: the simulator never runs them,
-# so their counts would be empty, and leaving their flags alone spares compiling them twice.
+# plain `cmake -B build` build is `off`. A layer the simulator never runs is declared UNTRAINED
+# (gregor_layer below): its counts would be empty, and with its flags the same in both steps it
+# compiles once.
 set(GREGOR_PGO "off" CACHE STRING "Profile-guided optimization of the layers: off, generate or use")
 set_property(CACHE GREGOR_PGO PROPERTY STRINGS off generate use)
 set(GREGOR_PGO_PROFILE "${CMAKE_BINARY_DIR}/pgo/profile")
@@ -56,6 +57,8 @@ elseif(NOT GREGOR_PGO STREQUAL "off")
   message(FATAL_ERROR "GREGOR_PGO is '${GREGOR_PGO}': it must be off, generate or use")
 endif()
 
+# gregor_layer(TARGET FOLDER [UNTRAINED]): the library of one layer folder. UNTRAINED leaves it out
+# of profile-guided optimization.
 function(gregor_layer target folder)
   # The root is named after the folder ("engine/core" -> include-roots/engine-core) and holds the
   # folder's path, with a link at its end: include-roots/engine-core/engine/core -> engine/core.
@@ -76,7 +79,7 @@ function(gregor_layer target folder)
   add_library(${target} STATIC ${srcs})
   target_include_directories(${target} PUBLIC "${root}")
   target_link_libraries(${target} PRIVATE gregor_flags gregor_layer_flags)
-  if(NOT folder MATCHES "^(gui|net)$")
+  if(NOT "UNTRAINED" IN_LIST ARGN)
     target_link_libraries(${target} PRIVATE gregor_pgo_flags)
     if(NOT GREGOR_PGO STREQUAL "off")
       # A compiler launcher (ccache) may hand the compiler relative paths in one step and absolute
